@@ -1,0 +1,3 @@
+//! Random instance generators (for property tests, fuzzing and benchmarks).
+
+pub mod ar;

@@ -1,0 +1,1 @@
+//! The solver-facing layer shared by all systems. Knows nothing about games.

@@ -1,0 +1,158 @@
+//! What engines answer: resolutions (R, S and their ways), cuts and the whole analysis of
+//! an ensemble, in a canonical order so that answers of different engines compare with `==`.
+//!
+//! Invariants: bitsets over the universe have `Universe::len()` bits, cuts have
+//! `n_declared` bits; a [`TargetMap`] has one entry per universe effect, non-empty exactly
+//! for the actions of R that are not cut; after [`Analysis::canonicalize`] every list is
+//! sorted and free of duplicates.
+
+use super::universe::Universe;
+use super::Player;
+use fixedbitset::FixedBitSet;
+
+/// A set of declared effects replaced by always-failing no-ops (bit i = declared effect i).
+pub type Cut = FixedBitSet;
+
+/// Final targets of every slot: entry i lists effect i's final targets (empty for passives,
+/// cut effects and created effects not in R).
+pub type TargetMap = Vec<Vec<Player>>;
+
+/// One acceptable resolution (R, S) with all its coherent ways of redirecting.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Resolution {
+    /// R as universe bits: all declared effects plus the created ones present.
+    pub present: FixedBitSet,
+    /// S: the effects that succeed.
+    pub succeeded: FixedBitSet,
+    /// The distinct final-target maps (at least one), sorted.
+    pub ways: Vec<TargetMap>,
+}
+
+impl Resolution {
+    /// Number of created effects in R (|R| - |E|).
+    pub fn n_created(&self, u: &Universe) -> usize {
+        self.present.ones().filter(|&i| i >= u.n_declared).count()
+    }
+
+    /// Ids of the succeeded effects, sorted as strings.
+    pub fn succeeded_ids(&self, u: &Universe) -> Vec<String> {
+        sorted_ids(u, self.succeeded.ones())
+    }
+
+    /// Deaths of one way: players targeted by a succeeding kill, sorted by name.
+    pub fn deaths(&self, u: &Universe, way: &TargetMap) -> Vec<String> {
+        let mut dead: Vec<String> = self
+            .succeeded
+            .ones()
+            .filter(|&i| u.effects[i].action() == Some(super::ActionKind::Kill))
+            .flat_map(|i| way[i].iter().map(|&p| u.player_name(p).to_string()))
+            .collect();
+        dead.sort();
+        dead.dedup();
+        dead
+    }
+}
+
+/// Ids of the given universe effects, sorted as strings.
+pub fn sorted_ids(u: &Universe, ix: impl Iterator<Item = usize>) -> Vec<String> {
+    let mut v: Vec<String> = ix.map(|i| u.effects[i].id.clone()).collect();
+    v.sort();
+    v
+}
+
+/// The optimal Gordian cuts of a paradox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CutAnalysis {
+    /// The optimal cost vector: one count per priority level of E, ascending by level.
+    pub cost: Vec<usize>,
+    /// Every optimal cut with the acceptable resolutions of E[F].
+    pub optimal: Vec<(Cut, Vec<Resolution>)>,
+}
+
+/// Everything an engine says about one ensemble.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis {
+    /// The acceptable resolutions of E itself (empty for a paradox).
+    pub resolutions: Vec<Resolution>,
+    /// For a paradox, its optimal cuts.
+    pub cuts: Option<CutAnalysis>,
+}
+
+/// The contract's three classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Classification {
+    /// No acceptable resolution.
+    Paradox,
+    /// Exactly one resolution with exactly one way.
+    NonParadox,
+    /// Several resolutions, or one with several ways.
+    QuasiParadox,
+}
+
+impl Classification {
+    /// Classifies a list of acceptable resolutions.
+    pub fn of(resolutions: &[Resolution]) -> Classification {
+        match resolutions {
+            [] => Classification::Paradox,
+            [r] if r.ways.len() == 1 => Classification::NonParadox,
+            _ => Classification::QuasiParadox,
+        }
+    }
+
+    /// As written in reports and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Classification::Paradox => "paradox",
+            Classification::NonParadox => "non-paradox",
+            Classification::QuasiParadox => "quasi-paradox",
+        }
+    }
+}
+
+/// Sorts resolutions (by |R|, then by their succeeded ids) and their ways; drops duplicates.
+pub fn canonicalize_resolutions(u: &Universe, rs: &mut Vec<Resolution>) {
+    for r in rs.iter_mut() {
+        r.ways.sort();
+        r.ways.dedup();
+    }
+    rs.sort_by_cached_key(|r| (r.n_created(u), r.succeeded_ids(u), r.present.clone()));
+    rs.dedup();
+}
+
+impl Analysis {
+    /// The classification of E.
+    pub fn classification(&self) -> Classification {
+        Classification::of(&self.resolutions)
+    }
+
+    /// Puts every list in canonical order.
+    pub fn canonicalize(&mut self, u: &Universe) {
+        canonicalize_resolutions(u, &mut self.resolutions);
+        if let Some(c) = &mut self.cuts {
+            for (_, rs) in c.optimal.iter_mut() {
+                canonicalize_resolutions(u, rs);
+            }
+            c.optimal
+                .sort_by_cached_key(|(f, _)| sorted_ids(u, f.ones()));
+            c.optimal.dedup_by(|a, b| a.0 == b.0);
+        }
+    }
+}
+
+/// The least |R| - |E| among resolutions, if any.
+pub fn min_created(u: &Universe, rs: &[Resolution]) -> Option<usize> {
+    rs.iter().map(|r| r.n_created(u)).min()
+}
+
+/// Cost vector of a cut: per priority level of E (ascending), the number of cut effects.
+pub fn cut_cost(u: &Universe, levels: &[u32], cut: &Cut) -> Vec<usize> {
+    let mut cost = vec![0; levels.len()];
+    for i in cut.ones() {
+        let p = u.effects[i].priority;
+        let l = levels
+            .binary_search(&p)
+            .expect("every declared priority is a level");
+        cost[l] += 1;
+    }
+    cost
+}

@@ -1,0 +1,213 @@
+//! The contract evaluated directly: given a universe, a cut and a candidate (R, S, rho),
+//! decide `fails`, the created set, the coherent redirections and acceptability, word for
+//! word as `shared/design/ar-semantics.md` states them.
+//!
+//! This module is the judge of every engine: it favours literal clarity over speed, and no
+//! engine's search logic lives here. Invariant: every function is a pure function of its
+//! arguments; a candidate whose created effects are not in the universe is rejected
+//! (the universe over-approximates, so that never happens for a true resolution).
+
+use super::model::{ActionKind, Kind, PassiveKind};
+use super::resolution::{Cut, TargetMap};
+use super::universe::{Ix, Origin, Universe};
+use fixedbitset::FixedBitSet;
+use itertools::Itertools;
+use std::collections::BTreeSet;
+
+/// Whether universe effect `i` is cut (only declared effects can be).
+pub fn is_cut(u: &Universe, cut: &Cut, i: Ix) -> bool {
+    i < u.n_declared && cut.contains(i)
+}
+
+/// The declared targets of every action that is in R and not cut (the map before any
+/// redirection).
+pub fn declared_targets(u: &Universe, cut: &Cut, present: &FixedBitSet) -> TargetMap {
+    (0..u.len())
+        .map(|i| {
+            if present.contains(i) && !is_cut(u, cut, i) && u.effects[i].action().is_some() {
+                u.effects[i].targets.clone()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect()
+}
+
+fn shares_target(rho: &TargetMap, a: Ix, b: Ix) -> bool {
+    rho[a].iter().any(|t| rho[b].contains(t))
+}
+
+fn kind_of(u: &Universe, i: Ix) -> Kind {
+    u.effects[i].kind
+}
+
+/// `fails(f | S, rho)`: whether effect `f` necessarily fails when exactly the effects in
+/// `s` succeed and slots point where `rho` says.
+pub fn fails(u: &Universe, cut: &Cut, s: &FixedBitSet, rho: &TargetMap, f: Ix) -> bool {
+    if is_cut(u, cut, f) {
+        return true; // a cut effect is a no-op that always fails
+    }
+    let fe = &u.effects[f];
+    let Some(fk) = fe.action() else {
+        return false; // passives succeed unless cut
+    };
+    let actor = fe.actor;
+    let unblockable = s.ones().any(|g| {
+        kind_of(u, g) == Kind::Passive(PassiveKind::Unblockable) && u.effects[g].actor == actor
+    });
+    for g in s.ones() {
+        if g == f {
+            continue;
+        }
+        let ge = &u.effects[g];
+        let hit = match ge.kind {
+            Kind::Action(ActionKind::Block) => {
+                fe.is_submitted_action() && rho[g].contains(&actor) && !unblockable
+            }
+            Kind::Action(ActionKind::Stop) => fk != ActionKind::Stop && shares_target(rho, g, f),
+            Kind::Action(ActionKind::Protect) => fk == ActionKind::Kill && shares_target(rho, g, f),
+            Kind::Passive(PassiveKind::Bulletproof) => {
+                fk == ActionKind::Kill && rho[f].contains(&ge.actor)
+            }
+            _ => false,
+        };
+        if hit {
+            return true;
+        }
+    }
+    false
+}
+
+/// The created effects triggered under (S, rho): c(p, v) for every p in S and every
+/// action g in S with actor v != owner(p) and owner(p) among g's final targets.
+/// Returns `None` if such a pair has no index in the universe (a universe bug).
+pub fn created_set(
+    u: &Universe,
+    cut: &Cut,
+    s: &FixedBitSet,
+    rho: &TargetMap,
+) -> Option<FixedBitSet> {
+    let mut out = FixedBitSet::with_capacity(u.len());
+    for p in s.ones() {
+        if is_cut(u, cut, p) {
+            continue;
+        }
+        let Kind::Passive(PassiveKind::Reflexive(_)) = kind_of(u, p) else {
+            continue;
+        };
+        let owner = u.effects[p].actor;
+        for g in s.ones() {
+            let ge = &u.effects[g];
+            if ge.action().is_none() || is_cut(u, cut, g) || ge.actor == owner {
+                continue;
+            }
+            if rho[g].contains(&owner) {
+                out.insert(u.created(p, ge.actor)?);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Redirection: every distinct final-target map over R's (uncut) action slots, one per
+/// processing order of the active deflections (the `deflect` effects in S).
+pub fn redirections(
+    u: &Universe,
+    cut: &Cut,
+    present: &FixedBitSet,
+    s: &FixedBitSet,
+) -> Vec<TargetMap> {
+    let start = declared_targets(u, cut, present);
+    let active: Vec<Ix> = s
+        .ones()
+        .filter(|&g| kind_of(u, g) == Kind::Action(ActionKind::Deflect) && !is_cut(u, cut, g))
+        .collect();
+    let mut maps = BTreeSet::new();
+    for order in active.iter().copied().permutations(active.len()) {
+        let mut rho = start.clone();
+        for &g in &order {
+            let d = u.effects[g].actor;
+            let to = rho[g][0];
+            for (h, slots) in rho.iter_mut().enumerate() {
+                if h == g {
+                    continue;
+                }
+                for t in slots.iter_mut() {
+                    if *t == d {
+                        *t = to;
+                    }
+                }
+            }
+        }
+        maps.insert(rho);
+    }
+    maps.into_iter().collect()
+}
+
+/// Why a candidate is not acceptable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// S is not a subset of R, or R lacks a declared effect.
+    NotInR(String),
+    /// An effect in S would necessarily fail.
+    FailsButSucceeds(String),
+    /// An effect in R \ S would not fail.
+    SucceedsButFails(String),
+    /// A cut effect is in S.
+    CutSucceeds(String),
+    /// R \ E differs from the created set.
+    Creation,
+    /// rho is not one of the coherent redirections.
+    Redirection,
+}
+
+/// Checks the contract's three conditions for the candidate (R = `present`, S, rho) of
+/// E[cut].
+pub fn check(
+    u: &Universe,
+    cut: &Cut,
+    present: &FixedBitSet,
+    s: &FixedBitSet,
+    rho: &TargetMap,
+) -> Result<(), Violation> {
+    let id = |i: Ix| u.effects[i].id.clone();
+    for i in 0..u.n_declared {
+        if !present.contains(i) {
+            return Err(Violation::NotInR(id(i)));
+        }
+    }
+    if let Some(i) = s.difference(present).next() {
+        return Err(Violation::NotInR(id(i)));
+    }
+    if let Some(i) = s.ones().find(|&i| is_cut(u, cut, i)) {
+        return Err(Violation::CutSucceeds(id(i)));
+    }
+    if !redirections(u, cut, present, s).contains(rho) {
+        return Err(Violation::Redirection);
+    }
+    for f in present.ones() {
+        let f_fails = fails(u, cut, s, rho, f);
+        match (s.contains(f), f_fails) {
+            (true, true) => return Err(Violation::FailsButSucceeds(id(f))),
+            (false, false) => return Err(Violation::SucceedsButFails(id(f))),
+            _ => {}
+        }
+    }
+    let created = created_set(u, cut, s, rho).ok_or(Violation::Creation)?;
+    let present_created: FixedBitSet = {
+        let mut b = present.clone();
+        for i in 0..u.n_declared {
+            b.set(i, false);
+        }
+        b
+    };
+    if created != present_created {
+        return Err(Violation::Creation);
+    }
+    Ok(())
+}
+
+/// Whether universe effect `i` is a created effect.
+pub fn is_created(u: &Universe, i: Ix) -> bool {
+    matches!(u.effects[i].origin, Origin::Created { .. })
+}

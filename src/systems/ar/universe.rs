@@ -1,0 +1,211 @@
+//! The universe of an ensemble: its declared effects plus every effect a reflexive passive
+//! could possibly create, indexed densely so that engines can use bitsets.
+//!
+//! Invariants: indices `0..n_declared` are the declared effects in file order; the rest are
+//! potential created effects, one per (reflexive passive, visitor) pair that some action
+//! could trigger under *some* redirection, so every created effect of every acceptable
+//! resolution has an index here (the converse need not hold). A slot's possible final
+//! targets are the players reachable from its declared target in the deflection graph
+//! (player -> target of that player's `deflect`), which over-approximates every processing
+//! order of every set of active deflections.
+
+use super::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
+use std::collections::HashMap;
+
+/// Index of an effect in a [`Universe`].
+pub type Ix = usize;
+
+/// Where a universe effect comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A declared effect of the ensemble (its index in `Ensemble::effects`).
+    Declared(usize),
+    /// The effect a reflexive passive creates for a visitor.
+    Created {
+        /// Universe index of the reflexive passive.
+        passive: Ix,
+        /// The player whose action triggered it (and its only declared target).
+        visitor: Player,
+    },
+}
+
+/// One effect of the universe (declared or potential created).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UEffect {
+    /// The effect's id (`<passive id>><visitor>` for created effects).
+    pub id: String,
+    /// Declared or created.
+    pub origin: Origin,
+    /// The acting player (the passive's owner for created effects).
+    pub actor: Player,
+    /// Its kind (an action kind for created effects).
+    pub kind: Kind,
+    /// Declared targets (`[visitor]` for created effects).
+    pub targets: Vec<Player>,
+    /// Priority (the passive's for created effects).
+    pub priority: u32,
+}
+
+impl UEffect {
+    /// The action kind, if an action.
+    pub fn action(&self) -> Option<ActionKind> {
+        self.kind.action()
+    }
+
+    /// Whether it is a *submitted* action: declared and not a passive (what `block` hits).
+    pub fn is_submitted_action(&self) -> bool {
+        matches!(self.origin, Origin::Declared(_)) && self.action().is_some()
+    }
+
+    /// Whether it is a declared effect.
+    pub fn is_declared(&self) -> bool {
+        matches!(self.origin, Origin::Declared(_))
+    }
+}
+
+/// The declared and potential created effects of an ensemble.
+#[derive(Clone, Debug)]
+pub struct Universe {
+    /// The ensemble it was built from.
+    pub ensemble: Ensemble,
+    /// All effects: declared first, then potential created ones.
+    pub effects: Vec<UEffect>,
+    /// How many effects are declared.
+    pub n_declared: usize,
+    /// `deflector[p]`: the universe index of player p's `deflect` action, if any.
+    pub deflector: Vec<Option<Ix>>,
+    /// `reach[p]`: the players a slot declared at p can end at (p first), via deflections.
+    pub reach: Vec<Vec<Player>>,
+    created_index: HashMap<(Ix, Player), Ix>,
+}
+
+impl Universe {
+    /// Builds the universe of a validated ensemble.
+    pub fn new(ensemble: &Ensemble) -> Universe {
+        let n_players = ensemble.players.len();
+        let mut effects: Vec<UEffect> = ensemble
+            .effects
+            .iter()
+            .enumerate()
+            .map(|(i, e): (usize, &Effect)| UEffect {
+                id: e.id.clone(),
+                origin: Origin::Declared(i),
+                actor: e.actor,
+                kind: e.kind,
+                targets: e.targets.clone(),
+                priority: e.priority,
+            })
+            .collect();
+        let n_declared = effects.len();
+        let mut deflector = vec![None; n_players];
+        for (i, e) in effects.iter().enumerate() {
+            if e.action() == Some(ActionKind::Deflect) {
+                deflector[e.actor as usize] = Some(i);
+            }
+        }
+        let reach: Vec<Vec<Player>> = (0..n_players as Player)
+            .map(|p| {
+                let mut seen = vec![p];
+                let mut cur = p;
+                while let Some(d) = deflector[cur as usize] {
+                    let next = effects[d].targets[0];
+                    if seen.contains(&next) {
+                        break;
+                    }
+                    seen.push(next);
+                    cur = next;
+                }
+                seen
+            })
+            .collect();
+        // Reflexive passives by owner.
+        let mut reflexive_of: Vec<Vec<Ix>> = vec![Vec::new(); n_players];
+        for (i, e) in effects.iter().enumerate() {
+            if let Kind::Passive(PassiveKind::Reflexive(_)) = e.kind {
+                reflexive_of[e.actor as usize].push(i);
+            }
+        }
+        // Fixpoint: every action (declared or created) may trigger reflexives of the owners
+        // it can reach.
+        let mut created_index = HashMap::new();
+        let mut next = 0;
+        while next < effects.len() {
+            let g = &effects[next];
+            next += 1;
+            if g.action().is_none() {
+                continue;
+            }
+            let visitor = g.actor;
+            let mut owners: Vec<Player> = g
+                .targets
+                .iter()
+                .flat_map(|&t| reach[t as usize].iter().copied())
+                .filter(|&o| o != visitor)
+                .collect();
+            owners.sort_unstable();
+            owners.dedup();
+            for o in owners {
+                for &p in &reflexive_of[o as usize] {
+                    if created_index.contains_key(&(p, visitor)) {
+                        continue;
+                    }
+                    let Kind::Passive(PassiveKind::Reflexive(k)) = effects[p].kind else {
+                        unreachable!("reflexive_of holds reflexive passives only")
+                    };
+                    let id = format!("{}>{}", effects[p].id, ensemble.player_name(visitor));
+                    let priority = effects[p].priority;
+                    created_index.insert((p, visitor), effects.len());
+                    effects.push(UEffect {
+                        id,
+                        origin: Origin::Created {
+                            passive: p,
+                            visitor,
+                        },
+                        actor: o,
+                        kind: Kind::Action(k),
+                        targets: vec![visitor],
+                        priority,
+                    });
+                }
+            }
+        }
+        Universe {
+            ensemble: ensemble.clone(),
+            effects,
+            n_declared,
+            deflector,
+            reach,
+            created_index,
+        }
+    }
+
+    /// Number of universe effects.
+    pub fn len(&self) -> usize {
+        self.effects.len()
+    }
+
+    /// Whether the universe is empty.
+    pub fn is_empty(&self) -> bool {
+        self.effects.is_empty()
+    }
+
+    /// The created effect of a (reflexive passive, visitor) pair, if it is possible.
+    pub fn created(&self, passive: Ix, visitor: Player) -> Option<Ix> {
+        self.created_index.get(&(passive, visitor)).copied()
+    }
+
+    /// Whether the ensemble has any `deflect` action.
+    pub fn has_deflections(&self) -> bool {
+        self.deflector.iter().any(Option::is_some)
+    }
+
+    /// The name of a player.
+    pub fn player_name(&self, p: Player) -> &str {
+        self.ensemble.player_name(p)
+    }
+
+    /// Number of players.
+    pub fn n_players(&self) -> usize {
+        self.ensemble.players.len()
+    }
+}

@@ -1,0 +1,4 @@
+//! The game systems gordian resolves, each with the same file roles (see ARCHITECTURE.md).
+
+pub mod ar;
+pub mod spec;
