@@ -4,6 +4,7 @@
 //! ([`sat`]) and by a direct engine, and the answers are cross-checked.
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod gen;
 pub mod sat;
 pub mod systems;

@@ -1,1 +1,25 @@
 //! The solver-facing layer shared by all systems. Knows nothing about games.
+//!
+//! Owns: a thin incremental SAT solver wrapper ([`Solver`]), cardinality encodings
+//! ([`Totalizer`]), lexicographic minimisation of cost counts ([`lexmin`]) and projected
+//! model enumeration ([`enumerate_projected`]).
+//!
+//! Invariants shared by every procedure here:
+//! * all extra constraints a procedure needs only while it runs are passed as assumptions
+//!   or guarded by activation literals, so later, unrelated queries on the same solver see
+//!   the same set of models of the caller's variables;
+//! * cancellation is cooperative: [`Solver::set_interrupt`] is checked before every solve,
+//!   and an unanswered solve surfaces as [`SatResult::Unknown`], [`Interrupted`] or
+//!   [`EnumerationEnd::Interrupted`], never as a wrong Sat/Unsat answer.
+
+mod card;
+mod enumerate;
+mod lexmin;
+mod solver;
+#[cfg(test)]
+mod test_util;
+
+pub use card::{CapTooSmall, Totalizer};
+pub use enumerate::{enumerate_projected, Enumeration, EnumerationEnd};
+pub use lexmin::{lexmin, Lexmin};
+pub use solver::{Interrupted, Lit, SatResult, Solver, Var};

@@ -2,8 +2,11 @@
 
 pub mod brute;
 pub mod direct;
+pub mod encode;
+pub mod engine;
 pub mod model;
 pub mod parse;
+pub mod report;
 pub mod resolution;
 pub mod semantics;
 pub mod universe;
@@ -11,6 +14,7 @@ pub mod universe;
 #[cfg(test)]
 mod tests;
 
+pub use engine::{self_check, solve, Answer, EngineKind, SolveError};
 pub use model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
 pub use resolution::{Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap};
 pub use universe::Universe;

@@ -7,10 +7,15 @@ use crate::gen::ar::{night, NightParams};
 use crate::systems::spec::Budget;
 use proptest::prelude::*;
 
+/// Brute force, direct and SAT on one night: all three must agree; returns the universe
+/// and the (checked) analysis.
 fn analyse_all(ens: &Ensemble) -> (Universe, Analysis, Analysis) {
     let u = Universe::new(ens);
     let b = brute::analyse(&u).expect("small universe");
     let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    let s = encode::analyse(&u, &Budget::new()).expect("not interrupted");
+    assert_eq!(d, s, "direct and SAT engines disagree");
+    recheck(&u, &d);
     (u, b, d)
 }
 
@@ -131,17 +136,26 @@ fn small_params(effects: usize) -> NightParams {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(600))]
+    #![proptest_config(ProptestConfig::with_cases(1500))]
 
     #[test]
-    fn brute_equals_direct_on_random_nights(seed in any::<u64>(), effects in 1usize..11) {
+    fn brute_equals_direct_on_random_nights(seed in any::<u64>(), effects in 1usize..13) {
         let ens = night(&small_params(effects), seed);
         let u = Universe::new(&ens);
         prop_assume!(u.len() <= 14);
-        let b = brute::analyse(&u).expect("small universe");
-        let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
-        recheck(&u, &d);
+        let (_, b, d) = analyse_all(&ens);
         prop_assert_eq!(b, d);
+    }
+
+    #[test]
+    fn direct_equals_sat_on_larger_nights(seed in any::<u64>(), effects in 8usize..25) {
+        let params = NightParams { players: 3 + effects / 4, ..small_params(effects) };
+        let ens = night(&params, seed);
+        let u = Universe::new(&ens);
+        let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+        let s = encode::analyse(&u, &Budget::new()).expect("not interrupted");
+        recheck(&u, &d);
+        prop_assert_eq!(d, s);
     }
 
     #[test]
@@ -155,9 +169,7 @@ proptest! {
         let ens = night(&params, seed);
         let u = Universe::new(&ens);
         prop_assume!(u.len() <= 14);
-        let b = brute::analyse(&u).expect("small universe");
-        let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
-        recheck(&u, &d);
+        let (_, b, d) = analyse_all(&ens);
         prop_assert_eq!(b, d);
     }
 }

@@ -1,0 +1,68 @@
+//! The command line: clap definitions, one file per subcommand. The only place that
+//! prints or chooses an exit code.
+//!
+//! Exit codes: 0 success (a paradox is a result, not an error), 1 internal failure,
+//! 2 bad input (with a located message), 3 the engines disagree.
+
+mod resolve;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::process::ExitCode;
+
+/// Exit code for bad input.
+pub const EXIT_INPUT: u8 = 2;
+/// Exit code for an engine disagreement.
+pub const EXIT_DISAGREE: u8 = 3;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gordian",
+    version,
+    about = "Finds every outcome of simultaneous and nested game actions: paradoxes, \
+             quasi-paradoxes and optimal Gordian cuts, solved by SAT and by a direct \
+             engine and cross-checked."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Resolve one ?AR night (`.night` or `.json`): classification, every acceptable
+    /// resolution, optimal cuts of a paradox, exact outcome probabilities.
+    Resolve(resolve::Args),
+}
+
+/// Which engine(s) answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineChoice {
+    /// The direct engine and the SAT engine in parallel, compared.
+    Both,
+    /// The SAT engine alone.
+    Sat,
+    /// The direct engine alone.
+    Direct,
+    /// Brute force (tiny nights only; for checking).
+    Brute,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Resolve(args) => resolve::run(&args),
+    }
+}
+
+impl From<EngineChoice> for crate::systems::ar::EngineKind {
+    fn from(c: EngineChoice) -> Self {
+        use crate::systems::ar::EngineKind;
+        match c {
+            EngineChoice::Both => EngineKind::Both,
+            EngineChoice::Sat => EngineKind::Sat,
+            EngineChoice::Direct => EngineKind::Direct,
+            EngineChoice::Brute => EngineKind::Brute,
+        }
+    }
+}

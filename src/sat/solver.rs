@@ -1,0 +1,383 @@
+//! A thin incremental wrapper around `varisat::Solver`.
+//!
+//! Owns: variable allocation, clause addition (with a verbatim copy of every clause for
+//! DIMACS export), solving under assumptions with a three-valued result, the last model, the
+//! cooperative cancellation flag and small Tseitin helpers.
+//!
+//! Invariants:
+//! * every variable is allocated through this wrapper, so `num_vars` is exactly the number of
+//!   variables varisat knows about (literals of unknown variables are still accepted: they
+//!   grow the count instead of desynchronising it);
+//! * variable 0 is the constant-true variable, pinned by a unit clause at construction, so a
+//!   fresh solver already has one variable and one clause;
+//! * the stored model is the model of the *last* `solve` call if that call returned
+//!   [`SatResult::Sat`], and is empty otherwise;
+//! * assumptions only live for one `solve` call and never appear in the clause copy.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use varisat::ExtendFormula;
+
+pub use varisat::{Lit, Var};
+
+/// Outcome of one [`Solver::solve`] call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SatResult {
+    /// The clauses together with the assumptions have a model.
+    Sat,
+    /// The clauses together with the assumptions have no model.
+    Unsat,
+    /// No answer: the solve was cancelled or the backend reported an error.
+    Unknown,
+}
+
+/// Error returned by multi-call procedures when a solve ended in [`SatResult::Unknown`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("SAT solving was interrupted before an answer was found")]
+pub struct Interrupted;
+
+/// An incremental SAT solver that remembers its clauses and its last model.
+pub struct Solver {
+    inner: varisat::Solver<'static>,
+    num_vars: usize,
+    /// All clause literals, concatenated.
+    clause_lits: Vec<Lit>,
+    /// End offset in `clause_lits` of each clause.
+    clause_ends: Vec<usize>,
+    /// Model of the last successful solve, indexed by variable index.
+    model: Vec<bool>,
+    true_lit: Lit,
+    interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for Solver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Solver")
+            .field("num_vars", &self.num_vars)
+            .field("num_clauses", &self.num_clauses())
+            .field("has_model", &!self.model.is_empty())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Solver {
+    /// Creates a solver holding only the constant-true variable.
+    pub fn new() -> Self {
+        let mut inner = varisat::Solver::new();
+        let true_lit = Lit::positive(inner.new_var());
+        let mut solver = Solver {
+            inner,
+            num_vars: 1,
+            clause_lits: Vec::new(),
+            clause_ends: Vec::new(),
+            model: Vec::new(),
+            true_lit,
+            interrupt: None,
+        };
+        solver.add_clause(&[true_lit]);
+        solver
+    }
+
+    /// Allocates a fresh variable.
+    pub fn new_var(&mut self) -> Var {
+        let var = self.inner.new_var();
+        self.num_vars = self.num_vars.max(var.index() + 1);
+        var
+    }
+
+    /// Allocates a fresh variable and returns its positive literal.
+    pub fn new_lit(&mut self) -> Lit {
+        Lit::positive(self.new_var())
+    }
+
+    /// A literal that is true in every model.
+    pub fn true_lit(&self) -> Lit {
+        self.true_lit
+    }
+
+    /// A literal that is false in every model.
+    pub fn false_lit(&self) -> Lit {
+        !self.true_lit
+    }
+
+    /// Number of variables allocated so far (including the constant-true one).
+    pub fn num_vars(&self) -> usize {
+        self.num_vars
+    }
+
+    /// Number of clauses added so far (including the unit clause of the constant).
+    pub fn num_clauses(&self) -> usize {
+        self.clause_ends.len()
+    }
+
+    /// Adds the disjunction of `lits` as a permanent clause. The empty clause makes the
+    /// formula unsatisfiable.
+    pub fn add_clause(&mut self, lits: &[Lit]) {
+        for lit in lits {
+            self.num_vars = self.num_vars.max(lit.index() + 1);
+        }
+        self.inner.add_clause(lits);
+        self.clause_lits.extend_from_slice(lits);
+        self.clause_ends.push(self.clause_lits.len());
+    }
+
+    /// Adds the clause `premises[0] ∧ … ⇒ conclusions[0] ∨ …`, i.e. the disjunction of the
+    /// negated premises and the conclusions.
+    pub fn implies_clause(&mut self, premises: &[Lit], conclusions: &[Lit]) {
+        let clause: Vec<Lit> = premises
+            .iter()
+            .map(|&l| !l)
+            .chain(conclusions.iter().copied())
+            .collect();
+        self.add_clause(&clause);
+    }
+
+    /// Returns a literal equivalent to the conjunction of `lits` (full Tseitin encoding).
+    /// The empty conjunction is [`Solver::true_lit`]; a single literal is returned as is.
+    pub fn and(&mut self, lits: &[Lit]) -> Lit {
+        match lits {
+            [] => self.true_lit,
+            [single] => *single,
+            _ => {
+                let out = self.new_lit();
+                for &l in lits {
+                    self.add_clause(&[!out, l]);
+                }
+                self.implies_clause(lits, &[out]);
+                out
+            }
+        }
+    }
+
+    /// Returns a literal equivalent to the disjunction of `lits` (full Tseitin encoding).
+    /// The empty disjunction is [`Solver::false_lit`]; a single literal is returned as is.
+    pub fn or(&mut self, lits: &[Lit]) -> Lit {
+        let negated: Vec<Lit> = lits.iter().map(|&l| !l).collect();
+        !self.and(&negated)
+    }
+
+    /// Installs a cancellation flag. While it is set, [`Solver::solve`] returns
+    /// [`SatResult::Unknown`] without searching.
+    ///
+    /// varisat 0.2 has no way to interrupt a running search (its `Interrupted` error is never
+    /// produced by the public API), so the flag is only checked when a solve starts; a solve
+    /// already running finishes normally. Multi-call procedures (enumeration, minimisation)
+    /// therefore stop at their next solve call.
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = Some(flag);
+    }
+
+    /// Whether the cancellation flag is installed and set.
+    pub fn is_interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    /// Solves the clauses under `assumptions` (which hold for this call only).
+    ///
+    /// On [`SatResult::Sat`] the model is stored for [`Solver::value`]; any other result
+    /// clears the stored model.
+    pub fn solve(&mut self, assumptions: &[Lit]) -> SatResult {
+        self.model.clear();
+        if self.is_interrupted() {
+            return SatResult::Unknown;
+        }
+        for lit in assumptions {
+            self.num_vars = self.num_vars.max(lit.index() + 1);
+        }
+        self.inner.assume(assumptions);
+        match self.inner.solve() {
+            Ok(true) => {
+                // After a Sat answer varisat always has a model; unassigned variables
+                // (none in practice) default to false.
+                self.model = vec![false; self.num_vars];
+                for lit in self.inner.model().unwrap_or_default() {
+                    if let Some(slot) = self.model.get_mut(lit.index()) {
+                        *slot = lit.is_positive();
+                    }
+                }
+                SatResult::Sat
+            }
+            Ok(false) => SatResult::Unsat,
+            Err(_) => SatResult::Unknown,
+        }
+    }
+
+    /// The stored model, indexed by variable index, if the last solve was
+    /// [`SatResult::Sat`].
+    pub fn model(&self) -> Option<&[bool]> {
+        (!self.model.is_empty()).then_some(self.model.as_slice())
+    }
+
+    /// Value of `lit` in the stored model, or `None` if there is no model or the literal's
+    /// variable was created after the last solve.
+    pub fn try_value(&self, lit: Lit) -> Option<bool> {
+        self.model
+            .get(lit.index())
+            .map(|&value| value == lit.is_positive())
+    }
+
+    /// Value of `lit` in the stored model.
+    ///
+    /// # Panics
+    /// If the last solve was not [`SatResult::Sat`] or the literal's variable was created
+    /// after it (a caller bug); use [`Solver::try_value`] to check instead.
+    pub fn value(&self, lit: Lit) -> bool {
+        match self.try_value(lit) {
+            Some(value) => value,
+            None => panic!(
+                "no model value for {lit:?}: the last solve was not Sat or the variable is newer"
+            ),
+        }
+    }
+
+    /// A subset of the assumptions of the last solve that is already unsatisfiable together
+    /// with the clauses (empty if the clauses alone are unsatisfiable); `None` unless the
+    /// last solve returned [`SatResult::Unsat`]. Not necessarily minimal.
+    pub fn failed_core(&self) -> Option<&[Lit]> {
+        self.inner.failed_core()
+    }
+
+    /// The permanent clauses in DIMACS CNF format (`p cnf V C` header, one clause per line,
+    /// each terminated by `0`). Assumptions are not included.
+    pub fn to_dimacs(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = format!("p cnf {} {}\n", self.num_vars, self.num_clauses());
+        let mut start = 0;
+        for &end in &self.clause_ends {
+            for lit in &self.clause_lits[start..end] {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "{} ", lit.to_dimacs());
+            }
+            out.push_str("0\n");
+            start = end;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants() {
+        let mut s = Solver::new();
+        assert_eq!((s.num_vars(), s.num_clauses()), (1, 1));
+        assert_eq!(s.solve(&[]), SatResult::Sat);
+        assert!(s.value(s.true_lit()));
+        assert!(!s.value(s.false_lit()));
+        assert_eq!(s.solve(&[s.false_lit()]), SatResult::Unsat);
+        assert_eq!(s.model(), None);
+        assert_eq!(s.try_value(s.true_lit()), None);
+        let (t, f) = (s.true_lit(), s.false_lit());
+        assert_eq!(s.and(&[]), t);
+        assert_eq!(s.or(&[]), f);
+    }
+
+    #[test]
+    fn and_or_truth_tables() {
+        for n in 1..=4 {
+            let mut s = Solver::new();
+            let xs: Vec<Lit> = (0..n).map(|_| s.new_lit()).collect();
+            // Mix polarities so negated inputs are covered.
+            let ins: Vec<Lit> = xs
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| if i % 2 == 1 { !x } else { x })
+                .collect();
+            let a = s.and(&ins);
+            let o = s.or(&ins);
+            for mask in 0..(1u32 << n) {
+                let assign: Vec<Lit> = xs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &x)| if mask >> i & 1 == 1 { x } else { !x })
+                    .collect();
+                let vals: Vec<bool> = ins
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| (mask >> i & 1 == 1) != (i % 2 == 1))
+                    .collect();
+                let want_and = vals.iter().all(|&v| v);
+                let want_or = vals.iter().any(|&v| v);
+                assert_eq!(s.solve(&assign), SatResult::Sat);
+                assert_eq!(s.value(a), want_and, "and n={n} mask={mask}");
+                assert_eq!(s.value(o), want_or, "or n={n} mask={mask}");
+                // The opposite value must be impossible (equivalence, not just implication).
+                let mut flipped = assign.clone();
+                flipped.push(if want_and { !a } else { a });
+                assert_eq!(s.solve(&flipped), SatResult::Unsat);
+                let mut flipped = assign;
+                flipped.push(if want_or { !o } else { o });
+                assert_eq!(s.solve(&flipped), SatResult::Unsat);
+            }
+        }
+    }
+
+    #[test]
+    fn implies_clause_semantics() {
+        let mut s = Solver::new();
+        let (a, b, c) = (s.new_lit(), s.new_lit(), s.new_lit());
+        s.implies_clause(&[a, b], &[c]);
+        assert_eq!(s.solve(&[a, b, !c]), SatResult::Unsat);
+        assert_eq!(s.solve(&[a, !b, !c]), SatResult::Sat);
+        assert_eq!(s.solve(&[a, b]), SatResult::Sat);
+        assert!(s.value(c));
+    }
+
+    #[test]
+    fn interrupt_flag_checked_before_solve() {
+        let mut s = Solver::new();
+        let flag = Arc::new(AtomicBool::new(true));
+        s.set_interrupt(flag.clone());
+        assert_eq!(s.solve(&[]), SatResult::Unknown);
+        assert_eq!(s.model(), None);
+        flag.store(false, Ordering::Relaxed);
+        assert_eq!(s.solve(&[]), SatResult::Sat);
+    }
+
+    #[test]
+    fn unsat_core_and_permanent_unsat() {
+        let mut s = Solver::new();
+        let (a, b) = (s.new_lit(), s.new_lit());
+        s.add_clause(&[!a, !b]);
+        assert_eq!(s.solve(&[a, b]), SatResult::Unsat);
+        assert!(s.failed_core().is_some_and(|core| !core.is_empty()));
+        assert_eq!(s.solve(&[a]), SatResult::Sat);
+        assert!(!s.value(b));
+        s.add_clause(&[]);
+        assert_eq!(s.solve(&[]), SatResult::Unsat);
+    }
+
+    #[test]
+    fn dimacs_round_trip() {
+        let mut s = Solver::new();
+        let (a, b, c) = (s.new_lit(), s.new_lit(), s.new_lit());
+        s.add_clause(&[a, !b]);
+        s.add_clause(&[!c]);
+        s.add_clause(&[]);
+        let _ = s.solve(&[a, b]); // assumptions must not show up
+        let text = s.to_dimacs();
+        let lines: Vec<&str> = text.lines().collect();
+        // 4 vars (true + a, b, c), 4 clauses (true unit + 3).
+        assert_eq!(lines[0], "p cnf 4 4");
+        assert_eq!(&lines[1..], ["1 0", "2 -3 0", "-4 0", "0"]);
+        let parsed = varisat::dimacs::DimacsParser::parse(text.as_bytes())
+            .expect("own DIMACS output must parse");
+        assert_eq!(parsed.var_count(), 4);
+        assert_eq!(parsed.len(), 4);
+        let clauses: Vec<Vec<Lit>> = parsed.iter().map(<[Lit]>::to_vec).collect();
+        let t = s.true_lit();
+        assert_eq!(clauses, vec![vec![t], vec![a, !b], vec![!c], vec![]]);
+    }
+}
