@@ -48,6 +48,8 @@ pub struct Frame {
     level: Vec<usize>,
     /// Fixed initial labels: (var, value); var < n is s[var], else live[var - n].
     fixed: Vec<(usize, bool)>,
+    /// Cut search: a cut declared effect has no attacker in S (see [`Frame::build`]).
+    cut_dominance: bool,
     rho: TargetMap,
 }
 
@@ -69,6 +71,11 @@ impl Frame {
     /// Builds the frame for target map `rho` (every universe action's final targets).
     /// Declared effects in `cut` are fixed CUT; if `cut_search`, the liveness of uncut
     /// declared *actions* is left open (they may be cut), else fixed live.
+    ///
+    /// Cut search also enforces *dominance*: in every resolution of E[F] for an optimal
+    /// cut F, no cut effect f has an attacker in S — otherwise F \ {f} would have the
+    /// same resolution with f failed (a cut no-op and a failed effect act on nothing),
+    /// at a strictly smaller cost. So an effect with an attacker in S is OUT, never CUT.
     pub fn build(u: &Universe, rho: &TargetMap, cut: &Cut, cut_search: bool) -> Frame {
         let n = u.len();
         let levels = u.ensemble.priority_levels();
@@ -152,6 +159,7 @@ impl Frame {
             created,
             level,
             fixed,
+            cut_dominance: cut_search,
             rho: rho.clone(),
         }
     }
@@ -260,8 +268,17 @@ impl<'f> Search<'f> {
 
     fn check_node(&mut self, y: Ix) -> Result<(), Conflict> {
         let n = self.f.n;
+        let declared = y < self.f.level.len();
         if self.att_true[y] > 0 {
             self.force(y, false)?;
+            if self.f.cut_dominance && declared {
+                self.force(n + y, true)?;
+            }
+        }
+        if self.f.cut_dominance && declared && self.live(y) == FALSE {
+            for i in 0..self.f.attackers[y].len() {
+                self.force(self.f.attackers[y][i], false)?;
+            }
         }
         if self.s(y) == TRUE {
             self.force(n + y, true)?;
