@@ -29,6 +29,10 @@ use super::resolution::{
 use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
+use itertools::Itertools;
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+use petgraph::unionfind::UnionFind;
 use std::collections::BTreeSet;
 
 const UNKNOWN: u8 = 0;
@@ -43,6 +47,10 @@ pub struct Frame {
     attacks: Vec<Vec<Ix>>,
     triggers: Vec<Vec<Ix>>,
     trig_of: Vec<Vec<Ix>>,
+    /// For a created effect, its reflexive passive (which must be in S for it to exist).
+    req: Vec<Option<Ix>>,
+    /// For a reflexive passive, the created effects that require it.
+    req_of: Vec<Vec<Ix>>,
     created: Vec<bool>,
     /// Level index of each declared effect (for the cost vector).
     level: Vec<usize>,
@@ -50,6 +58,9 @@ pub struct Frame {
     fixed: Vec<(usize, bool)>,
     /// Cut search: a cut declared effect has no attacker in S (see [`Frame::build`]).
     cut_dominance: bool,
+    /// Connected components of the attack and trigger graph: labellings of different
+    /// components are independent, so resolutions are products and cut costs add up.
+    components: Vec<Vec<Ix>>,
     rho: TargetMap,
 }
 
@@ -139,7 +150,9 @@ impl Frame {
         for (i, &is_dead) in dead.iter().enumerate() {
             if is_dead {
                 fixed.push((n + i, false));
-            } else if i < u.n_declared && (!cut_search || u.effects[i].action().is_none()) {
+            } else if i < u.n_declared
+                && (!cut_search || u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable))
+            {
                 fixed.push((n + i, true));
             }
         }
@@ -150,18 +163,77 @@ impl Frame {
                     .expect("every priority is a level")
             })
             .collect();
+        let mut req = vec![None; n];
+        let mut req_of = vec![Vec::new(); n];
+        for c in (0..n).filter(|&c| !dead[c]) {
+            if let Origin::Created { passive, .. } = u.effects[c].origin {
+                req[c] = Some(passive);
+                req_of[passive].push(c);
+            }
+        }
+        let comps = components(n, &attacks, &trig_of, &req_of);
         Frame {
             n,
             attackers,
             attacks,
             triggers,
             trig_of,
+            req,
+            req_of,
             created,
             level,
             fixed,
             cut_dominance: cut_search,
+            components: comps,
             rho: rho.clone(),
         }
+    }
+}
+
+/// Connected components of the graph of attack and trigger edges. Each component lists
+/// its effects upstream first (strongly connected components in topological order of
+/// the directed graph), so the search decides causes before the effects they force.
+fn components(
+    n: usize,
+    attacks: &[Vec<Ix>],
+    trig_of: &[Vec<Ix>],
+    req_of: &[Vec<Ix>],
+) -> Vec<Vec<Ix>> {
+    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, 0);
+    let nodes: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
+    let mut uf = UnionFind::new(n);
+    for a in 0..n {
+        for &y in attacks[a].iter().chain(&trig_of[a]).chain(&req_of[a]) {
+            g.add_edge(nodes[a], nodes[y], ());
+            uf.union(a, y);
+        }
+    }
+    // tarjan_scc lists SCCs in reverse topological order.
+    let mut rank = vec![0; n];
+    for (r, scc) in tarjan_scc(&g).iter().rev().enumerate() {
+        for v in scc {
+            rank[v.index()] = r;
+        }
+    }
+    let mut by_root: Vec<Vec<Ix>> = vec![Vec::new(); n];
+    for x in 0..n {
+        by_root[uf.find(x)].push(x);
+    }
+    let mut comps: Vec<Vec<Ix>> = by_root.into_iter().filter(|c| !c.is_empty()).collect();
+    for c in &mut comps {
+        c.sort_by_key(|&x| (rank[x], x));
+    }
+    comps
+}
+
+impl Frame {
+    /// Sizes of the components (diagnostics).
+    pub fn comp_sizes(&self) -> Vec<usize> {
+        self.components
+            .iter()
+            .map(Vec::len)
+            .filter(|&l| l > 1)
+            .collect()
     }
 }
 
@@ -179,6 +251,8 @@ struct Search<'f> {
     trig_open: Vec<u32>,
     cost: Vec<usize>,
     nodes: u64,
+    /// Effects at this level index or later branch "not IN" first.
+    out_first_from: usize,
 }
 
 impl<'f> Search<'f> {
@@ -194,6 +268,7 @@ impl<'f> Search<'f> {
             trig_open: f.triggers.iter().map(|t| t.len() as u32).collect(),
             cost: vec![0; n_levels],
             nodes: 0,
+            out_first_from: usize::MAX,
         }
     }
 
@@ -306,24 +381,42 @@ impl<'f> Search<'f> {
         Ok(())
     }
 
+    /// (C4) for created c with passive p: `live[c] <-> s[p] and some trigger in S`.
     fn check_trig(&mut self, c: Ix) -> Result<(), Conflict> {
         let n = self.f.n;
+        let p = self.f.req[c].expect("created effects have a passive");
+        if self.s(p) == FALSE {
+            self.force(n + c, false)?;
+        }
         if self.trig_true[c] > 0 {
-            self.force(n + c, true)?;
+            if self.s(p) == TRUE {
+                self.force(n + c, true)?;
+            }
         } else if self.trig_open[c] == 0 {
             self.force(n + c, false)?;
-        } else if self.live(c) == TRUE && self.trig_open[c] == 1 {
-            let g = self.f.triggers[c]
-                .iter()
-                .copied()
-                .find(|&g| self.val[g] == UNKNOWN)
-                .expect("one trigger is open");
-            self.force(g, true)?;
         }
-        if self.live(c) == FALSE {
-            for i in 0..self.f.triggers[c].len() {
-                self.force(self.f.triggers[c][i], false)?;
+        match self.live(c) {
+            TRUE => {
+                self.force(p, true)?;
+                if self.trig_true[c] == 0 && self.trig_open[c] == 1 {
+                    let g = self.f.triggers[c]
+                        .iter()
+                        .copied()
+                        .find(|&g| self.val[g] == UNKNOWN)
+                        .expect("one trigger is open");
+                    self.force(g, true)?;
+                }
             }
+            FALSE => {
+                if self.s(p) == TRUE {
+                    for i in 0..self.f.triggers[c].len() {
+                        self.force(self.f.triggers[c][i], false)?;
+                    }
+                } else if self.trig_true[c] > 0 {
+                    self.force(p, false)?;
+                }
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -340,6 +433,9 @@ impl<'f> Search<'f> {
                 for i in 0..f.trig_of[a].len() {
                     self.check_trig(f.trig_of[a][i])?;
                 }
+                for i in 0..f.req_of[a].len() {
+                    self.check_trig(f.req_of[a][i])?;
+                }
                 if self.s(a) == TRUE {
                     for i in 0..f.attackers[a].len() {
                         self.force(f.attackers[a][i], false)?;
@@ -348,7 +444,7 @@ impl<'f> Search<'f> {
             } else {
                 let y = var - f.n;
                 self.check_node(y)?;
-                if f.created[y] {
+                if f.req[y].is_some() {
                     self.check_trig(y)?;
                 }
             }
@@ -364,7 +460,7 @@ impl<'f> Search<'f> {
         }
         for y in 0..self.f.n {
             self.check_node(y)?;
-            if self.f.created[y] {
+            if self.f.req[y].is_some() {
                 self.check_trig(y)?;
             }
         }
@@ -372,9 +468,9 @@ impl<'f> Search<'f> {
     }
 
     /// The next undecided variable to branch on.
-    fn pick(&self) -> Option<usize> {
+    fn pick(&self, scope: &[Ix]) -> Option<usize> {
         let n = self.f.n;
-        (0..n).find_map(|u| {
+        scope.iter().find_map(|&u| {
             if self.val[u] == UNKNOWN {
                 Some(u)
             } else if self.val[n + u] == UNKNOWN {
@@ -385,73 +481,111 @@ impl<'f> Search<'f> {
         })
     }
 
-    /// Depth-first search; `visit` sees every complete labelling and says whether to go on.
-    /// `bound` prunes a node whose cost vector already exceeds it.
+    /// Depth-first search over the variables of `scope` (a union of components); `visit`
+    /// sees every labelling complete on the scope and returns `true` to stop the search.
+    /// `bound` prunes a node whose cost vector already exceeds it. Returns whether the
+    /// search was stopped by `visit`. The state at entry is left as propagated.
     fn dfs(
         &mut self,
+        scope: &[Ix],
         budget: &Budget,
         bound: &mut dyn FnMut(&Search) -> bool,
-        visit: &mut dyn FnMut(&Search),
-    ) -> Result<(), Interrupted> {
+        visit: &mut dyn FnMut(&Search) -> bool,
+    ) -> Result<bool, Interrupted> {
         self.nodes += 1;
         if self.nodes.is_multiple_of(1024) {
             budget.check()?;
         }
         if self.propagate().is_err() || !bound(self) {
-            return Ok(());
+            return Ok(false);
         }
-        let Some(var) = self.pick() else {
-            visit(self);
-            return Ok(());
+        let Some(var) = self.pick(scope) else {
+            return Ok(visit(self));
         };
         let n = self.f.n;
-        // Branch IN, then OUT, then CUT/ABSENT.
-        let branches: &[&[(usize, bool)]] = if var < n {
-            let u = var;
-            if self.live(u) == UNKNOWN {
-                &[
-                    &[(u, true)],
-                    &[(u, false), (n + u, true)],
-                    &[(n + u, false)],
-                ]
+        // Two branches on s (IN / not IN); liveness follows by propagation: in cut search
+        // an effect not in S is OUT if attacked by S and CUT otherwise (dominance), and a
+        // created effect is present iff triggered. Effects at levels the current query
+        // leaves free try "not IN" first, since staying out of S constrains nothing.
+        let branches: [(usize, bool); 2] = if var < n {
+            let out_first = var < self.f.level.len()
+                && self.f.level[var] >= self.out_first_from
+                && self.live(var) == UNKNOWN;
+            if out_first {
+                [(var, false), (var, true)]
             } else {
-                &[&[(u, true)], &[(u, false)]]
+                [(var, true), (var, false)]
             }
         } else {
-            &[&[(var, true)], &[(var, false)]]
+            [(var, true), (var, false)]
         };
-        // Branch lists borrow locals of different shapes; copy them out first.
-        let branches: Vec<Vec<(usize, bool)>> = branches.iter().map(|b| b.to_vec()).collect();
-        for b in branches {
+        for &(v, x) in &branches {
             let mark = self.trail.len();
-            let ok = b.iter().all(|&(v, x)| self.force(v, x).is_ok());
-            if ok {
-                self.dfs(budget, bound, visit)?;
-            }
+            let ok = self.force(v, x).is_ok();
+            let stop = ok && self.dfs(scope, budget, bound, visit)?;
             self.undo_to(mark);
+            if stop {
+                return Ok(true);
+            }
         }
+        Ok(false)
+    }
+
+    /// Whether some labelling complete on `scope` lies within `bound` (state restored).
+    fn exists(
+        &mut self,
+        scope: &[Ix],
+        budget: &Budget,
+        bound: &mut dyn FnMut(&Search) -> bool,
+    ) -> Result<bool, Interrupted> {
+        let mark = self.trail.len();
+        let found = self.dfs(scope, budget, bound, &mut |_| true)?;
+        self.undo_to(mark);
+        Ok(found)
+    }
+
+    /// Every cut (declared effects of `scope` labelled CUT) within `bound` that has a
+    /// labelling: cut decisions are branched first, then one labelling is searched per
+    /// cut. Found cuts are added to `found` (state restored).
+    fn enumerate_cuts(
+        &mut self,
+        scope: &[Ix],
+        budget: &Budget,
+        bound: &mut dyn FnMut(&Search) -> bool,
+        found: &mut BTreeSet<Vec<Ix>>,
+    ) -> Result<(), Interrupted> {
+        let mark = self.trail.len();
+        if self.propagate().is_ok() && bound(self) {
+            let nd = self.f.level.len();
+            let n = self.f.n;
+            let open = scope
+                .iter()
+                .copied()
+                .find(|&i| i < nd && self.val[n + i] == UNKNOWN);
+            match open {
+                Some(i) => {
+                    for value in [true, false] {
+                        let m = self.trail.len();
+                        if self.force(n + i, value).is_ok() {
+                            self.enumerate_cuts(scope, budget, bound, found)?;
+                        }
+                        self.undo_to(m);
+                    }
+                }
+                None => {
+                    let cut: Vec<Ix> = scope
+                        .iter()
+                        .copied()
+                        .filter(|&i| i < nd && self.val[n + i] == FALSE)
+                        .collect();
+                    if !found.contains(&cut) && self.exists(scope, budget, bound)? {
+                        found.insert(cut);
+                    }
+                }
+            }
+        }
+        self.undo_to(mark);
         Ok(())
-    }
-
-    fn present(&self) -> FixedBitSet {
-        let n = self.f.n;
-        let mut b = FixedBitSet::with_capacity(n);
-        for u in 0..n {
-            if !self.f.created[u] || self.val[n + u] == TRUE {
-                b.insert(u);
-            }
-        }
-        b
-    }
-
-    fn succeeded(&self) -> FixedBitSet {
-        let mut b = FixedBitSet::with_capacity(self.f.n);
-        for u in 0..self.f.n {
-            if self.val[u] == TRUE {
-                b.insert(u);
-            }
-        }
-        b
     }
 
     fn cut(&self) -> Cut {
@@ -480,6 +614,43 @@ fn restrict(u: &Universe, rho: &TargetMap, present: &FixedBitSet, cut: &Cut) -> 
         .collect()
 }
 
+/// The labels a search gave to the variables of one component: (var, value).
+type Partial = Vec<(usize, bool)>;
+
+impl Search<'_> {
+    /// The current labels of the variables of `comp`.
+    fn partial(&self, comp: &[Ix]) -> Partial {
+        let n = self.f.n;
+        comp.iter()
+            .flat_map(|&u| [(u, self.val[u] == TRUE), (n + u, self.val[n + u] == TRUE)])
+            .collect()
+    }
+
+    /// Every complete labelling of the components still undecided after `init`, each
+    /// component on its own (they are independent). `None` if some component has none.
+    fn per_component(&mut self, budget: &Budget) -> Result<Option<Vec<Vec<Partial>>>, Interrupted> {
+        let f = self.f;
+        let mark = self.trail.len();
+        let mut out = Vec::new();
+        for comp in &f.components {
+            if self.pick(comp).is_none() {
+                continue;
+            }
+            let mut sols = Vec::new();
+            self.dfs(comp, budget, &mut |_| true, &mut |s| {
+                sols.push(s.partial(comp));
+                false
+            })?;
+            self.undo_to(mark);
+            if sols.is_empty() {
+                return Ok(None);
+            }
+            out.push(sols);
+        }
+        Ok(Some(out))
+    }
+}
+
 /// Every acceptable resolution of E[cut].
 pub fn resolutions(
     u: &Universe,
@@ -490,36 +661,138 @@ pub fn resolutions(
     let frame = Frame::build(u, &rho, cut, false);
     let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
     let mut out = Vec::new();
-    if search.init().is_ok() {
-        search.dfs(budget, &mut |_| true, &mut |s| {
-            let present = s.present();
-            let way = restrict(u, &frame.rho, &present, cut);
-            out.push(Resolution {
-                present,
-                succeeded: s.succeeded(),
-                ways: vec![way],
-            });
-        })?;
+    if search.init().is_err() {
+        return Ok(out);
+    }
+    let Some(parts) = search.per_component(budget)? else {
+        return Ok(out);
+    };
+    let base = search.val.clone();
+    let n = frame.n;
+    for choice in product(&parts) {
+        let mut val = base.clone();
+        for part in choice {
+            for &(var, b) in part {
+                val[var] = if b { TRUE } else { FALSE };
+            }
+        }
+        let mut present = FixedBitSet::with_capacity(n);
+        let mut succeeded = FixedBitSet::with_capacity(n);
+        for i in 0..n {
+            present.set(i, !frame.created[i] || val[n + i] == TRUE);
+            succeeded.set(i, val[i] == TRUE);
+        }
+        let way = restrict(u, &frame.rho, &present, cut);
+        out.push(Resolution {
+            present,
+            succeeded,
+            ways: vec![way],
+        });
+        budget.check()?;
     }
     canonicalize_resolutions(u, &mut out);
     Ok(out)
 }
 
+/// Every choice of one element per list (one empty choice for no lists).
+fn product<T>(lists: &[Vec<T>]) -> Box<dyn Iterator<Item = Vec<&T>> + '_> {
+    if lists.is_empty() {
+        Box::new(std::iter::once(Vec::new()))
+    } else {
+        Box::new(lists.iter().map(|l| l.iter()).multi_cartesian_product())
+    }
+}
+
 /// Whether E[cut] has at least one acceptable resolution.
 pub fn has_resolution(u: &Universe, cut: &Cut, budget: &Budget) -> Result<bool, Interrupted> {
-    Ok(!resolutions(u, cut, budget)?.is_empty())
+    let rho = declared_map(u);
+    let frame = Frame::build(u, &rho, cut, false);
+    let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
+    if search.init().is_err() {
+        return Ok(false);
+    }
+    Ok(search.per_component(budget)?.is_some())
+}
+
+/// A component's least added cost vector and its cuts (declared indices) reaching it.
+type ComponentCuts = (Vec<usize>, BTreeSet<Vec<Ix>>);
+
+/// The optimal cuts of one component: its least added cost and every cut (as declared
+/// indices) reaching it. `None` if the component has no labelling at all.
+///
+/// Level by level, most important first, the least count k at that level is found by
+/// existence queries with the earlier levels pinned at their optima and the later levels
+/// free (k = 0, 1, ..., never past the count of a labelling already found); then every cut
+/// with exactly the optimal vector is enumerated.
+fn component_cuts(
+    search: &mut Search,
+    comp: &[Ix],
+    base: &[usize],
+    budget: &Budget,
+) -> Result<Option<ComponentCuts>, Interrupted> {
+    let levels = base.len();
+    let delta = |s: &Search, l: usize| s.cost[l] - base[l];
+    // Upper bounds from any labelling at all (every level free).
+    let mut upper: Option<Vec<usize>> = None;
+    search.dfs(comp, budget, &mut |_| true, &mut |s| {
+        upper = Some((0..levels).map(|l| delta(s, l)).collect());
+        true
+    })?;
+    let Some(mut upper) = upper else {
+        return Ok(None);
+    };
+    let mut opt: Vec<usize> = Vec::with_capacity(levels);
+    for level in 0..levels {
+        let mut k = 0;
+        while k < upper[level] {
+            let pinned = opt.clone();
+            let mut witness = None;
+            let within = &mut |s: &Search| {
+                pinned.iter().enumerate().all(|(l, &c)| delta(s, l) <= c) && delta(s, level) <= k
+            };
+            let mark = search.trail.len();
+            search.out_first_from = level + 1;
+            search.dfs(comp, budget, within, &mut |s| {
+                witness = Some((0..levels).map(|l| delta(s, l)).collect::<Vec<_>>());
+                true
+            })?;
+            search.undo_to(mark);
+            if let Some(w) = witness {
+                upper = w;
+                break;
+            }
+            k += 1;
+        }
+        opt.push(k.min(upper[level]));
+    }
+    search.out_first_from = usize::MAX;
+    let mut cuts = BTreeSet::new();
+    let target = opt.clone();
+    search.enumerate_cuts(
+        comp,
+        budget,
+        &mut |s: &Search| (0..levels).all(|l| delta(s, l) <= target[l]),
+        &mut cuts,
+    )?;
+    Ok(Some((opt, cuts)))
 }
 
 /// The optimal cost vector and every optimal Gordian cut (for any ensemble; the empty cut
 /// is optimal when E has a resolution).
+///
+/// Passives are cut (or not) in an outer loop, cheapest configurations first, since they
+/// change the frame (unblockable guards, bulletproof attacks, reflexive creations); within
+/// a frame, each component is minimised on its own and the optima add up (the
+/// lexicographic order is compatible with addition).
 pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
     let levels = u.ensemble.priority_levels();
     let nd = u.n_declared;
     let rho = declared_map(u);
+    // Unblockable passives change which blocks attack at all, so they are decided outside
+    // the search; the other passives are ordinary search variables.
     let passives: Vec<Ix> = (0..nd)
-        .filter(|&i| u.effects[i].action().is_none())
+        .filter(|&i| u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable))
         .collect();
-    // Passive cut configurations in ascending cost order.
     let mut configs: Vec<(Vec<usize>, Cut)> = (0u64..(1u64 << passives.len().min(20)))
         .map(|mask| {
             let mut c = Cut::with_capacity(nd);
@@ -533,9 +806,9 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
         .collect();
     configs.sort();
     let mut best: Option<Vec<usize>> = None;
-    let mut cuts: BTreeSet<Vec<usize>> = BTreeSet::new();
-    for (cost, pcut) in configs {
-        if best.as_ref().is_some_and(|b| &cost > b) {
+    let mut cuts: Vec<Cut> = Vec::new();
+    'configs: for (pcost, pcut) in configs {
+        if best.as_ref().is_some_and(|b| &pcost > b) {
             continue;
         }
         let frame = Frame::build(u, &rho, &pcut, true);
@@ -543,34 +816,41 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
         if search.init().is_err() {
             continue;
         }
-        // `best` is shared by the bound and the visitor; keep it in a cell.
-        let best_cell = std::cell::RefCell::new(best.take());
-        let cuts_cell = std::cell::RefCell::new(std::mem::take(&mut cuts));
-        search.dfs(
-            budget,
-            &mut |s| best_cell.borrow().as_ref().is_none_or(|b| &s.cost <= b),
-            &mut |s| {
-                let mut b = best_cell.borrow_mut();
-                let mut c = cuts_cell.borrow_mut();
-                if b.as_ref().is_none_or(|b| &s.cost < b) {
-                    *b = Some(s.cost.clone());
-                    c.clear();
-                }
-                c.insert(s.cut().ones().collect());
-            },
-        )?;
-        best = best_cell.into_inner();
-        cuts = cuts_cell.into_inner();
+        let base = search.cost.clone();
+        let base_cut = search.cut();
+        let mark = search.trail.len();
+        let mut total = base.clone();
+        let mut per_comp: Vec<Vec<Vec<Ix>>> = Vec::new();
+        for comp in &frame.components {
+            if search.pick(comp).is_none() {
+                continue;
+            }
+            let found = component_cuts(&mut search, comp, &base, budget)?;
+            search.undo_to(mark);
+            let Some((d, cs)) = found else {
+                continue 'configs;
+            };
+            for (t, x) in total.iter_mut().zip(&d) {
+                *t += x;
+            }
+            per_comp.push(cs.into_iter().collect());
+        }
+        if best.as_ref().is_some_and(|b| &total > b) {
+            continue;
+        }
+        if best.as_ref().is_none_or(|b| &total < b) {
+            best = Some(total);
+            cuts.clear();
+        }
+        for choice in product(&per_comp) {
+            let mut c = base_cut.clone();
+            choice.into_iter().flatten().for_each(|&i| c.insert(i));
+            cuts.push(c);
+        }
     }
     let best = best.expect("cutting every effect always leaves an acceptable resolution");
-    let cuts = cuts
-        .into_iter()
-        .map(|ones| {
-            let mut c = Cut::with_capacity(nd);
-            ones.into_iter().for_each(|i| c.insert(i));
-            c
-        })
-        .collect();
+    cuts.sort_by(|a, b| a.ones().cmp(b.ones()));
+    cuts.dedup();
     Ok((best, cuts))
 }
 
