@@ -4,7 +4,12 @@
 //! ([`sat`]) and by a direct engine, and the answers are cross-checked.
 #![warn(missing_docs)]
 
+pub mod batch;
+pub mod check;
 pub mod cli;
+pub mod fuzz;
 pub mod gen;
+pub mod inputs;
 pub mod sat;
+pub mod shrink;
 pub mod systems;

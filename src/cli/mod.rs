@@ -4,6 +4,10 @@
 //! Exit codes: 0 success (a paradox is a result, not an error), 1 internal failure,
 //! 2 bad input (with a located message), 3 the engines disagree.
 
+mod batch;
+mod check;
+mod fuzz;
+mod progress;
 mod resolve;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -32,6 +36,14 @@ enum Command {
     /// Resolve one ?AR night (`.night` or `.json`): classification, every acceptable
     /// resolution, optimal cuts of a paradox, exact outcome probabilities.
     Resolve(resolve::Args),
+    /// Check nights (files, or directories walked recursively) with both engines and
+    /// compare their answers in full; a table at the end.
+    Check(check::Args),
+    /// Fuzz the engines against each other on random nights; shrink and save the first
+    /// disagreement.
+    Fuzz(fuzz::Args),
+    /// Resolve many nights in parallel, one JSON line each; resumable and shardable.
+    Batch(batch::Args),
 }
 
 /// Which engine(s) answer.
@@ -52,6 +64,9 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Resolve(args) => resolve::run(&args),
+        Command::Check(args) => check::run(&args),
+        Command::Fuzz(args) => fuzz::run(&args),
+        Command::Batch(args) => batch::run(&args),
     }
 }
 

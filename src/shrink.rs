@@ -1,0 +1,200 @@
+//! Shrinking a failing ?AR night: given a night and a predicate "still fails", repeatedly
+//! take the first simpler night that still fails, until none does.
+//!
+//! The simpler nights of a night (its [`candidates`]), in the order tried: drop one
+//! effect; drop one target of a multi-target action; drop a player no effect mentions;
+//! merge two players (the later one becomes the earlier one everywhere); lower one
+//! effect's priority to 0, or else by one.
+//!
+//! Invariants: every candidate is a valid ensemble (`parse::validate`), so every step and
+//! the result are valid; each candidate is strictly smaller in (effects, targets, players,
+//! sum of priorities), so shrinking terminates; the result is locally minimal: the
+//! predicate is false on each of its candidates (or the predicate was false on the input,
+//! which is returned unchanged). Effect ids and player names are kept, so the result can
+//! be traced back to the original.
+
+use crate::systems::ar::parse;
+use crate::systems::ar::{Ensemble, Player};
+
+/// Shrinks `ens` while `still_fails` holds; returns a locally minimal night (see the
+/// module documentation). `still_fails` is not asked about `ens` itself.
+pub fn shrink(ens: &Ensemble, mut still_fails: impl FnMut(&Ensemble) -> bool) -> Ensemble {
+    let mut cur = ens.clone();
+    'outer: loop {
+        for c in candidates(&cur) {
+            if still_fails(&c) {
+                cur = c;
+                continue 'outer;
+            }
+        }
+        return cur;
+    }
+}
+
+/// Every one-step simplification of `ens` that is a valid ensemble, in the order tried.
+pub fn candidates(ens: &Ensemble) -> Vec<Ensemble> {
+    let mut out = Vec::new();
+    // Drop one effect.
+    for i in 0..ens.effects.len() {
+        let mut c = ens.clone();
+        c.effects.remove(i);
+        out.push(c);
+    }
+    // Drop one target of an action with several.
+    for (i, e) in ens.effects.iter().enumerate() {
+        if e.targets.len() > 1 {
+            for t in 0..e.targets.len() {
+                let mut c = ens.clone();
+                c.effects[i].targets.remove(t);
+                out.push(c);
+            }
+        }
+    }
+    // Drop an unused player.
+    let used = |p: Player| {
+        ens.effects
+            .iter()
+            .any(|e| e.actor == p || e.targets.contains(&p))
+    };
+    for p in 0..ens.players.len() as Player {
+        if !used(p) {
+            out.push(merge_or_remove(ens, p, None));
+        }
+    }
+    // Merge two used players.
+    for b in 0..ens.players.len() as Player {
+        for a in 0..b {
+            if used(a) && used(b) {
+                out.push(merge_or_remove(ens, b, Some(a)));
+            }
+        }
+    }
+    // Lower a priority.
+    for (i, e) in ens.effects.iter().enumerate() {
+        if e.priority > 0 {
+            let mut c = ens.clone();
+            c.effects[i].priority = 0;
+            out.push(c.clone());
+            if e.priority > 1 {
+                c.effects[i].priority = e.priority - 1;
+                out.push(c);
+            }
+        }
+    }
+    out.retain(|c| parse::validate(c).is_ok());
+    out
+}
+
+/// Removes player `gone`, first renaming it to `into` wherever it occurs (when given).
+fn merge_or_remove(ens: &Ensemble, gone: Player, into: Option<Player>) -> Ensemble {
+    let map = |p: Player| {
+        let p = if p == gone { into.unwrap_or(p) } else { p };
+        if p > gone {
+            p - 1
+        } else {
+            p
+        }
+    };
+    let mut c = ens.clone();
+    c.players.remove(gone as usize);
+    for e in &mut c.effects {
+        e.actor = map(e.actor);
+        for t in &mut e.targets {
+            *t = map(*t);
+        }
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{Differential, Direct, DynEngine};
+    use crate::systems::ar::model::{ActionKind, Kind};
+    use crate::systems::ar::{direct, parse, Analysis, Universe};
+    use crate::systems::spec::{Budget, Engine, Interrupted};
+    use std::path::Path;
+
+    /// A planted bug: the direct engine on the night with every declared `protect` turned
+    /// into a `visit` (so protection is ignored).
+    struct IgnoresProtect;
+
+    impl Engine<Universe, Analysis> for IgnoresProtect {
+        fn name(&self) -> &'static str {
+            "ignores-protect"
+        }
+        fn solve(&self, u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
+            let mut ens = u.ensemble.clone();
+            for e in &mut ens.effects {
+                if e.kind == Kind::Action(ActionKind::Protect) {
+                    e.kind = Kind::Action(ActionKind::Visit);
+                }
+            }
+            let broken = Universe::new(&ens);
+            let mut a = direct::analyse(&broken, budget)?;
+            a.canonicalize(u);
+            Ok(a)
+        }
+    }
+
+    fn night(src: &str) -> Ensemble {
+        parse::parse_night(src, Path::new("test.night")).expect("valid night")
+    }
+
+    #[test]
+    fn shrinks_a_planted_disagreement_to_the_hand_worked_minimum() {
+        // The protection of C decides whether e2 kills; the rest is noise.
+        let start = night(
+            "players: A B C D E\n\
+             e1: A protect C D @4\n\
+             e2: B kill C @5\n\
+             e3: D visit A @6\n\
+             e4: E block D @2\n\
+             e5: C passive unblockable @0\n",
+        );
+        let engines: Vec<&DynEngine> = vec![&Direct, &IgnoresProtect];
+        let diff = Differential::with_brute(engines);
+        assert!(diff.fails(&start));
+        let small = shrink(&start, |e| diff.fails(e));
+        // Worked by hand: a protect and a kill on the same target are needed (without the
+        // kill, protection changes nothing; without the protect, nothing is ignored); one
+        // player can do both to himself; priorities do not matter for a non-paradox, so
+        // they go to 0. Merging keeps the earlier player, A.
+        let want = night("players: A\ne1: A protect A @0\ne2: A kill A @0\n");
+        assert_eq!(parse::to_night(&small), parse::to_night(&want));
+        // Locally minimal: no one-step simplification still fails.
+        assert!(candidates(&small).iter().all(|c| !diff.fails(c)));
+        // And the written file reads back to the same night.
+        let back = parse::parse_night(&parse::to_night(&small), Path::new("x.night")).unwrap();
+        assert_eq!(parse::to_night(&back), parse::to_night(&small));
+    }
+
+    #[test]
+    fn candidates_are_valid_and_smaller() {
+        let ens = night(
+            "players: A B C\nA deflect B\nB deflect C\nC block A B\nA passive reflexive:kill @3\n",
+        );
+        let size = |e: &Ensemble| {
+            (
+                e.effects.len(),
+                e.effects.iter().map(|x| x.targets.len()).sum::<usize>(),
+                e.players.len(),
+                e.effects.iter().map(|x| x.priority as u64).sum::<u64>(),
+            )
+        };
+        let cs = candidates(&ens);
+        assert!(!cs.is_empty());
+        for c in &cs {
+            assert!(parse::validate(c).is_ok());
+            assert!(size(c) < size(&ens), "{}", parse::to_night(c));
+        }
+        // Of the three merges, A with B would give A two deflections: never proposed.
+        assert_eq!(cs.iter().filter(|c| c.players.len() == 2).count(), 2);
+    }
+
+    #[test]
+    fn a_night_that_does_not_fail_is_returned_as_is() {
+        let ens = night("A block B\n");
+        assert_eq!(shrink(&ens, |_| false), ens);
+    }
+}

@@ -1,0 +1,275 @@
+//! Integration tests of `gordian batch`, `gordian check` and `gordian fuzz` through the
+//! binary: error records for bad, empty and oversized files, resuming, sharding, exit
+//! codes.
+
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh directory under the system temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!(
+            "gordian-cli-{name}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+
+    fn write(&self, name: &str, text: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("dir");
+        }
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn gordian(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gordian"))
+        .args(args)
+        .output()
+        .expect("run gordian")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
+
+fn records(report: &Path) -> Vec<Value> {
+    std::fs::read_to_string(report)
+        .expect("report")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect()
+}
+
+fn by_path(recs: &[Value]) -> BTreeMap<String, Value> {
+    recs.iter()
+        .map(|r| (r["path"].as_str().expect("path").to_string(), r.clone()))
+        .collect()
+}
+
+/// A directory of nights: two good ones, a malformed one, an empty one, a huge one, and a
+/// text file that is not picked up.
+fn fixture(name: &str) -> TempDir {
+    let d = TempDir::new(name);
+    d.write(
+        "good/cycle.night",
+        b"R1 block R2\nR2 block R3\nR3 block R1\n",
+    );
+    d.write(
+        "good/mutual.json",
+        br#"{"effects": [{"actor": "A", "kind": "block", "targets": ["B"]},
+                         {"actor": "B", "kind": "block", "targets": ["A"]}]}"#,
+    );
+    d.write("good/kill.night", b"M kill V\nD protect V\n");
+    d.write("bad.night", b"R1 block\n");
+    d.write("empty.night", b"");
+    let mut huge = b"# padding\n".repeat(17 * 1024 * 1024 / 10 + 1);
+    huge.extend_from_slice(b"A block B\n");
+    d.write("huge.night", &huge);
+    d.write("notes.txt", b"not a night");
+    d
+}
+
+#[test]
+fn batch_reports_every_instance_good_or_bad() {
+    let d = fixture("batch");
+    let report = d.0.join("report.jsonl");
+    let out = gordian(&["batch", s(&d.0), "--out", s(&report), "--jobs", "2"]);
+    assert!(out.status.success(), "{out:?}");
+    let recs = by_path(&records(&report));
+    let p = |n: &str| s(&d.0.join(n)).to_string();
+    assert_eq!(recs.len(), 6, "{recs:#?}");
+    assert!(!recs.contains_key(&p("notes.txt")));
+
+    let cycle = &recs[&p("good/cycle.night")];
+    assert_eq!(cycle["classification"], "paradox");
+    assert_eq!(cycle["resolutions"], 0);
+    assert_eq!(
+        cycle["optimal_cuts"],
+        serde_json::json!([["e1"], ["e2"], ["e3"]])
+    );
+    assert_eq!(
+        cycle["cut_cost"],
+        serde_json::json!([{"priority": 2, "count": 1}])
+    );
+    assert_eq!(cycle["engines"], serde_json::json!(["direct", "sat"]));
+    assert!(cycle["times_ms"]["direct"].is_number() && cycle["times_ms"]["sat"].is_number());
+    assert_eq!(cycle["cross_checked"], true);
+
+    let mutual = &recs[&p("good/mutual.json")];
+    assert_eq!(mutual["classification"], "quasi-paradox");
+    assert_eq!(
+        (mutual["resolutions"].as_u64(), mutual["ways"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert!(mutual["optimal_cuts"].is_null());
+    assert_eq!(recs[&p("good/kill.night")]["classification"], "non-paradox");
+
+    let empty = &recs[&p("empty.night")];
+    assert_eq!(
+        empty["classification"], "non-paradox",
+        "an empty night is valid"
+    );
+
+    let bad = &recs[&p("bad.night")];
+    assert_eq!(bad["error_kind"], "input");
+    let msg = bad["error"].as_str().expect("message");
+    assert!(msg.starts_with(&format!("{}:1:", p("bad.night"))), "{msg}");
+
+    let huge = &recs[&p("huge.night")];
+    assert_eq!(huge["error_kind"], "input");
+    assert!(
+        huge["error"].as_str().expect("message").contains("MiB"),
+        "{huge}"
+    );
+
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        summary.contains("6 instance(s)") && summary.contains("2 input error(s)"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn resume_neither_redoes_nor_loses_records() {
+    let d = fixture("resume");
+    let report = d.0.join("report.jsonl");
+    let run = || gordian(&["batch", s(&d.0), "--out", s(&report), "--resume"]);
+    assert!(run().status.success());
+    let first = std::fs::read_to_string(&report).expect("report");
+    assert_eq!(first.lines().count(), 6);
+
+    // Again: everything is skipped, nothing is written.
+    let out = run();
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(&report).expect("report"), first);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("6 skipped"));
+
+    // Delete one line: resuming adds exactly it back.
+    let lines: Vec<&str> = first.lines().collect();
+    let removed = lines[2];
+    let kept: String = lines
+        .iter()
+        .filter(|l| **l != removed)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&report, &kept).expect("write");
+    assert!(run().status.success());
+    let now = std::fs::read_to_string(&report).expect("report");
+    assert!(now.starts_with(&kept), "appended, not rewritten");
+    let added: Vec<Value> = now[kept.len()..]
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let removed: Value = serde_json::from_str(removed).expect("JSON");
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0]["path"], removed["path"]);
+
+    // A partially written last line is tolerated: its instance is redone on a new line.
+    let cut = now.trim_end().rfind('\n').expect("several lines") + 1;
+    let partial_path: Value = serde_json::from_str(now[cut..].trim_end()).expect("JSON");
+    let mut truncated = now[..cut + 20].to_string();
+    std::fs::write(&report, &truncated).expect("write");
+    assert!(run().status.success());
+    let after = std::fs::read_to_string(&report).expect("report");
+    truncated.push('\n');
+    assert!(after.starts_with(&truncated), "never truncated");
+    let redone: Vec<Value> = after[truncated.len()..]
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(redone.len(), 1);
+    assert_eq!(redone[0]["path"], partial_path["path"]);
+}
+
+#[test]
+fn shards_partition_the_inputs() {
+    let d = TempDir::new("shard");
+    for i in 0..11 {
+        d.write(&format!("n{i:02}.night"), b"A block B\n");
+    }
+    let n = 3;
+    let mut seen: Vec<String> = Vec::new();
+    for k in 1..=n {
+        let out = gordian(&["batch", s(&d.0), "--shard", &format!("{k}/{n}")]);
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).expect("UTF-8");
+        let paths: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).expect("JSON");
+                v["path"].as_str().expect("path").to_string()
+            })
+            .collect();
+        assert!((3..=4).contains(&paths.len()), "balanced: {paths:?}");
+        seen.extend(paths);
+    }
+    let distinct: BTreeSet<&String> = seen.iter().collect();
+    assert_eq!(seen.len(), 11, "no instance in two shards");
+    assert_eq!(distinct.len(), 11, "every instance in some shard");
+
+    let bad = gordian(&["batch", s(&d.0), "--shard", "4/3"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn check_exit_codes() {
+    let d = fixture("check");
+    let good = gordian(&["check", s(&d.0.join("good"))]);
+    assert_eq!(good.status.code(), Some(0), "{good:?}");
+    let table = String::from_utf8_lossy(&good.stdout);
+    assert!(
+        table.contains("3 file(s): 3 agree, 0 disagree, 0 error(s)"),
+        "{table}"
+    );
+    assert!(table.lines().any(|l| l.contains("cycle.night")
+        && l.contains("paradox")
+        && l.trim_end().ends_with("agree")));
+
+    let bad = gordian(&["check", s(&d.0.join("good")), s(&d.0.join("bad.night"))]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("bad.night:1:"), "located: {err}");
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("1 error(s)"));
+
+    let missing = gordian(&["check", s(&d.0.join("missing.night"))]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn fuzz_runs_and_summarises() {
+    let d = TempDir::new("fuzz");
+    let out = gordian(&[
+        "fuzz",
+        "--cases",
+        "40",
+        "--seed",
+        "3",
+        "--max-effects",
+        "6",
+        "--out",
+        s(&d.0),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("40 case(s) in"), "{text}");
+    let bad = gordian(&["fuzz", "--kinds", "visit,teleport"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
