@@ -33,7 +33,7 @@ use itertools::Itertools;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 use petgraph::unionfind::UnionFind;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 const UNKNOWN: u8 = 0;
 const TRUE: u8 = 1;
@@ -87,7 +87,15 @@ impl Frame {
     /// cut F, no cut effect f has an attacker in S — otherwise F \ {f} would have the
     /// same resolution with f failed (a cut no-op and a failed effect act on nothing),
     /// at a strictly smaller cost. So an effect with an attacker in S is OUT, never CUT.
-    pub fn build(u: &Universe, rho: &TargetMap, cut: &Cut, cut_search: bool) -> Frame {
+    /// `active` fixes the success of every `deflect` effect: a frame is built for one set
+    /// of active deflections and one of their redirections (see [`redirection_frames`]).
+    pub fn build(
+        u: &Universe,
+        rho: &TargetMap,
+        cut: &Cut,
+        cut_search: bool,
+        active: &[(Ix, bool)],
+    ) -> Frame {
         let n = u.len();
         let levels = u.ensemble.priority_levels();
         let is_cut = |i: Ix| i < u.n_declared && cut.contains(i);
@@ -156,6 +164,7 @@ impl Frame {
                 fixed.push((n + i, true));
             }
         }
+        fixed.extend(active.iter().filter(|&&(d, _)| !dead[d]));
         let level = (0..u.n_declared)
             .map(|i| {
                 levels
@@ -657,41 +666,97 @@ pub fn resolutions(
     cut: &Cut,
     budget: &Budget,
 ) -> Result<Vec<Resolution>, Interrupted> {
-    let rho = declared_map(u);
-    let frame = Frame::build(u, &rho, cut, false);
-    let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
-    let mut out = Vec::new();
-    if search.init().is_err() {
-        return Ok(out);
-    }
-    let Some(parts) = search.per_component(budget)? else {
-        return Ok(out);
-    };
-    let base = search.val.clone();
-    let n = frame.n;
-    for choice in product(&parts) {
-        let mut val = base.clone();
-        for part in choice {
-            for &(var, b) in part {
-                val[var] = if b { TRUE } else { FALSE };
+    let mut found: BTreeMap<(FixedBitSet, FixedBitSet), Vec<TargetMap>> = BTreeMap::new();
+    for (active, rho) in redirection_frames(u, cut, budget)? {
+        let frame = Frame::build(u, &rho, cut, false, &active);
+        let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
+        if search.init().is_err() {
+            continue;
+        }
+        let Some(parts) = search.per_component(budget)? else {
+            continue;
+        };
+        let base = search.val.clone();
+        let n = frame.n;
+        for choice in product(&parts) {
+            let mut val = base.clone();
+            for part in choice {
+                for &(var, b) in part {
+                    val[var] = if b { TRUE } else { FALSE };
+                }
             }
+            let mut present = FixedBitSet::with_capacity(n);
+            let mut succeeded = FixedBitSet::with_capacity(n);
+            for i in 0..n {
+                present.set(i, !frame.created[i] || val[n + i] == TRUE);
+                succeeded.set(i, val[i] == TRUE);
+            }
+            let way = restrict(u, &frame.rho, &present, cut);
+            found.entry((present, succeeded)).or_default().push(way);
+            budget.check()?;
         }
-        let mut present = FixedBitSet::with_capacity(n);
-        let mut succeeded = FixedBitSet::with_capacity(n);
-        for i in 0..n {
-            present.set(i, !frame.created[i] || val[n + i] == TRUE);
-            succeeded.set(i, val[i] == TRUE);
-        }
-        let way = restrict(u, &frame.rho, &present, cut);
-        out.push(Resolution {
+    }
+    let mut out: Vec<Resolution> = found
+        .into_iter()
+        .map(|((present, succeeded), ways)| Resolution {
             present,
             succeeded,
-            ways: vec![way],
-        });
-        budget.check()?;
-    }
+            ways,
+        })
+        .collect();
     canonicalize_resolutions(u, &mut out);
     Ok(out)
+}
+
+/// Processes deflections in `order` over `rho`: each moves every slot of every other
+/// action that currently points at its actor to its own current target.
+fn redirect(u: &Universe, rho: &mut TargetMap, order: &[Ix]) {
+    for &g in order {
+        let d = u.effects[g].actor;
+        let to = rho[g][0];
+        for (h, slots) in rho.iter_mut().enumerate() {
+            if h != g {
+                slots.iter_mut().filter(|t| **t == d).for_each(|t| *t = to);
+            }
+        }
+    }
+}
+
+/// One frame per (set of active deflections, distinct redirection of that set): the
+/// success label of every uncut `deflect` and the final-target map of every action.
+/// Without deflections, the single frame of the declared targets.
+pub fn redirection_frames(
+    u: &Universe,
+    cut: &Cut,
+    budget: &Budget,
+) -> Result<Vec<(Vec<(Ix, bool)>, TargetMap)>, Interrupted> {
+    let mut base = declared_map(u);
+    for (i, slots) in base.iter_mut().enumerate().take(u.n_declared) {
+        if cut.contains(i) {
+            slots.clear(); // a cut effect targets nobody
+        }
+    }
+    let deflects: Vec<Ix> = (0..u.n_declared)
+        .filter(|&i| u.effects[i].action() == Some(ActionKind::Deflect) && !cut.contains(i))
+        .collect();
+    let mut frames = Vec::new();
+    for mask in 0u64..(1u64 << deflects.len().min(63)) {
+        let active: Vec<(Ix, bool)> = deflects
+            .iter()
+            .enumerate()
+            .map(|(b, &d)| (d, mask >> b & 1 == 1))
+            .collect();
+        let on: Vec<Ix> = active.iter().filter(|a| a.1).map(|a| a.0).collect();
+        let mut maps = BTreeSet::new();
+        for order in on.iter().copied().permutations(on.len()) {
+            budget.check()?;
+            let mut rho = base.clone();
+            redirect(u, &mut rho, &order);
+            maps.insert(rho);
+        }
+        frames.extend(maps.into_iter().map(|m| (active.clone(), m)));
+    }
+    Ok(frames)
 }
 
 /// Every choice of one element per list (one empty choice for no lists).
@@ -705,13 +770,14 @@ fn product<T>(lists: &[Vec<T>]) -> Box<dyn Iterator<Item = Vec<&T>> + '_> {
 
 /// Whether E[cut] has at least one acceptable resolution.
 pub fn has_resolution(u: &Universe, cut: &Cut, budget: &Budget) -> Result<bool, Interrupted> {
-    let rho = declared_map(u);
-    let frame = Frame::build(u, &rho, cut, false);
-    let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
-    if search.init().is_err() {
-        return Ok(false);
+    for (active, rho) in redirection_frames(u, cut, budget)? {
+        let frame = Frame::build(u, &rho, cut, false, &active);
+        let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
+        if search.init().is_ok() && search.per_component(budget)?.is_some() {
+            return Ok(true);
+        }
     }
-    Ok(search.per_component(budget)?.is_some())
+    Ok(false)
 }
 
 /// A component's least added cost vector and its cuts (declared indices) reaching it.
@@ -787,7 +853,9 @@ fn component_cuts(
 pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
     let levels = u.ensemble.priority_levels();
     let nd = u.n_declared;
-    let rho = declared_map(u);
+    // A cut deflection is never active, so the frames of "every deflection may be active"
+    // cover every cut; inactive deflections may still be cut or fail inside the search.
+    let frames = redirection_frames(u, &Cut::with_capacity(nd), budget)?;
     // Unblockable passives change which blocks attack at all, so they are decided outside
     // the search; the other passives are ordinary search variables.
     let passives: Vec<Ix> = (0..nd)
@@ -807,11 +875,14 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
     configs.sort();
     let mut best: Option<Vec<usize>> = None;
     let mut cuts: Vec<Cut> = Vec::new();
-    'configs: for (pcost, pcut) in configs {
-        if best.as_ref().is_some_and(|b| &pcost > b) {
+    let runs = configs
+        .iter()
+        .flat_map(|(pcost, pcut)| frames.iter().map(move |(a, rho)| (pcost, pcut, a, rho)));
+    'configs: for (pcost, pcut, active, rho) in runs {
+        if best.as_ref().is_some_and(|b| pcost > b) {
             continue;
         }
-        let frame = Frame::build(u, &rho, &pcut, true);
+        let frame = Frame::build(u, rho, pcut, true, active);
         let mut search = Search::new(&frame, levels.len());
         if search.init().is_err() {
             continue;

@@ -173,3 +173,137 @@ proptest! {
         prop_assert_eq!(b, d);
     }
 }
+
+fn deflect_params(effects: usize) -> NightParams {
+    NightParams {
+        players: 2 + effects % 3,
+        kinds: vec![
+            ActionKind::Deflect,
+            ActionKind::Deflect,
+            ActionKind::Deflect,
+            ActionKind::Block,
+            ActionKind::Stop,
+            ActionKind::Protect,
+            ActionKind::Kill,
+            ActionKind::Visit,
+        ],
+        max_targets: 2,
+        ..small_params(effects)
+    }
+}
+
+/// The ways of the resolutions, each as a sorted list of `id:targets`.
+fn ways(u: &Universe, rs: &[Resolution]) -> Vec<Vec<Vec<String>>> {
+    rs.iter()
+        .map(|r| {
+            r.ways
+                .iter()
+                .map(|w| {
+                    let mut v: Vec<String> = w
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, t)| !t.is_empty())
+                        .map(|(i, t)| {
+                            let names: Vec<&str> = t.iter().map(|&p| u.player_name(p)).collect();
+                            format!("{}:{}", u.effects[i].id, names.join(","))
+                        })
+                        .collect();
+                    v.sort();
+                    v
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn two_mutual_deflectors_have_one_resolution_with_two_ways() {
+    let ens = Ensemble::from_triples(&[("D1", "deflect", &["D2"]), ("D2", "deflect", &["D1"])]);
+    let u = Universe::new(&ens);
+    let b = brute::analyse(&u).expect("small");
+    let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    assert_eq!(b, d);
+    assert_eq!(d.classification(), Classification::QuasiParadox);
+    // Order e1, e2: e1 moves e2's slot (at D1) to D2; e2 (now at D2) moves e1's slot (at
+    // D2) to D2. Order e2, e1: symmetric, everything at D1.
+    assert_eq!(
+        ways(&u, &d.resolutions),
+        vec![vec![vec!["e1:D1", "e2:D1"], vec!["e1:D2", "e2:D2"]]]
+    );
+}
+
+#[test]
+fn deflector_chain_ends_at_x() {
+    let ens = Ensemble::from_triples(&[
+        ("V", "visit", &["D1"]),
+        ("D1", "deflect", &["D2"]),
+        ("D2", "deflect", &["X"]),
+    ]);
+    let u = Universe::new(&ens);
+    let b = brute::analyse(&u).expect("small");
+    let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    assert_eq!(b, d);
+    assert_eq!(d.classification(), Classification::NonParadox);
+    assert_eq!(
+        ways(&u, &d.resolutions),
+        vec![vec![vec!["e1:X", "e2:X", "e3:X"]]]
+    );
+}
+
+#[test]
+fn the_seeds_deflector_paradox_is_a_quasi_paradox_here() {
+    let ens = Ensemble::from_triples(&[
+        ("V", "visit", &["D1"]),
+        ("D1", "deflect", &["D2"]),
+        ("D2", "deflect", &["D1"]),
+    ]);
+    let u = Universe::new(&ens);
+    let b = brute::analyse(&u).expect("small");
+    let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    assert_eq!(b, d);
+    assert_eq!(d.classification(), Classification::QuasiParadox);
+    assert_eq!(
+        ways(&u, &d.resolutions),
+        vec![vec![
+            vec!["e1:D1", "e2:D1", "e3:D1"],
+            vec!["e1:D2", "e2:D2", "e3:D2"]
+        ]]
+    );
+}
+
+#[test]
+fn a_stop_moved_onto_the_deflectors_target_is_a_paradox() {
+    // Found by `gordian fuzz`. If e1 succeeds, e2's slot (at P5) moves to P2, sharing e1's
+    // final target, so e1 fails; if e1 fails nothing fails it. Cutting either one works,
+    // and the lexicographic cost prefers cutting the stop (@3) over the deflect (@1).
+    let ens = Ensemble::from_triples(&[("P5", "deflect", &["P2"]), ("P2", "stop", &["P5"])]);
+    let u = Universe::new(&ens);
+    let b = brute::analyse(&u).expect("small");
+    let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    assert_eq!(b, d);
+    assert_eq!(d.classification(), Classification::Paradox);
+    let cuts: Vec<Vec<String>> = d
+        .cuts
+        .as_ref()
+        .expect("cuts")
+        .optimal
+        .iter()
+        .map(|(f, _)| resolution::sorted_ids(&u, f.ones()))
+        .collect();
+    assert_eq!(cuts, vec![vec!["e2"]]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    #[test]
+    fn brute_equals_direct_with_deflections(seed in any::<u64>(), effects in 1usize..9) {
+        let ens = night(&deflect_params(effects), seed);
+        let u = Universe::new(&ens);
+        prop_assume!(u.len() <= 12);
+        let b = brute::analyse(&u).expect("small universe");
+        let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+        recheck(&u, &d);
+        prop_assert_eq!(b, d);
+    }
+}
