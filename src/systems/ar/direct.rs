@@ -722,6 +722,9 @@ fn redirect(u: &Universe, rho: &mut TargetMap, order: &[Ix]) {
     }
 }
 
+/// The success label of every uncut `deflect`, and the final targets they produce.
+pub type RedirectionFrame = (Vec<(Ix, bool)>, TargetMap);
+
 /// One frame per (set of active deflections, distinct redirection of that set): the
 /// success label of every uncut `deflect` and the final-target map of every action.
 /// Without deflections, the single frame of the declared targets.
@@ -729,7 +732,7 @@ pub fn redirection_frames(
     u: &Universe,
     cut: &Cut,
     budget: &Budget,
-) -> Result<Vec<(Vec<(Ix, bool)>, TargetMap)>, Interrupted> {
+) -> Result<Vec<RedirectionFrame>, Interrupted> {
     let mut base = declared_map(u);
     for (i, slots) in base.iter_mut().enumerate().take(u.n_declared) {
         if cut.contains(i) {
