@@ -17,6 +17,8 @@ struct Expect {
     cut_cost: Option<Vec<(u64, u64)>>,
     cuts: Option<BTreeSet<IdSet>>,
     deaths: Option<BTreeMap<IdSet, String>>,
+    ways: Option<usize>,
+    targets: Option<BTreeSet<IdSet>>,
 }
 
 fn parse_sets(v: &str) -> BTreeSet<IdSet> {
@@ -71,6 +73,8 @@ fn parse_expect(path: &Path) -> Expect {
                         .collect(),
                 )
             }
+            "ways" => e.ways = Some(value.parse().expect("a count")),
+            "targets" => e.targets = Some(parse_sets(value)),
             other => panic!("{}: unknown expect key {other}", path.display()),
         }
     }
@@ -156,6 +160,37 @@ fn check(path: &Path, engine: &str) {
             .map(|c| strings(&c["cut"]))
             .collect();
         assert_eq!(&got, cuts, "{name}: optimal cuts");
+    }
+    if let Some(n) = e.ways {
+        let got: usize = resolutions
+            .iter()
+            .map(|r| r["ways"].as_array().expect("ways").len())
+            .sum();
+        assert_eq!(got, n, "{name}: number of ways");
+    }
+    if let Some(targets) = &e.targets {
+        let got: BTreeSet<IdSet> = j["outcomes"]
+            .as_array()
+            .expect("outcomes")
+            .iter()
+            .map(|o| {
+                o["final_targets"]
+                    .as_object()
+                    .expect("final_targets map")
+                    .iter()
+                    .map(|(id, t)| {
+                        let names: Vec<&str> = t
+                            .as_array()
+                            .expect("targets")
+                            .iter()
+                            .map(|p| p.as_str().expect("name"))
+                            .collect();
+                        format!("{id}:{}", names.join(","))
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(&got, targets, "{name}: final targets of the reachable ways");
     }
     if e.classification.as_deref() != Some("paradox") {
         assert!(j["cuts"].is_null(), "{name}: cuts only for a paradox");

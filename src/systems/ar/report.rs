@@ -230,7 +230,14 @@ fn effect_line(u: &Universe, i: usize) -> String {
     }
 }
 
-fn describe_resolution(u: &Universe, r: &Resolution, optimal: bool, out: &mut String) {
+fn describe_resolution(
+    u: &Universe,
+    r: &Resolution,
+    cut: &Cut,
+    optimal: bool,
+    indent: &str,
+    out: &mut String,
+) {
     let ids = |v: Vec<String>| {
         if v.is_empty() {
             "-".to_string()
@@ -238,30 +245,50 @@ fn describe_resolution(u: &Universe, r: &Resolution, optimal: bool, out: &mut St
             v.join(", ")
         }
     };
-    let failed = sorted_ids(u, r.present.ones().filter(|&i| !r.succeeded.contains(i)));
+    let failed = sorted_ids(
+        u,
+        r.present
+            .ones()
+            .filter(|&i| !r.succeeded.contains(i) && !(i < u.n_declared && cut.contains(i))),
+    );
     let created = sorted_ids(u, r.present.ones().filter(|&i| i >= u.n_declared));
     let _ = writeln!(
         out,
-        "    succeed: {}{}",
+        "{indent}succeed: {}{}",
         ids(r.succeeded_ids(u)),
         if optimal { "   (optimal)" } else { "" }
     );
-    let _ = writeln!(out, "    fail:    {}", ids(failed));
+    let _ = writeln!(out, "{indent}fail:    {}", ids(failed));
     if !created.is_empty() {
-        let _ = writeln!(out, "    created: {}", created.join(", "));
+        let _ = writeln!(out, "{indent}created: {}", created.join(", "));
     }
+    let wi = if r.ways.len() > 1 {
+        format!("{indent}  ")
+    } else {
+        indent.to_string()
+    };
     for (k, w) in r.ways.iter().enumerate() {
-        let dead = r.deaths(u, w);
-        let label = if r.ways.len() > 1 {
-            format!("way {}: ", k + 1)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(out, "    {label}dies:    {}", ids(dead));
+        if r.ways.len() > 1 {
+            let _ = writeln!(out, "{indent}way {}:", k + 1);
+        }
+        if u.has_deflections() {
+            let mut t: Vec<String> = w
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| !t.is_empty())
+                .map(|(i, t)| {
+                    let names: Vec<&str> = t.iter().map(|&p| u.player_name(p)).collect();
+                    format!("{}->{}", u.effects[i].id, names.join(","))
+                })
+                .collect();
+            t.sort();
+            let _ = writeln!(out, "{wi}targets: {}", t.join(", "));
+        }
+        let _ = writeln!(out, "{wi}dies:    {}", ids(r.deaths(u, w)));
     }
 }
 
-fn describe_list(u: &Universe, rs: &[Resolution], indent: &str, out: &mut String) {
+fn describe_list(u: &Universe, rs: &[Resolution], cut: &Cut, indent: &str, out: &mut String) {
     let best = min_created(u, rs);
     for (k, r) in rs.iter().enumerate() {
         let _ = writeln!(
@@ -270,7 +297,8 @@ fn describe_list(u: &Universe, rs: &[Resolution], indent: &str, out: &mut String
             k + 1,
             r.present.count_ones(..)
         );
-        describe_resolution(u, r, Some(r.n_created(u)) == best, out);
+        let inner = format!("{indent}  ");
+        describe_resolution(u, r, cut, Some(r.n_created(u)) == best, &inner, out);
     }
 }
 
@@ -286,7 +314,7 @@ pub fn to_human(u: &Universe, a: &Analysis, seed: Option<u64>) -> String {
     let _ = writeln!(out, "classification: {}", a.classification().name());
     if !a.resolutions.is_empty() {
         let _ = writeln!(out, "acceptable resolutions: {}", a.resolutions.len());
-        describe_list(u, &a.resolutions, "  ", &mut out);
+        describe_list(u, &a.resolutions, &empty, "  ", &mut out);
     }
     if let Some(c) = &a.cuts {
         let levels = u.ensemble.priority_levels();
@@ -303,7 +331,7 @@ pub fn to_human(u: &Universe, a: &Analysis, seed: Option<u64>) -> String {
         );
         for (f, rs) in &c.optimal {
             let _ = writeln!(out, "  cut {{{}}}:", sorted_ids(u, f.ones()).join(", "));
-            describe_list(u, rs, "    ", &mut out);
+            describe_list(u, rs, f, "    ", &mut out);
         }
     }
     let outs = outcomes(u, a, &empty);
