@@ -249,7 +249,7 @@ fn describe_resolution(
         u,
         r.present
             .ones()
-            .filter(|&i| !r.succeeded.contains(i) && !(i < u.n_declared && cut.contains(i))),
+            .filter(|&i| !(r.succeeded.contains(i) || i < u.n_declared && cut.contains(i))),
     );
     let created = sorted_ids(u, r.present.ones().filter(|&i| i >= u.n_declared));
     let _ = writeln!(
