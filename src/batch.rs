@@ -197,7 +197,7 @@ pub fn resolve_one(job: &Job, opts: &Options) -> Record {
         .map(|r| (r.engine.to_string(), json!((r.ms * 1e3).round() / 1e3)))
         .collect();
     let mut rec = match c.verdict() {
-        Verdict::Agree(a) => {
+        Verdict::Agree(a) | Verdict::Alone(a) => {
             let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
             let (cuts, cost) = match &a.cuts {
                 Some(ca) => {
@@ -247,7 +247,16 @@ pub fn resolve_one(job: &Job, opts: &Options) -> Record {
     };
     rec.json["engines"] = json!(engines);
     rec.json["times_ms"] = Value::Object(times);
-    rec.json["cross_checked"] = json!(rec.status.is_ok() && c.runs.len() > 1);
+    rec.json["cross_checked"] = json!(matches!(c.verdict(), Verdict::Agree(_)) && c.runs.len() > 1);
+    let unfinished: Vec<&str> = c
+        .runs
+        .iter()
+        .filter(|r| r.result.is_err())
+        .map(|r| r.engine)
+        .collect();
+    if rec.status.is_ok() && !unfinished.is_empty() {
+        rec.json["unfinished"] = json!(unfinished);
+    }
     rec
 }
 
@@ -416,6 +425,7 @@ mod tests {
             diff: Differential {
                 engines,
                 brute_up_to: 0,
+                grace: None,
             },
             timeout: Some(Duration::from_millis(50)),
         };

@@ -11,10 +11,11 @@
 
 use crate::systems::ar::parse::{self, LoadError};
 use crate::systems::ar::{brute, direct, encode, Analysis, Universe};
-use crate::systems::spec::{Budget, Engine, Interrupted};
+use crate::systems::spec::{race, Budget, Engine, Interrupted, Job};
 use rayon::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use std::time::Instant;
 
 /// An ?AR engine as a trait object: any [`Engine`] from universes to analyses.
@@ -92,6 +93,9 @@ pub enum Verdict<'a> {
     Disagree,
     /// No engine panicked, but one was interrupted, so there is nothing to compare.
     Interrupted,
+    /// Some engines answered (and agree), the others were stopped after their grace
+    /// period: an answer, but not cross-checked.
+    Alone(&'a Analysis),
 }
 
 /// Every engine's answer to one night, in the order of [`Differential::engines`] (brute
@@ -109,17 +113,21 @@ impl Comparison {
         if self.runs.iter().any(panicked) {
             return Verdict::Disagree;
         }
-        let mut answers = Vec::with_capacity(self.runs.len());
-        for r in &self.runs {
-            match &r.result {
-                Ok(a) => answers.push(a),
-                Err(_) => return Verdict::Interrupted,
-            }
-        }
+        let answers: Vec<&Analysis> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.result.as_ref().ok())
+            .collect();
         match answers.split_first() {
-            Some((first, rest)) if rest.iter().all(|a| a == first) => Verdict::Agree(first),
+            Some((first, rest)) if rest.iter().all(|a| a == first) => {
+                if answers.len() == self.runs.len() {
+                    Verdict::Agree(first)
+                } else {
+                    Verdict::Alone(first)
+                }
+            }
             Some(_) => Verdict::Disagree,
-            None => Verdict::Disagree,
+            None => Verdict::Interrupted,
         }
     }
 
@@ -147,6 +155,8 @@ pub struct Differential<'a> {
     pub engines: Vec<&'a DynEngine>,
     /// Brute force also runs when the universe has at most this many effects (0: never).
     pub brute_up_to: usize,
+    /// Once one engine has answered, how long the others may go on (`None`: no bound).
+    pub grace: Option<Duration>,
 }
 
 /// Brute force runs up to this universe size in [`Differential::with_brute`]: it stays
@@ -159,6 +169,7 @@ impl Differential<'static> {
         Differential {
             engines: vec![&Direct, &Sat],
             brute_up_to: 0,
+            grace: None,
         }
     }
 }
@@ -169,17 +180,24 @@ impl<'a> Differential<'a> {
         Differential {
             engines,
             brute_up_to: BRUTE_UP_TO,
+            grace: None,
         }
     }
 
-    /// Runs every engine on `u` in parallel (rayon) and collects their answers.
+    /// Runs every engine on `u` in parallel (rayon, see [`race`]: after the first answer
+    /// the others get [`Differential::grace`]) and collects their answers.
     pub fn compare(&self, u: &Universe, budget: &Budget) -> Comparison {
         let mut engines = self.engines.clone();
         if self.brute_up_to > 0 && u.len() <= self.brute_up_to.min(brute::MAX_UNIVERSE) {
             engines.push(&Brute);
         }
-        let runs = engines.par_iter().map(|e| run_one(*e, u, budget)).collect();
-        Comparison { runs }
+        let jobs: Vec<Job<Run>> = engines
+            .into_iter()
+            .map(|e| -> Job<Run> { Box::new(move |b: &Budget| run_one(e, u, b)) })
+            .collect();
+        Comparison {
+            runs: race(budget, self.grace, jobs),
+        }
     }
 
     /// Whether the engines disagree on `ens` (the predicate the fuzzer shrinks with).
@@ -344,6 +362,7 @@ mod tests {
         let d = Differential {
             engines: vec![&Direct, &Panics],
             brute_up_to: 0,
+            grace: None,
         };
         let c = d.compare(&u, &Budget::new());
         assert!(c.disagrees());

@@ -269,6 +269,7 @@ mod tests {
         let diff = Differential {
             engines,
             brute_up_to: 0,
+            grace: None,
         };
         let s = run(&cfg, &diff, &|| {});
         let f = s.failure.expect("the planted bug is found");

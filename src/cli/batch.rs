@@ -51,6 +51,10 @@ pub struct Args {
     /// Which engine(s) answer; `both` runs direct and SAT in parallel and compares them.
     #[arg(long, value_enum, default_value = "both")]
     engine: BatchEngine,
+    /// With `both`: seconds the slower engine may go on after the faster one answered;
+    /// then the record is the faster engine's alone (`cross_checked: false`).
+    #[arg(long, value_parser = parse_seconds, default_value = "10")]
+    grace: Duration,
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
@@ -83,6 +87,7 @@ pub fn run(args: &Args) -> ExitCode {
         diff: Differential {
             engines,
             brute_up_to: 0,
+            grace: Some(args.grace),
         },
         timeout: args.timeout,
     };

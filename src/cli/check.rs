@@ -54,7 +54,7 @@ pub fn run(args: &Args) -> ExitCode {
                     rows.push(row(name, Some(stats), "agree"));
                     agree += 1;
                 }
-                Verdict::Disagree | Verdict::Interrupted => {
+                Verdict::Disagree | Verdict::Interrupted | Verdict::Alone(_) => {
                     eprintln!("{name}: the engines disagree; this is a bug in gordian.");
                     let answers: serde_json::Map<String, Value> = c
                         .runs

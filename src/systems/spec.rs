@@ -1,20 +1,32 @@
-//! What every system shares: the engine trait and the cancellation budget engines poll.
+//! What every system shares: the engine trait, the cancellation budget engines poll, and
+//! [`race`], which runs engines side by side and bounds how long the slower ones may take
+//! once one has answered.
 //!
-//! Invariant: an engine either answers completely or returns [`Interrupted`]; it never
-//! returns a partial answer as if it were whole.
+//! Invariants: an engine either answers completely or returns [`Interrupted`]; it never
+//! returns a partial answer as if it were whole. Cancelling a budget cancels every budget
+//! derived from it with [`Budget::child`], now and later.
 
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// An engine stopped because its budget was cancelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("interrupted: the engine's budget was cancelled")]
 pub struct Interrupted;
 
+#[derive(Debug, Default)]
+struct Inner {
+    flag: Arc<AtomicBool>,
+    children: Mutex<Vec<Budget>>,
+}
+
 /// A cancellation flag shared between an engine and whoever may stop it.
 #[derive(Clone, Debug, Default)]
 pub struct Budget {
-    cancel: Arc<AtomicBool>,
+    inner: Arc<Inner>,
 }
 
 impl Budget {
@@ -23,14 +35,37 @@ impl Budget {
         Budget::default()
     }
 
-    /// Asks every engine polling this budget to stop.
+    /// A budget cancelled with this one (and on its own by its own `cancel`).
+    pub fn child(&self) -> Budget {
+        let child = Budget::new();
+        let mut kids = self
+            .inner
+            .children
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        kids.push(child.clone());
+        if self.is_cancelled() {
+            child.cancel();
+        }
+        child
+    }
+
+    /// Asks every engine polling this budget (or a child of it) to stop.
     pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.inner.flag.store(true, Ordering::Relaxed);
+        let kids = self
+            .inner
+            .children
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for k in kids.iter() {
+            k.cancel();
+        }
     }
 
     /// Whether the budget was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
+        self.inner.flag.load(Ordering::Relaxed)
     }
 
     /// `Err(Interrupted)` once cancelled.
@@ -44,7 +79,7 @@ impl Budget {
 
     /// The shared flag (for layers such as the SAT solver wrapper that poll it directly).
     pub fn flag(&self) -> Arc<AtomicBool> {
-        self.cancel.clone()
+        self.inner.flag.clone()
     }
 }
 
@@ -54,4 +89,96 @@ pub trait Engine<I: ?Sized, A> {
     fn name(&self) -> &'static str;
     /// Solves the instance completely, or stops with [`Interrupted`].
     fn solve(&self, instance: &I, budget: &Budget) -> Result<A, Interrupted>;
+}
+
+/// One job of a [`race`]: it gets its own budget, a child of the race's.
+pub type Job<'a, T> = Box<dyn FnOnce(&Budget) -> T + Send + 'a>;
+
+/// Runs the jobs in parallel (rayon), each with a child budget of `budget`. Once the
+/// first job returns, the others get `grace` more time; then their budgets are cancelled
+/// (engines answer `Interrupted`). With `grace = None` every job runs to the end.
+/// Results come back in the order of `jobs`.
+pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_, T>>) -> Vec<T> {
+    let budgets: Vec<Budget> = jobs.iter().map(|_| budget.child()).collect();
+    let n = jobs.len();
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<usize>();
+        if let Some(grace) = grace {
+            let budgets = &budgets;
+            scope.spawn(move || {
+                let Ok(first) = rx.recv() else { return };
+                let mut done = vec![false; n];
+                done[first] = true;
+                let deadline = Instant::now() + grace;
+                while !done.iter().all(|&d| d) {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    match rx.recv_timeout(left) {
+                        Ok(i) => done[i] = true,
+                        Err(RecvTimeoutError::Timeout) => {
+                            for (b, _) in budgets.iter().zip(&done).filter(|(_, &d)| !d) {
+                                b.cancel();
+                            }
+                            return;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+            });
+        }
+        jobs.into_par_iter()
+            .enumerate()
+            .map_with(tx, |tx, (i, job)| {
+                let out = job(&budgets[i]);
+                let _ = tx.send(i);
+                out
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job that waits for its budget to be cancelled (or 5 s), saying whether it was.
+    fn patient(b: &Budget) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(5) {
+            if b.is_cancelled() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        false
+    }
+
+    #[test]
+    fn cancelling_a_budget_cancels_its_children() {
+        let b = Budget::new();
+        let c = b.child();
+        let g = c.child();
+        assert!(!g.is_cancelled());
+        b.cancel();
+        assert!(c.is_cancelled() && g.is_cancelled());
+        assert!(
+            b.child().is_cancelled(),
+            "a child of a cancelled budget starts cancelled"
+        );
+        let other = Budget::new();
+        other.child().cancel();
+        assert!(!other.is_cancelled(), "a child does not cancel its parent");
+    }
+
+    #[test]
+    fn the_slower_job_is_cancelled_after_the_grace_period() {
+        let jobs: Vec<Job<bool>> = vec![Box::new(|_| false), Box::new(patient)];
+        let out = race(&Budget::new(), Some(Duration::from_millis(20)), jobs);
+        assert_eq!(out, vec![false, true]);
+    }
+
+    #[test]
+    fn without_grace_every_job_runs_to_its_end() {
+        let jobs: Vec<Job<u32>> = vec![Box::new(|_| 1), Box::new(|_| 2)];
+        assert_eq!(race(&Budget::new(), None, jobs), vec![1, 2]);
+    }
 }

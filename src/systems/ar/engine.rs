@@ -8,7 +8,11 @@
 use super::resolution::{Analysis, Cut};
 use super::universe::Universe;
 use super::{brute, direct, encode, semantics};
-use crate::systems::spec::{Budget, Interrupted};
+use crate::systems::spec::{race, Budget, Interrupted, Job};
+use std::time::Duration;
+
+/// How long the slower engine may go on after the faster one answered, by default.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
 /// Which engine(s) answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +38,8 @@ pub struct Answer {
     pub cross_checked: bool,
     /// When the engines disagree: (direct, SAT).
     pub disagreement: Option<(Analysis, Analysis)>,
+    /// An engine that was asked but stopped after its grace period ran out.
+    pub unfinished: Option<&'static str>,
 }
 
 /// Why no answer came back.
@@ -47,13 +53,26 @@ pub enum SolveError {
     TooLarge(usize),
 }
 
-/// Runs the chosen engine(s) on `u`.
+/// Runs the chosen engine(s) on `u`, with [`DEFAULT_GRACE`] for the slower of two.
 pub fn solve(u: &Universe, kind: EngineKind, budget: &Budget) -> Result<Answer, SolveError> {
+    solve_with(u, kind, budget, Some(DEFAULT_GRACE))
+}
+
+/// Runs the chosen engine(s) on `u`. With [`EngineKind::Both`], once one engine has
+/// answered the other gets `grace` more time (`None`: unbounded); if it runs out, the
+/// answer is the first engine's alone, and says so.
+pub fn solve_with(
+    u: &Universe,
+    kind: EngineKind,
+    budget: &Budget,
+    grace: Option<Duration>,
+) -> Result<Answer, SolveError> {
     let single = |analysis, engine| Answer {
         analysis,
         engine,
         cross_checked: false,
         disagreement: None,
+        unfinished: None,
     };
     match kind {
         EngineKind::Direct => Ok(single(direct::analyse(u, budget)?, "direct")),
@@ -63,22 +82,37 @@ pub fn solve(u: &Universe, kind: EngineKind, budget: &Budget) -> Result<Answer, 
             Ok(single(a, "brute"))
         }
         EngineKind::Both => {
-            let (d, s) = rayon::join(|| direct::analyse(u, budget), || encode::analyse(u, budget));
-            let (d, s) = (d?, s?);
-            if d == s {
-                Ok(Answer {
+            let jobs: Vec<Job<Result<Analysis, Interrupted>>> = vec![
+                Box::new(|b: &Budget| direct::analyse(u, b)),
+                Box::new(|b: &Budget| encode::analyse(u, b)),
+            ];
+            let mut out = race(budget, grace, jobs).into_iter();
+            let (d, s) = (out.next().expect("two jobs"), out.next().expect("two jobs"));
+            budget.check()?;
+            match (d, s) {
+                (Ok(d), Ok(s)) if d == s => Ok(Answer {
                     analysis: d,
                     engine: "both",
                     cross_checked: true,
                     disagreement: None,
-                })
-            } else {
-                Ok(Answer {
+                    unfinished: None,
+                }),
+                (Ok(d), Ok(s)) => Ok(Answer {
                     analysis: d.clone(),
                     engine: "both",
                     cross_checked: false,
                     disagreement: Some((d, s)),
-                })
+                    unfinished: None,
+                }),
+                (Ok(d), Err(_)) => Ok(Answer {
+                    unfinished: Some("sat"),
+                    ..single(d, "direct")
+                }),
+                (Err(_), Ok(s)) => Ok(Answer {
+                    unfinished: Some("direct"),
+                    ..single(s, "sat")
+                }),
+                (Err(e), Err(_)) => Err(e.into()),
             }
         }
     }

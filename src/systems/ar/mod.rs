@@ -14,7 +14,7 @@ pub mod universe;
 #[cfg(test)]
 mod tests;
 
-pub use engine::{self_check, solve, Answer, EngineKind, SolveError};
+pub use engine::{self_check, solve, solve_with, Answer, EngineKind, SolveError, DEFAULT_GRACE};
 pub use model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
 pub use resolution::{Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap};
 pub use universe::Universe;
