@@ -3,7 +3,7 @@
 //! baseline), so the figures survive a noisy machine. Rounds alternate between engines;
 //! the median round counts.
 
-use gordian::gen::ar::{night, NightParams};
+use gordian::gen::ar::small_night;
 use gordian::systems::ar::{self, EngineKind, Universe};
 use gordian::systems::spec::Budget;
 use rayon::prelude::*;
@@ -11,15 +11,7 @@ use std::time::Instant;
 
 fn main() {
     let nights: Vec<Universe> = (0..10_000u64)
-        .map(|seed| {
-            let params = NightParams {
-                players: 12,
-                effects: 4 + (seed % 9) as usize,
-                priority_levels: 3,
-                ..NightParams::default()
-            };
-            Universe::new(&night(&params, seed))
-        })
+        .map(|seed| Universe::new(&small_night(seed)))
         .collect();
     let engines = [
         ("direct", EngineKind::Direct),

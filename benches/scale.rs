@@ -2,7 +2,7 @@
 //! cutting large random paradoxes, and enumerating thousands of resolutions.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gordian::gen::ar::{night, NightParams};
+use gordian::gen::ar::{night, small_night, NightParams};
 use gordian::systems::ar::{self, encode, EngineKind, Ensemble, Universe};
 use gordian::systems::spec::Budget;
 use std::hint::black_box;
@@ -10,15 +10,7 @@ use std::hint::black_box;
 /// `count` random 12-player nights of 4 to 12 effects, every kind and passives.
 fn small_nights(count: u64) -> Vec<Universe> {
     (0..count)
-        .map(|seed| {
-            let params = NightParams {
-                players: 12,
-                effects: 4 + (seed % 9) as usize,
-                priority_levels: 3,
-                ..NightParams::default()
-            };
-            Universe::new(&night(&params, seed))
-        })
+        .map(|seed| Universe::new(&small_night(seed)))
         .collect()
 }
 
