@@ -3,21 +3,49 @@
 //! Variables: for every universe effect u, `s[u]` (u is in S) and `live[u]` (u is in R and
 //! not cut: `!x[f]` for a declared effect f with cut variable `x[f]`, a fresh creation
 //! variable for a created effect). For every pair (a, y) where a could make y fail, an
-//! activation literal `act(a, y) <-> s[a] and cond(a, y)` (cond: no succeeding unblockable
-//! passive of y's actor, for blocks). Clauses:
+//! activation literal `act(a, y) <-> s[a] and cond(a, y)` (cond: the final targets meet as
+//! the kind requires, and for blocks no succeeding unblockable passive of y's actor).
+//! Clauses:
 //!
 //! * `s[u] -> live[u]`; `s[y] -> !act(a, y)` for every a;
 //! * `live[y] and !s[y] -> OR_a act(a, y)` (an effect of R\S necessarily fails);
-//! * for a created c(p, v): `live[c] <-> s[p] and OR_g s[g]` over the actions g of v
-//!   whose final targets include p's owner (creation).
+//! * for a created c(p, v): `live[c] <-> s[p] and OR_g (s[g] and owner(p) in rho(g))` over
+//!   the actions g of v (creation).
 //!
-//! Final targets are constants here (declared targets); every place that reads a final
-//! target goes through [`Encoding::targets`] so that redirection can turn them into
-//! variables without touching the rest.
+//! **Redirection.** Processing an active deflection g of player d whose slot is at c != d
+//! moves every slot at d to c, and afterwards no slot is ever at d again (a slot only
+//! arrives at a player when a deflection whose slot points there is processed, and none
+//! points at d any more). So processing g contracts d into c in the functional graph
+//! "active deflector -> where its slot is", and a slot ends at a node that is never
+//! contracted: a player without an active deflection, or in each cycle of active
+//! deflections the one processed last (its slot then points at itself; it moves nothing).
+//! Contraction keeps where paths lead, so a slot declared at p ends where the path
+//! p -> T(p) -> ... of active deflections stops, or at the chosen node of the cycle it runs
+//! into, and every choice of one node per cycle comes from some order (process it last).
+//! Hence, with `end[p]` the final position of a slot declared at p and g the deflection of
+//! p (target T):
+//!
+//! * `end[p]` is one-hot over `Universe::reach[p]` (a constant when that is `{p}`);
+//! * `!s[g] -> end[p] = p` and `s[g] -> end[p] = end[T]` (a cycle of active deflections
+//!   gets one free common value among its nodes: the ways);
+//! * every slot declared at p ends at `end[p]`; every place that reads a final target goes
+//!   through [`Encoding::at`].
+//!
+//! Without a deflection some slot can reach, everything is constant and the clauses are
+//! exactly those of declared targets. Size: for each player p some slot can reach with
+//! r_p = |reach[p]| > 1 (r_p <= 1 + the deflections along p's chain): r_p variables and
+//! r_p(r_p - 1)/2 + 2r_p + 2 clauses, independent of the number of slots and polynomial
+//! in the number of deflections (no processing orders are enumerated). Reading final
+//! targets then costs Tseitin gates: `at(i, p)` (an OR over i's slots, when i has several)
+//! and `shares(a, y)` (an AND per common player and an OR), only for pairs whose final
+//! targets are not constant.
 //!
 //! Invariants: the encoder owns its decoding (`decode_*`); projections are exactly the
-//! success and creation variables (resolutions) or the cut variables (cuts), so each
-//! resolution and each cut is enumerated once; the encoding never calls the direct engine.
+//! success, creation and non-constant `end` variables (resolutions: distinct `end` values
+//! under one (R, S) are distinct ways, since each free value is a cycle of deflections in
+//! S whose own slots show it; models with the same (R, S) are grouped into one resolution)
+//! or the cut variables (cuts), so each (resolution, way) and each cut is enumerated once;
+//! the encoding never calls the direct engine.
 
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{
@@ -27,7 +55,18 @@ use super::universe::{Ix, Origin, Universe};
 use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, Solver};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
+
+/// The possible final positions of one action slot: (player, literal "the slot ends
+/// there"), exactly one literal true in every model. A single entry holds the constant-true
+/// literal.
+type Positions = Vec<(Player, Lit)>;
+
+/// The literal of `p` in `pos` (constant false if the slot cannot be at `p`).
+fn lit_at(pos: &Positions, p: Player, no: Lit) -> Lit {
+    pos.iter().find(|&&(q, _)| q == p).map_or(no, |&(_, l)| l)
+}
 
 /// The encoding of one universe on one incremental solver.
 pub struct Encoding<'u> {
@@ -37,7 +76,10 @@ pub struct Encoding<'u> {
     s: Vec<Lit>,
     live: Vec<Lit>,
     x: Vec<Lit>,
-    rho: TargetMap,
+    /// `end[p]`: where a slot declared at player p ends.
+    end: Vec<Positions>,
+    /// Cache of [`Encoding::at`].
+    at_cache: HashMap<(Ix, Player), Lit>,
 }
 
 impl<'u> Encoding<'u> {
@@ -57,65 +99,213 @@ impl<'u> Encoding<'u> {
                 }
             })
             .collect();
-        let rho = (0..n)
-            .map(|i| {
-                let e = &u.effects[i];
-                if e.action().is_some() {
-                    e.targets.clone()
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
+        let t = solver.true_lit();
+        let end = (0..u.n_players() as Player).map(|p| vec![(p, t)]).collect();
         let mut enc = Encoding {
             u,
             solver,
             s,
             live,
             x,
-            rho,
+            end,
+            at_cache: HashMap::new(),
         };
+        enc.encode_redirection();
         enc.encode();
         enc
     }
 
-    /// The final targets of effect `i` (constants for now).
-    fn targets(&self, i: Ix) -> &[Player] {
-        &self.rho[i]
+    /// The players where a slot can end elsewhere than where it is declared, in projection
+    /// order, with their possible final positions.
+    fn movable(&self) -> impl Iterator<Item = &Positions> {
+        self.end.iter().filter(|pos| pos.len() > 1)
     }
 
-    fn shares(&self, a: Ix, b: Ix) -> bool {
-        self.targets(a).iter().any(|t| self.targets(b).contains(t))
+    /// How many players have a final position that depends on the model (0 exactly when
+    /// redirection cannot move any slot).
+    pub fn movable_players(&self) -> usize {
+        self.movable().count()
+    }
+
+    /// Adds a clause, dropping constant-false literals; a clause holding the constant-true
+    /// literal is satisfied and skipped.
+    fn clause(&mut self, lits: &[Lit]) {
+        let t = self.solver.true_lit();
+        if lits.contains(&t) {
+            return;
+        }
+        let v: Vec<Lit> = lits.iter().copied().filter(|&l| l != !t).collect();
+        self.solver.add_clause(&v);
+    }
+
+    /// A literal equivalent to the conjunction, folding constants (no variable is created
+    /// when the result is constant or a single literal).
+    fn and(&mut self, lits: &[Lit]) -> Lit {
+        let t = self.solver.true_lit();
+        if lits.contains(&!t) {
+            return !t;
+        }
+        let mut v: Vec<Lit> = Vec::with_capacity(lits.len());
+        for &l in lits {
+            if l != t && !v.contains(&l) {
+                v.push(l);
+            }
+        }
+        self.solver.and(&v)
+    }
+
+    /// A literal equivalent to the disjunction, folding constants.
+    fn or(&mut self, lits: &[Lit]) -> Lit {
+        let negated: Vec<Lit> = lits.iter().map(|&l| !l).collect();
+        !self.and(&negated)
+    }
+
+    /// Exactly one of `lits` (a clause and pairwise exclusions).
+    fn exactly_one(&mut self, lits: &[Lit]) {
+        self.clause(lits);
+        self.at_most_one(lits);
+    }
+
+    fn at_most_one(&mut self, lits: &[Lit]) {
+        for (i, &a) in lits.iter().enumerate() {
+            for &b in &lits[i + 1..] {
+                self.clause(&[!a, !b]);
+            }
+        }
+    }
+
+    /// Encodes the final position `end[p]` of a slot declared at p (see the module
+    /// documentation), for every player some slot can reach through a deflection.
+    fn encode_redirection(&mut self) {
+        let u = self.u;
+        let t = self.solver.true_lit();
+        // Players some slot can be at: the reach of every declared target (closed under
+        // deflection, as reach sets are).
+        let mut needed = vec![false; u.n_players()];
+        for e in u.effects.iter().filter(|e| e.action().is_some()) {
+            for &p in &e.targets {
+                for &q in &u.reach[p as usize] {
+                    needed[q as usize] = true;
+                }
+            }
+        }
+        for (p, &need) in needed.iter().enumerate() {
+            if need && u.reach[p].len() > 1 {
+                self.end[p] = u.reach[p]
+                    .iter()
+                    .map(|&q| (q, self.solver.new_lit()))
+                    .collect();
+            }
+        }
+        for p in 0..u.n_players() {
+            if self.end[p].len() == 1 {
+                continue;
+            }
+            let g = u.deflector[p].expect("a player reaching others deflects");
+            let next = u.effects[g].targets[0] as usize;
+            let active = self.s[g];
+            let pos = self.end[p].clone();
+            let lits: Vec<Lit> = pos.iter().map(|&(_, l)| l).collect();
+            self.exactly_one(&lits);
+            // Inactive: the slot stays at p.
+            let here = lit_at(&pos, p as Player, !t);
+            self.clause(&[active, here]);
+            // Active: it ends where a slot declared at p's deflection target ends.
+            for &(q, l) in &pos {
+                let there = lit_at(&self.end[next], q, !t);
+                self.clause(&[!active, !l, there]);
+                self.clause(&[!active, l, !there]);
+            }
+        }
+    }
+
+    /// The one accessor of final targets: a literal true iff some final target of effect
+    /// `i` is `p` (constant when redirection cannot change it).
+    fn at(&mut self, i: Ix, p: Player) -> Lit {
+        if let Some(&l) = self.at_cache.get(&(i, p)) {
+            return l;
+        }
+        let f = self.solver.false_lit();
+        let lits: Vec<Lit> = self.u.effects[i]
+            .targets
+            .iter()
+            .map(|&d| lit_at(&self.end[d as usize], p, f))
+            .collect();
+        let l = self.or(&lits);
+        self.at_cache.insert((i, p), l);
+        l
+    }
+
+    /// The players effect `i` can finally target.
+    fn possible(&self, i: Ix) -> Vec<Player> {
+        let mut v: Vec<Player> = self.u.effects[i]
+            .targets
+            .iter()
+            .flat_map(|&d| self.end[d as usize].iter().map(|&(p, _)| p))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// A literal true iff a and b share a final target.
+    fn shares(&mut self, a: Ix, b: Ix) -> Lit {
+        let t = self.solver.true_lit();
+        let pb = self.possible(b);
+        let mut terms = Vec::new();
+        for p in self.possible(a) {
+            if !pb.contains(&p) {
+                continue;
+            }
+            let (la, lb) = (self.at(a, p), self.at(b, p));
+            let l = self.and(&[la, lb]);
+            if l == t {
+                return t;
+            }
+            terms.push(l);
+        }
+        self.or(&terms)
     }
 
     /// The extra conditions (besides `s[a]`) under which a makes y fail, or `None` if it
     /// never does.
-    fn attack_condition(&self, a: Ix, y: Ix) -> Option<Vec<Lit>> {
+    fn attack_condition(&mut self, a: Ix, y: Ix) -> Option<Vec<Lit>> {
         let u = self.u;
         let (ae, ye) = (&u.effects[a], &u.effects[y]);
         let yk = ye.action()?;
+        let t = self.solver.true_lit();
         let hit = match ae.kind {
-            Kind::Action(ActionKind::Block) => {
-                if ye.is_submitted_action() && self.targets(a).contains(&ye.actor) {
-                    let guards = (0..u.n_declared)
-                        .filter(|&g| {
-                            u.effects[g].kind == Kind::Passive(PassiveKind::Unblockable)
-                                && u.effects[g].actor == ye.actor
-                        })
-                        .map(|g| !self.s[g])
-                        .collect();
-                    return Some(guards);
+            Kind::Action(ActionKind::Block) if ye.is_submitted_action() => {
+                let on = self.at(a, ye.actor);
+                if on == !t {
+                    return None;
                 }
-                false
+                let mut guards: Vec<Lit> = (0..u.n_declared)
+                    .filter(|&g| {
+                        u.effects[g].kind == Kind::Passive(PassiveKind::Unblockable)
+                            && u.effects[g].actor == ye.actor
+                    })
+                    .map(|g| !self.s[g])
+                    .collect();
+                if on != t {
+                    guards.push(on);
+                }
+                return Some(guards);
             }
-            Kind::Action(ActionKind::Stop) => yk != ActionKind::Stop && self.shares(a, y),
-            Kind::Action(ActionKind::Protect) => yk == ActionKind::Kill && self.shares(a, y),
-            Kind::Passive(PassiveKind::Bulletproof) => {
-                yk == ActionKind::Kill && self.targets(y).contains(&ae.actor)
+            Kind::Action(ActionKind::Stop) if yk != ActionKind::Stop => self.shares(a, y),
+            Kind::Action(ActionKind::Protect) if yk == ActionKind::Kill => self.shares(a, y),
+            Kind::Passive(PassiveKind::Bulletproof) if yk == ActionKind::Kill => {
+                self.at(y, ae.actor)
             }
-            _ => false,
+            _ => !t,
         };
-        hit.then(Vec::new)
+        if hit == !t {
+            None
+        } else if hit == t {
+            Some(Vec::new())
+        } else {
+            Some(vec![hit])
+        }
     }
 
     fn encode(&mut self) {
@@ -143,18 +333,26 @@ impl<'u> Encoding<'u> {
             clause.extend(fails);
             self.solver.add_clause(&clause);
         }
+        let t = self.solver.true_lit();
         for c in u.n_declared..n {
             let Origin::Created { passive, visitor } = u.effects[c].origin else {
                 unreachable!("universe effects past n_declared are created")
             };
             let owner = u.effects[passive].actor;
-            let triggers: Vec<Lit> = (0..n)
-                .filter(|&g| {
-                    let ge = &u.effects[g];
-                    ge.action().is_some() && ge.actor == visitor && self.targets(g).contains(&owner)
-                })
-                .map(|g| self.s[g])
-                .collect();
+            let mut triggers: Vec<Lit> = Vec::new();
+            for g in 0..n {
+                let ge = &u.effects[g];
+                if ge.action().is_none() || ge.actor != visitor {
+                    continue;
+                }
+                let on = self.at(g, owner);
+                if on == t {
+                    triggers.push(self.s[g]);
+                } else if on != !t {
+                    let both = self.and(&[self.s[g], on]);
+                    triggers.push(both);
+                }
+            }
             let any = self.solver.or(&triggers);
             let both = self.solver.and(&[self.s[passive], any]);
             self.solver.add_clause(&[!self.live[c], both]);
@@ -174,11 +372,18 @@ impl<'u> Encoding<'u> {
     fn resolution_projection(&self) -> Vec<Lit> {
         let mut p = self.s.clone();
         p.extend_from_slice(&self.live[self.u.n_declared..]);
+        for pos in self.movable() {
+            p.extend(pos.iter().map(|&(_, l)| l));
+        }
         p
     }
 
-    /// Decodes a projected model of [`Self::resolution_projection`] into a resolution.
-    fn decode_resolution(&self, values: &[bool], cut: &Cut) -> Resolution {
+    /// Decodes a projected model of [`Self::resolution_projection`] into R, S and one way.
+    fn decode_resolution(
+        &self,
+        values: &[bool],
+        cut: &Cut,
+    ) -> (FixedBitSet, FixedBitSet, TargetMap) {
         let u = self.u;
         let n = u.len();
         let mut succeeded = FixedBitSet::with_capacity(n);
@@ -190,24 +395,38 @@ impl<'u> Encoding<'u> {
         for c in u.n_declared..n {
             present.set(c, values[n + c - u.n_declared]);
         }
+        let mut rest = &values[2 * n - u.n_declared..];
+        let end: Vec<Player> = self
+            .end
+            .iter()
+            .map(|pos| {
+                if pos.len() == 1 {
+                    return pos[0].0;
+                }
+                let (vals, tail) = rest.split_at(pos.len());
+                rest = tail;
+                let k = vals
+                    .iter()
+                    .position(|&b| b)
+                    .expect("exactly one final position is true");
+                pos[k].0
+            })
+            .collect();
         let way = (0..n)
             .map(|i| {
+                let e = &u.effects[i];
                 let is_cut = i < u.n_declared && cut.contains(i);
-                if present.contains(i) && !is_cut {
-                    self.rho[i].clone()
+                if present.contains(i) && !is_cut && e.action().is_some() {
+                    e.targets.iter().map(|&d| end[d as usize]).collect()
                 } else {
                     Vec::new()
                 }
             })
             .collect();
-        Resolution {
-            present,
-            succeeded,
-            ways: vec![way],
-        }
+        (present, succeeded, way)
     }
 
-    /// Every acceptable resolution of E[cut], by projected enumeration.
+    /// Every acceptable resolution of E[cut] with all its ways, by projected enumeration.
     pub fn resolutions(&mut self, cut: &Cut) -> Result<Vec<Resolution>, Interrupted> {
         let assumptions = self.cut_assumptions(cut);
         let projection = self.resolution_projection();
@@ -219,11 +438,22 @@ impl<'u> Encoding<'u> {
         if e.end != EnumerationEnd::Complete {
             return Err(Interrupted);
         }
-        let mut rs: Vec<Resolution> = models
-            .iter()
-            .map(|v| self.decode_resolution(v, cut))
+        let mut grouped: BTreeMap<(FixedBitSet, FixedBitSet), Vec<TargetMap>> = BTreeMap::new();
+        for v in &models {
+            let (present, succeeded, way) = self.decode_resolution(v, cut);
+            grouped.entry((present, succeeded)).or_default().push(way);
+        }
+        let mut rs: Vec<Resolution> = grouped
+            .into_iter()
+            .map(|((present, succeeded), ways)| Resolution {
+                present,
+                succeeded,
+                ways,
+            })
             .collect();
         canonicalize_resolutions(self.u, &mut rs);
+        // Slots outside R never move, so no two models decode to the same way.
+        debug_assert_eq!(models.len(), rs.iter().map(|r| r.ways.len()).sum::<usize>());
         Ok(rs)
     }
 
@@ -284,4 +514,328 @@ pub fn analyse(u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
 /// The DIMACS CNF of the encoding (cut variables free).
 pub fn dimacs(u: &Universe) -> String {
     Encoding::new(u, &Budget::new()).solver.to_dimacs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::ar::{night, NightParams};
+    use crate::systems::ar::model::Ensemble;
+    use crate::systems::ar::resolution::{sorted_ids, Classification};
+    use crate::systems::ar::{brute, semantics};
+    use proptest::prelude::*;
+
+    /// SAT and brute force on one night: they must agree; every way is re-checked by the
+    /// reference semantics.
+    fn analyse_both(ens: &Ensemble) -> (Universe, Analysis) {
+        let u = Universe::new(ens);
+        let sat = analyse(&u, &Budget::new()).expect("not interrupted");
+        let brute = brute::analyse(&u).expect("small universe");
+        assert_eq!(sat, brute, "SAT and brute force disagree");
+        let none = Cut::with_capacity(u.n_declared);
+        for r in &sat.resolutions {
+            for w in &r.ways {
+                semantics::check(&u, &none, &r.present, &r.succeeded, w).expect("acceptable");
+            }
+        }
+        (u, sat)
+    }
+
+    /// The ways of a resolution as `id -> final target names`, uncut actions of R only.
+    fn ways(u: &Universe, r: &Resolution) -> Vec<Vec<(String, Vec<String>)>> {
+        let mut ws: Vec<Vec<(String, Vec<String>)>> = r
+            .ways
+            .iter()
+            .map(|w| {
+                w.iter()
+                    .enumerate()
+                    .filter(|(_, t)| !t.is_empty())
+                    .map(|(i, t)| {
+                        let names = t.iter().map(|&p| u.player_name(p).to_string()).collect();
+                        (u.effects[i].id.clone(), names)
+                    })
+                    .collect()
+            })
+            .collect();
+        ws.sort();
+        ws
+    }
+
+    /// Every listed effect ends at `to`.
+    fn all_at(ids: &[&str], to: &str) -> Vec<(String, Vec<String>)> {
+        ids.iter()
+            .map(|id| (id.to_string(), vec![to.to_string()]))
+            .collect()
+    }
+
+    #[test]
+    fn two_deflectors_have_one_resolution_with_two_ways() {
+        // Order (e1, e2): e1 (actor D1, at D2) moves e2's slot from D1 to D2; e2 (actor D2,
+        // now at D2) moves e1's slot from D2 to D2: everything at D2. The other order:
+        // everything at D1.
+        let (u, a) = analyse_both(&Ensemble::from_triples(&[
+            ("D1", "deflect", &["D2"]),
+            ("D2", "deflect", &["D1"]),
+        ]));
+        assert_eq!(a.classification(), Classification::QuasiParadox);
+        assert_eq!(a.resolutions.len(), 1);
+        let r = &a.resolutions[0];
+        assert_eq!(r.succeeded_ids(&u), vec!["e1", "e2"]);
+        assert_eq!(
+            ways(&u, r),
+            vec![all_at(&["e1", "e2"], "D1"), all_at(&["e1", "e2"], "D2")]
+        );
+    }
+
+    #[test]
+    fn deflector_chain_is_a_non_paradox_ending_at_x() {
+        // (e2, e3): e1 goes D1 -> D2, then e1 and e2 go D2 -> X. (e3, e2): e2 goes D2 -> X,
+        // then e1 goes D1 -> X (e2's current target). One way: everything at X.
+        let (u, a) = analyse_both(&Ensemble::from_triples(&[
+            ("V", "visit", &["D1"]),
+            ("D1", "deflect", &["D2"]),
+            ("D2", "deflect", &["X"]),
+        ]));
+        assert_eq!(a.classification(), Classification::NonParadox);
+        let r = &a.resolutions[0];
+        assert_eq!(r.succeeded_ids(&u), vec!["e1", "e2", "e3"]);
+        assert_eq!(ways(&u, r), vec![all_at(&["e1", "e2", "e3"], "X")]);
+    }
+
+    #[test]
+    fn seeds_paradox_is_a_quasi_paradox_with_two_ways() {
+        // (e2, e3): e1 and e3 go D1 -> D2, then e3 (at D2) moves e1, e2 to D2: all at D2.
+        // (e3, e2): e2 goes D2 -> D1, then e2 (at D1) moves e1, e3 to D1: all at D1.
+        let (u, a) = analyse_both(&Ensemble::from_triples(&[
+            ("V", "visit", &["D1"]),
+            ("D1", "deflect", &["D2"]),
+            ("D2", "deflect", &["D1"]),
+        ]));
+        assert_eq!(a.classification(), Classification::QuasiParadox);
+        assert_eq!(a.resolutions.len(), 1);
+        let r = &a.resolutions[0];
+        assert_eq!(r.succeeded_ids(&u), vec!["e1", "e2", "e3"]);
+        let ids = ["e1", "e2", "e3"];
+        assert_eq!(ways(&u, r), vec![all_at(&ids, "D1"), all_at(&ids, "D2")]);
+    }
+
+    #[test]
+    fn a_cycle_of_k_deflectors_has_k_ways() {
+        // Whichever deflector of the cycle is processed last keeps everything: 8 ways (8!
+        // processing orders), found without enumerating orders.
+        let k = 8;
+        let names: Vec<String> = (0..k).map(|i| format!("D{i}")).collect();
+        let visitors: Vec<String> = (0..k).map(|i| format!("V{i}")).collect();
+        let mut triples: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+        for i in 0..k {
+            triples.push((&names[i], "deflect", vec![&names[(i + 1) % k]]));
+            triples.push((&visitors[i], "visit", vec![&names[i]]));
+        }
+        let borrowed: Vec<(&str, &str, &[&str])> = triples
+            .iter()
+            .map(|(a, k, t)| (*a, *k, t.as_slice()))
+            .collect();
+        let u = Universe::new(&Ensemble::from_triples(&borrowed));
+        let a = analyse(&u, &Budget::new()).expect("not interrupted");
+        assert_eq!(a.resolutions.len(), 1);
+        let ids: Vec<String> = u.effects.iter().map(|e| e.id.clone()).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let mut want: Vec<_> = names.iter().map(|d| all_at(&ids, d)).collect();
+        want.sort();
+        assert_eq!(ways(&u, &a.resolutions[0]), want);
+    }
+
+    /// `P5 deflect P2`, `P2 stop P5` (found by the fuzzer). By hand: S = {} leaves e1
+    /// unattacked; S = {e2} leaves rho declared (e1 at P2, e2 at P5), so e2 does not stop
+    /// e1; S = {e1} moves e2 to P2 but nothing fails e2; S = {e1, e2} moves e2 to P2 and e2
+    /// stops e1. A paradox. Cutting either effect leaves the other succeeding alone.
+    fn deflected_stopper() -> Ensemble {
+        Ensemble::from_triples(&[("P5", "deflect", &["P2"]), ("P2", "stop", &["P5"])])
+    }
+
+    fn cut_names(u: &Universe, a: &Analysis) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+        let c = a.cuts.as_ref().expect("paradox has cuts");
+        c.optimal
+            .iter()
+            .map(|(f, rs)| {
+                let ss = rs.iter().map(|r| r.succeeded_ids(u)).collect();
+                (sorted_ids(u, f.ones()), ss)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn deflected_stopper_is_a_paradox() {
+        // Default priorities: deflect 1, stop 3, so cutting the stop (cost [0, 1]) beats
+        // cutting the deflection (cost [1, 0]).
+        let (u, a) = analyse_both(&deflected_stopper());
+        assert_eq!(a.classification(), Classification::Paradox);
+        assert_eq!(a.cuts.as_ref().map(|c| c.cost.clone()), Some(vec![0, 1]));
+        assert_eq!(
+            cut_names(&u, &a),
+            vec![(vec!["e2".into()], vec![vec!["e1".into()]])]
+        );
+        // Equal priorities: both singletons are optimal.
+        let mut ens = deflected_stopper();
+        for e in &mut ens.effects {
+            e.priority = 0;
+        }
+        let (u, a) = analyse_both(&ens);
+        assert_eq!(a.classification(), Classification::Paradox);
+        assert_eq!(a.cuts.as_ref().map(|c| c.cost.clone()), Some(vec![1]));
+        assert_eq!(
+            cut_names(&u, &a),
+            vec![
+                (vec!["e1".into()], vec![vec!["e2".into()]]),
+                (vec!["e2".into()], vec![vec!["e1".into()]]),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_deflection_means_constant_final_targets() {
+        let ens = Ensemble::from_triples(&[
+            ("R1", "block", &["R2"]),
+            ("R2", "stop", &["R1", "V"]),
+            ("V", "reflexive:kill", &[]),
+        ]);
+        let u = Universe::new(&ens);
+        let enc = Encoding::new(&u, &Budget::new());
+        assert_eq!(enc.movable_players(), 0);
+        // A deflection nobody else can reach moves nothing either.
+        let ens = Ensemble::from_triples(&[("D", "deflect", &["X"]), ("V", "visit", &["X"])]);
+        let u = Universe::new(&ens);
+        assert_eq!(Encoding::new(&u, &Budget::new()).movable_players(), 0);
+    }
+
+    fn deflect_params(players: usize, effects: usize, levels: u32) -> NightParams {
+        NightParams {
+            players,
+            effects,
+            priority_levels: levels,
+            passive_rate: 0.2,
+            kinds: vec![
+                ActionKind::Deflect,
+                ActionKind::Deflect,
+                ActionKind::Deflect,
+                ActionKind::Deflect,
+                ActionKind::Block,
+                ActionKind::Stop,
+                ActionKind::Protect,
+                ActionKind::Kill,
+                ActionKind::Visit,
+            ],
+            max_targets: 2,
+        }
+    }
+
+    /// A random night plus a deflection for some players, aimed at another player (so
+    /// deflector cycles, and several ways, are common).
+    fn night_with_deflectors(
+        seed: u64,
+        players: usize,
+        effects: usize,
+        levels: u32,
+        deflect_to: &[Option<usize>],
+    ) -> Ensemble {
+        let mut params = deflect_params(players, effects, levels);
+        params.kinds.retain(|&k| k != ActionKind::Deflect);
+        let mut ens = night(&params, seed);
+        for (p, to) in deflect_to.iter().enumerate().take(players) {
+            let Some(to) = to else { continue };
+            let to = (p + 1 + to % (players - 1)) % players;
+            let id = format!("e{}", ens.effects.len() + 1);
+            ens.effects.push(crate::systems::ar::model::Effect {
+                id,
+                actor: p as Player,
+                kind: Kind::Action(ActionKind::Deflect),
+                targets: vec![to as Player],
+                priority: if levels == 0 { 1 } else { (p as u32) % levels },
+                span: None,
+            });
+        }
+        ens
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Visits and deflections only (nothing fails, so S is every uncut effect; cut
+        /// deflections are the inactive ones): the ways are exactly the contract's
+        /// redirections, over every processing order, with up to 6 deflectors.
+        #[test]
+        fn ways_are_the_redirections_of_every_order(
+            players in 2usize..7,
+            deflect_to in prop::collection::vec(prop::option::weighted(0.8, 0usize..6), 6),
+            visits in prop::collection::vec((0usize..6, 0usize..6), 0..4),
+            cut_mask in any::<u8>(),
+        ) {
+            let names: Vec<String> = (1..=players).map(|i| format!("P{i}")).collect();
+            let mut triples: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+            for (p, to) in deflect_to.iter().enumerate().take(players) {
+                if let Some(to) = to {
+                    triples.push((&names[p], "deflect", vec![&names[to % players]]));
+                }
+            }
+            for &(a, b) in &visits {
+                triples.push((&names[a % players], "visit", vec![&names[b % players]]));
+            }
+            let borrowed: Vec<(&str, &str, &[&str])> =
+                triples.iter().map(|(a, k, t)| (*a, *k, t.as_slice())).collect();
+            let mut ens = Ensemble::from_triples(&borrowed);
+            ens.players = names.clone();
+            let u = Universe::new(&ens);
+            let mut cut = Cut::with_capacity(u.n_declared);
+            for i in 0..u.n_declared.min(8) {
+                if u.effects[i].action() == Some(ActionKind::Deflect) && cut_mask >> i & 1 == 1 {
+                    cut.insert(i);
+                }
+            }
+            let mut present = FixedBitSet::with_capacity(u.len());
+            present.insert_range(..);
+            let mut s = present.clone();
+            s.difference_with(&cut);
+            let want = semantics::redirections(&u, &cut, &present, &s);
+            let mut enc = Encoding::new(&u, &Budget::new());
+            let rs = enc.resolutions(&cut).expect("not interrupted");
+            prop_assert_eq!(rs.len(), 1);
+            prop_assert_eq!(&rs[0].succeeded, &s);
+            prop_assert_eq!(&rs[0].ways, &want);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+
+        #[test]
+        fn sat_equals_brute_on_random_nights_with_deflections(
+            seed in any::<u64>(),
+            players in 2usize..5,
+            effects in 1usize..9,
+            levels in 0u32..3,
+        ) {
+            let ens = night(&deflect_params(players, effects, levels), seed);
+            let u = Universe::new(&ens);
+            prop_assume!(u.len() <= 12);
+            let sat = analyse(&u, &Budget::new()).expect("not interrupted");
+            let brute = brute::analyse(&u).expect("small universe");
+            prop_assert_eq!(sat, brute);
+        }
+
+        #[test]
+        fn sat_equals_brute_on_nights_with_deflector_cycles(
+            seed in any::<u64>(),
+            players in 2usize..5,
+            effects in 1usize..6,
+            levels in 0u32..3,
+            deflect_to in prop::collection::vec(prop::option::weighted(0.7, 0usize..3), 4),
+        ) {
+            let ens = night_with_deflectors(seed, players, effects, levels, &deflect_to);
+            let u = Universe::new(&ens);
+            prop_assume!(u.len() <= 12);
+            let sat = analyse(&u, &Budget::new()).expect("not interrupted");
+            let brute = brute::analyse(&u).expect("small universe");
+            prop_assert_eq!(sat, brute);
+        }
+    }
 }

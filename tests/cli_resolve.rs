@@ -1,0 +1,100 @@
+//! `gordian resolve` as a user meets it: located errors with exit code 2, the stable JSON
+//! fields of the contract, exact probabilities, and a reproducible pick.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn gordian(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gordian"))
+        .args(args)
+        .output()
+        .expect("gordian runs")
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gordian-cli-resolve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+#[test]
+fn a_malformed_night_gives_a_located_error_and_exit_2() {
+    let p = temp_file("bad.night", "R1 block R2\nR2 blok R1\n");
+    let out = gordian(&["resolve", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.night:2:4:"),
+        "file:line:col of `blok`: {err}"
+    );
+    assert!(
+        err.contains("R2 blok R1"),
+        "the offending line is shown: {err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_missing_file_is_an_input_error() {
+    let out = gordian(&["resolve", "/nonexistent/night.night"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/night.night"));
+}
+
+#[test]
+fn json_has_the_contracts_stable_fields() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = gordian(&[
+        "resolve",
+        &format!("{root}/instances/ar/odd-block-cycle.night"),
+        "--json",
+        "--seed",
+        "7",
+    ]);
+    assert!(out.status.success());
+    let j: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(j["classification"], "paradox");
+    assert_eq!(j["resolutions"], Value::Array(vec![]));
+    assert_eq!(
+        j["effects"][0],
+        serde_json::json!({"id": "e1", "actor": "R1", "kind": "block", "targets": ["R2"], "priority": 2})
+    );
+    assert_eq!(
+        j["cuts"]["cost"],
+        serde_json::json!([{"priority": 2, "count": 1}])
+    );
+    let outcomes = j["outcomes"].as_array().expect("outcomes");
+    assert_eq!(outcomes.len(), 3);
+    // The contract's worked example: after cutting e3 the only resolution is S = {e1}.
+    let e3 = outcomes
+        .iter()
+        .find(|o| o["cut"] == serde_json::json!(["e3"]))
+        .expect("the cut {e3}");
+    assert_eq!(e3["probability"], "1/3");
+    assert_eq!(e3["succeeded"], serde_json::json!(["e1"]));
+    assert_eq!(
+        e3["final_targets"],
+        serde_json::json!({"e1": ["R2"], "e2": ["R3"]})
+    );
+    assert_eq!(j["cross_checked"], true);
+    assert!(j["pick"]["cut"].is_array(), "--seed makes a pick");
+}
+
+#[test]
+fn the_pick_is_reproducible_for_a_seed() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let file = format!("{root}/instances/ar/rolestoppers.night");
+    let pick = |seed: &str| {
+        let out = gordian(&["resolve", &file, "--json", "--seed", seed]);
+        let j: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        j["pick"].clone()
+    };
+    assert_eq!(pick("11"), pick("11"));
+    let distinct: std::collections::BTreeSet<String> = (0..16)
+        .map(|s| pick(&s.to_string())["succeeded"].to_string())
+        .collect();
+    assert_eq!(distinct.len(), 2, "both optimal resolutions are reachable");
+}
