@@ -34,7 +34,7 @@ pub struct Args {
     max_effects: usize,
     /// Action kinds to draw from, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = parse_kind,
-          default_value = "visit,block,stop,protect,kill")]
+          default_value = "visit,block,stop,protect,kill,deflect")]
     kinds: Vec<ActionKind>,
     /// Probability that an effect is a passive.
     #[arg(long, default_value_t = 0.15, value_parser = parse_rate)]

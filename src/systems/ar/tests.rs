@@ -219,9 +219,7 @@ fn ways(u: &Universe, rs: &[Resolution]) -> Vec<Vec<Vec<String>>> {
 #[test]
 fn two_mutual_deflectors_have_one_resolution_with_two_ways() {
     let ens = Ensemble::from_triples(&[("D1", "deflect", &["D2"]), ("D2", "deflect", &["D1"])]);
-    let u = Universe::new(&ens);
-    let b = brute::analyse(&u).expect("small");
-    let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    let (u, b, d) = analyse_all(&ens);
     assert_eq!(b, d);
     assert_eq!(d.classification(), Classification::QuasiParadox);
     // Order e1, e2: e1 moves e2's slot (at D1) to D2; e2 (now at D2) moves e1's slot (at
@@ -239,9 +237,7 @@ fn deflector_chain_ends_at_x() {
         ("D1", "deflect", &["D2"]),
         ("D2", "deflect", &["X"]),
     ]);
-    let u = Universe::new(&ens);
-    let b = brute::analyse(&u).expect("small");
-    let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    let (u, b, d) = analyse_all(&ens);
     assert_eq!(b, d);
     assert_eq!(d.classification(), Classification::NonParadox);
     assert_eq!(
@@ -257,9 +253,7 @@ fn the_seeds_deflector_paradox_is_a_quasi_paradox_here() {
         ("D1", "deflect", &["D2"]),
         ("D2", "deflect", &["D1"]),
     ]);
-    let u = Universe::new(&ens);
-    let b = brute::analyse(&u).expect("small");
-    let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    let (u, b, d) = analyse_all(&ens);
     assert_eq!(b, d);
     assert_eq!(d.classification(), Classification::QuasiParadox);
     assert_eq!(
@@ -277,9 +271,7 @@ fn a_stop_moved_onto_the_deflectors_target_is_a_paradox() {
     // final target, so e1 fails; if e1 fails nothing fails it. Cutting either one works,
     // and the lexicographic cost prefers cutting the stop (@3) over the deflect (@1).
     let ens = Ensemble::from_triples(&[("P5", "deflect", &["P2"]), ("P2", "stop", &["P5"])]);
-    let u = Universe::new(&ens);
-    let b = brute::analyse(&u).expect("small");
-    let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+    let (u, b, d) = analyse_all(&ens);
     assert_eq!(b, d);
     assert_eq!(d.classification(), Classification::Paradox);
     let cuts: Vec<Vec<String>> = d
@@ -297,13 +289,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(1500))]
 
     #[test]
-    fn brute_equals_direct_with_deflections(seed in any::<u64>(), effects in 1usize..9) {
+    fn brute_direct_and_sat_agree_with_deflections(seed in any::<u64>(), effects in 1usize..9) {
         let ens = night(&deflect_params(effects), seed);
-        let u = Universe::new(&ens);
-        prop_assume!(u.len() <= 12);
-        let b = brute::analyse(&u).expect("small universe");
-        let d = direct::analyse(&u, &Budget::new()).expect("not interrupted");
-        recheck(&u, &d);
+        prop_assume!(Universe::new(&ens).len() <= 12);
+        let (_, b, d) = analyse_all(&ens);
         prop_assert_eq!(b, d);
     }
 }
