@@ -235,17 +235,6 @@ fn components(
     comps
 }
 
-impl Frame {
-    /// Sizes of the components (diagnostics).
-    pub fn comp_sizes(&self) -> Vec<usize> {
-        self.components
-            .iter()
-            .map(Vec::len)
-            .filter(|&l| l > 1)
-            .collect()
-    }
-}
-
 struct Conflict;
 
 /// The labelling state of a search over one frame.
@@ -769,18 +758,6 @@ fn product<T>(lists: &[Vec<T>]) -> Box<dyn Iterator<Item = Vec<&T>> + '_> {
     } else {
         Box::new(lists.iter().map(|l| l.iter()).multi_cartesian_product())
     }
-}
-
-/// Whether E[cut] has at least one acceptable resolution.
-pub fn has_resolution(u: &Universe, cut: &Cut, budget: &Budget) -> Result<bool, Interrupted> {
-    for (active, rho) in redirection_frames(u, cut, budget)? {
-        let frame = Frame::build(u, &rho, cut, false, &active);
-        let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
-        if search.init().is_ok() && search.per_component(budget)?.is_some() {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }
 
 /// A component's least added cost vector and its cuts (declared indices) reaching it.
