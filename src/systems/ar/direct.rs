@@ -24,7 +24,7 @@
 
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{
-    canonicalize_resolutions, Analysis, Cut, CutAnalysis, Resolution, TargetMap,
+    analyse_with, canonicalize_resolutions, Analysis, Cut, Resolution, Resolver, TargetMap,
 };
 use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -967,22 +967,23 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
     Ok((best, cuts))
 }
 
+/// The direct engine bound to one universe and budget.
+struct Direct<'a> {
+    u: &'a Universe,
+    budget: &'a Budget,
+}
+
+impl Resolver for Direct<'_> {
+    fn resolutions(&mut self, cut: &Cut) -> Result<Vec<Resolution>, Interrupted> {
+        resolutions(self.u, cut, self.budget)
+    }
+    fn optimal_cuts(&mut self) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
+        optimal_cuts(self.u, self.budget)
+    }
+}
+
 /// The whole analysis: resolutions of E; for a paradox, every optimal cut and the
 /// resolutions of each E[F].
 pub fn analyse(u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
-    let resolutions = resolutions(u, &Cut::with_capacity(u.n_declared), budget)?;
-    let cuts = if resolutions.is_empty() {
-        let (cost, cuts) = optimal_cuts(u, budget)?;
-        let mut optimal = Vec::with_capacity(cuts.len());
-        for f in cuts {
-            let rs = self::resolutions(u, &f, budget)?;
-            optimal.push((f, rs));
-        }
-        Some(CutAnalysis { cost, optimal })
-    } else {
-        None
-    };
-    let mut a = Analysis { resolutions, cuts };
-    a.canonicalize(u);
-    Ok(a)
+    analyse_with(u, &mut Direct { u, budget })
 }

@@ -49,7 +49,7 @@
 
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{
-    canonicalize_resolutions, Analysis, Cut, CutAnalysis, Resolution, TargetMap,
+    analyse_with, canonicalize_resolutions, Analysis, Cut, Resolution, Resolver, TargetMap,
 };
 use super::universe::{Ix, Origin, Universe};
 use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, Solver};
@@ -493,22 +493,16 @@ impl<'u> Encoding<'u> {
 
 /// The whole analysis by the SAT engine.
 pub fn analyse(u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
-    let mut enc = Encoding::new(u, budget);
-    let resolutions = enc.resolutions(&Cut::with_capacity(u.n_declared))?;
-    let cuts = if resolutions.is_empty() {
-        let (cost, cuts) = enc.optimal_cuts()?;
-        let mut optimal = Vec::with_capacity(cuts.len());
-        for f in cuts {
-            let rs = enc.resolutions(&f)?;
-            optimal.push((f, rs));
-        }
-        Some(CutAnalysis { cost, optimal })
-    } else {
-        None
-    };
-    let mut a = Analysis { resolutions, cuts };
-    a.canonicalize(u);
-    Ok(a)
+    analyse_with(u, &mut Encoding::new(u, budget))
+}
+
+impl Resolver for Encoding<'_> {
+    fn resolutions(&mut self, cut: &Cut) -> Result<Vec<Resolution>, Interrupted> {
+        Encoding::resolutions(self, cut)
+    }
+    fn optimal_cuts(&mut self) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
+        Encoding::optimal_cuts(self)
+    }
 }
 
 /// The DIMACS CNF of the encoding (cut variables free).

@@ -8,6 +8,7 @@
 
 use super::universe::Universe;
 use super::Player;
+use crate::systems::spec::Interrupted;
 use fixedbitset::FixedBitSet;
 
 /// A set of declared effects replaced by always-failing no-ops (bit i = declared effect i).
@@ -155,4 +156,33 @@ pub fn cut_cost(u: &Universe, levels: &[u32], cut: &Cut) -> Vec<usize> {
         cost[l] += 1;
     }
     cost
+}
+
+/// The two questions every complete engine answers; [`analyse_with`] builds the whole
+/// analysis from them.
+pub trait Resolver {
+    /// Every acceptable resolution of E[cut].
+    fn resolutions(&mut self, cut: &Cut) -> Result<Vec<Resolution>, Interrupted>;
+    /// The optimal cost vector and every optimal Gordian cut.
+    fn optimal_cuts(&mut self) -> Result<(Vec<usize>, Vec<Cut>), Interrupted>;
+}
+
+/// The analysis every engine gives: the resolutions of E; for a paradox, every optimal
+/// cut with the resolutions of E[F]; all in canonical order.
+pub fn analyse_with(u: &Universe, r: &mut impl Resolver) -> Result<Analysis, Interrupted> {
+    let resolutions = r.resolutions(&Cut::with_capacity(u.n_declared))?;
+    let cuts = if resolutions.is_empty() {
+        let (cost, cuts) = r.optimal_cuts()?;
+        let mut optimal = Vec::with_capacity(cuts.len());
+        for f in cuts {
+            let rs = r.resolutions(&f)?;
+            optimal.push((f, rs));
+        }
+        Some(CutAnalysis { cost, optimal })
+    } else {
+        None
+    };
+    let mut a = Analysis { resolutions, cuts };
+    a.canonicalize(u);
+    Ok(a)
 }
