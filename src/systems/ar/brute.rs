@@ -5,7 +5,7 @@
 //! is the contract by exhaustion, independent of the direct and SAT engines.
 
 use super::resolution::{
-    canonicalize_resolutions, cut_cost, Analysis, Cut, CutAnalysis, Resolution, TargetMap,
+    cut_cost, group_ways, Analysis, Cut, CutAnalysis, Resolution, TargetMap, WaysByResolution,
 };
 use super::semantics;
 use super::universe::Universe;
@@ -25,7 +25,7 @@ pub fn resolutions(u: &Universe, cut: &Cut) -> Option<Vec<Resolution>> {
     let free: Vec<usize> = (0..n).filter(|&i| !semantics::is_cut(u, cut, i)).collect();
     let mut all = FixedBitSet::with_capacity(n);
     all.insert_range(..);
-    let mut found: BTreeMap<(FixedBitSet, FixedBitSet), Vec<TargetMap>> = BTreeMap::new();
+    let mut found = WaysByResolution::new();
     for mask in 0u64..(1u64 << free.len()) {
         let mut s = FixedBitSet::with_capacity(n);
         for (b, &i) in free.iter().enumerate() {
@@ -61,15 +61,7 @@ pub fn resolutions(u: &Universe, cut: &Cut) -> Option<Vec<Resolution>> {
             }
         }
     }
-    let mut rs: Vec<Resolution> = found
-        .into_iter()
-        .map(|((present, succeeded), ways)| Resolution {
-            present,
-            succeeded,
-            ways,
-        })
-        .collect();
-    canonicalize_resolutions(u, &mut rs);
+    let rs = group_ways(u, found);
     Some(rs)
 }
 

@@ -24,7 +24,7 @@
 
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{
-    analyse_with, canonicalize_resolutions, Analysis, Cut, Resolution, Resolver, TargetMap,
+    analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
 };
 use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -33,7 +33,7 @@ use itertools::Itertools;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 use petgraph::unionfind::UnionFind;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 const UNKNOWN: u8 = 0;
 const TRUE: u8 = 1;
@@ -655,7 +655,7 @@ pub fn resolutions(
     cut: &Cut,
     budget: &Budget,
 ) -> Result<Vec<Resolution>, Interrupted> {
-    let mut found: BTreeMap<(FixedBitSet, FixedBitSet), Vec<TargetMap>> = BTreeMap::new();
+    let mut found = WaysByResolution::new();
     for (active, rho) in redirection_frames(u, cut, budget)? {
         let frame = Frame::build(u, &rho, cut, false, &active);
         let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
@@ -685,15 +685,7 @@ pub fn resolutions(
             budget.check()?;
         }
     }
-    let mut out: Vec<Resolution> = found
-        .into_iter()
-        .map(|((present, succeeded), ways)| Resolution {
-            present,
-            succeeded,
-            ways,
-        })
-        .collect();
-    canonicalize_resolutions(u, &mut out);
+    let out = group_ways(u, found);
     Ok(out)
 }
 

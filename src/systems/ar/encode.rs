@@ -49,13 +49,13 @@
 
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{
-    analyse_with, canonicalize_resolutions, Analysis, Cut, Resolution, Resolver, TargetMap,
+    analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
 };
 use super::universe::{Ix, Origin, Universe};
 use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, Solver};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 /// The possible final positions of one action slot: (player, literal "the slot ends
@@ -438,20 +438,12 @@ impl<'u> Encoding<'u> {
         if e.end != EnumerationEnd::Complete {
             return Err(Interrupted);
         }
-        let mut grouped: BTreeMap<(FixedBitSet, FixedBitSet), Vec<TargetMap>> = BTreeMap::new();
+        let mut grouped = WaysByResolution::new();
         for v in &models {
             let (present, succeeded, way) = self.decode_resolution(v, cut);
             grouped.entry((present, succeeded)).or_default().push(way);
         }
-        let mut rs: Vec<Resolution> = grouped
-            .into_iter()
-            .map(|((present, succeeded), ways)| Resolution {
-                present,
-                succeeded,
-                ways,
-            })
-            .collect();
-        canonicalize_resolutions(self.u, &mut rs);
+        let rs = group_ways(self.u, grouped);
         // Slots outside R never move, so no two models decode to the same way.
         debug_assert_eq!(models.len(), rs.iter().map(|r| r.ways.len()).sum::<usize>());
         Ok(rs)

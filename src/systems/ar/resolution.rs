@@ -140,6 +140,23 @@ impl Analysis {
     }
 }
 
+/// Ways found per (R, S), keyed by (R, S) as universe bitsets.
+pub type WaysByResolution = std::collections::BTreeMap<(FixedBitSet, FixedBitSet), Vec<TargetMap>>;
+
+/// Turns ways grouped by (R, S) into canonical resolutions.
+pub fn group_ways(u: &Universe, found: WaysByResolution) -> Vec<Resolution> {
+    let mut rs: Vec<Resolution> = found
+        .into_iter()
+        .map(|((present, succeeded), ways)| Resolution {
+            present,
+            succeeded,
+            ways,
+        })
+        .collect();
+    canonicalize_resolutions(u, &mut rs);
+    rs
+}
+
 /// The least |R| - |E| among resolutions, if any.
 pub fn min_created(u: &Universe, rs: &[Resolution]) -> Option<usize> {
     rs.iter().map(|r| r.n_created(u)).min()
