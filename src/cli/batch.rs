@@ -5,6 +5,7 @@
 //! disagreed on some instance; 2 bad arguments or a report that cannot be opened; 1 the
 //! report could not be written.
 
+use super::parse_seconds;
 use super::{progress, EXIT_DISAGREE, EXIT_INPUT};
 use crate::batch::{self, ErrorKind, Options, Shard};
 use crate::check::{Differential, Direct, DynEngine, Sat};
@@ -55,14 +56,6 @@ pub struct Args {
     /// then the record is the faster engine's alone (`cross_checked: false`).
     #[arg(long, value_parser = parse_seconds, default_value = "10")]
     grace: Duration,
-}
-
-fn parse_seconds(s: &str) -> Result<Duration, String> {
-    s.parse::<f64>()
-        .ok()
-        .and_then(|t| Duration::try_from_secs_f64(t).ok())
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
 }
 
 /// Runs the subcommand.

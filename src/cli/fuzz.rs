@@ -5,6 +5,7 @@
 //! Exit codes: 0 no disagreement; 1 a disagreement (the shrunk night's path is printed)
 //! or a failure to write it; 2 bad arguments.
 
+use super::parse_seconds;
 use super::progress;
 use crate::check::{Differential, Direct, Sat};
 use crate::fuzz::{self, Config, Limit};
@@ -59,14 +60,6 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
         _ => Err(format!("`{s}` is not a probability between 0 and 1")),
     }
-}
-
-fn parse_seconds(s: &str) -> Result<Duration, String> {
-    s.parse::<f64>()
-        .ok()
-        .and_then(|t| Duration::try_from_secs_f64(t).ok())
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
 }
 
 /// Runs the subcommand.

@@ -59,6 +59,15 @@ pub enum EngineChoice {
     Brute,
 }
 
+/// Parses a positive number of seconds (a clap value parser).
+pub(crate) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    s.parse::<f64>()
+        .ok()
+        .and_then(|t| std::time::Duration::try_from_secs_f64(t).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
