@@ -98,3 +98,31 @@ fn the_pick_is_reproducible_for_a_seed() {
         .collect();
     assert_eq!(distinct.len(), 2, "both optimal resolutions are reachable");
 }
+
+#[test]
+fn dimacs_prints_a_well_formed_cnf() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = gordian(&[
+        "dimacs",
+        &format!("{root}/instances/ar/odd-block-cycle.night"),
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let mut lines = text.lines().filter(|l| !l.starts_with('c'));
+    let header: Vec<&str> = lines.next().expect("a header").split_whitespace().collect();
+    assert_eq!(&header[..2], ["p", "cnf"]);
+    let vars: i64 = header[2].parse().expect("variable count");
+    let clauses: usize = header[3].parse().expect("clause count");
+    let body: Vec<&str> = lines.collect();
+    assert_eq!(body.len(), clauses);
+    for c in body {
+        let lits: Vec<i64> = c
+            .split_whitespace()
+            .map(|x| x.parse().expect("literal"))
+            .collect();
+        assert_eq!(lits.last(), Some(&0), "clauses end with 0");
+        assert!(lits.iter().all(|l| l.abs() <= vars));
+    }
+    // Three declared effects, each with a cut and a success variable, at least.
+    assert!(vars >= 6);
+}

@@ -6,6 +6,7 @@
 
 mod batch;
 mod check;
+mod dimacs;
 mod fuzz;
 mod progress;
 mod resolve;
@@ -36,6 +37,8 @@ enum Command {
     /// Resolve one ?AR night (`.night` or `.json`): classification, every acceptable
     /// resolution, optimal cuts of a paradox, exact outcome probabilities.
     Resolve(resolve::Args),
+    /// Print the SAT encoding of one night as DIMACS CNF (cut variables left free).
+    Dimacs(dimacs::Args),
     /// Check nights (files, or directories walked recursively) with both engines and
     /// compare their answers in full; a table at the end.
     Check(check::Args),
@@ -73,6 +76,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Resolve(args) => resolve::run(&args),
+        Command::Dimacs(args) => dimacs::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Fuzz(args) => fuzz::run(&args),
         Command::Batch(args) => batch::run(&args),
