@@ -1,10 +1,73 @@
-//! Baseline benchmark: resolve every shipped ?AR instance with each engine.
+//! Criterion benchmarks: every shipped instance with each engine (the baseline), small-night
+//! throughput per engine, classifying and cutting large random paradoxes, and enumerating
+//! thousands of resolutions.
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use gordian::systems::ar::{self, parse, EngineKind, Universe};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
+use gordian::gen::ar::{night, small_night, NightParams};
+use gordian::systems::ar::{self, encode, parse, EngineKind, Ensemble, Universe};
 use gordian::systems::spec::Budget;
 use std::hint::black_box;
 use std::path::Path;
+
+/// `count` random 12-player nights of 4 to 12 effects, every kind and passives.
+fn small_nights(count: u64) -> Vec<Universe> {
+    (0..count)
+        .map(|seed| Universe::new(&small_night(seed)))
+        .collect()
+}
+
+/// The first random night of `effects` effects (three priority levels) that is a paradox.
+pub fn large_paradox(effects: usize) -> Universe {
+    (0..)
+        .map(|seed| {
+            let params = NightParams {
+                players: effects / 2,
+                effects,
+                priority_levels: 3,
+                ..NightParams::default()
+            };
+            Universe::new(&night(&params, seed))
+        })
+        .find(|u| encode::analyse(u, &Budget::new()).is_ok_and(|a| a.cuts.is_some()))
+        .expect("some seed gives a paradox")
+}
+
+/// `pairs` disjoint mutual roleblocks: 2^pairs resolutions.
+fn mutual_pairs(pairs: usize) -> Universe {
+    let names: Vec<(String, String)> = (0..pairs)
+        .map(|i| (format!("A{i}"), format!("B{i}")))
+        .collect();
+    let mut triples: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for (a, b) in &names {
+        triples.push((a, "block", vec![b.as_str()]));
+        triples.push((b, "block", vec![a.as_str()]));
+    }
+    let refs: Vec<(&str, &str, &[&str])> = triples
+        .iter()
+        .map(|(a, k, t)| (*a, *k, t.as_slice()))
+        .collect();
+    Universe::new(&Ensemble::from_triples(&refs))
+}
+
+/// One benchmark per engine choice, each resolving every night in `nights`.
+fn per_engine(g: &mut BenchmarkGroup<'_, WallTime>, nights: &[Universe]) {
+    for (name, kind) in [
+        ("direct", EngineKind::Direct),
+        ("sat", EngineKind::Sat),
+        ("both", EngineKind::Both),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                for u in nights {
+                    black_box(ar::solve(u, kind, &Budget::new()).expect("solved"));
+                }
+            })
+        });
+    }
+}
 
 fn shipped() -> Vec<Universe> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ar");
@@ -23,21 +86,44 @@ fn shipped() -> Vec<Universe> {
 fn resolve_shipped(c: &mut Criterion) {
     let nights = shipped();
     let mut g = c.benchmark_group("shipped-instances");
-    for (name, kind) in [
-        ("direct", EngineKind::Direct),
-        ("sat", EngineKind::Sat),
-        ("both", EngineKind::Both),
-    ] {
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                for u in &nights {
-                    black_box(ar::solve(u, kind, &Budget::new()).expect("solved"));
-                }
-            })
+    per_engine(&mut g, &nights);
+    g.finish();
+}
+
+fn throughput(c: &mut Criterion) {
+    let nights = small_nights(10_000);
+    let mut g = c.benchmark_group("small-nights");
+    g.throughput(Throughput::Elements(nights.len() as u64));
+    g.sample_size(10);
+    per_engine(&mut g, &nights);
+    g.finish();
+}
+
+fn paradoxes(c: &mut Criterion) {
+    let mut g = c.benchmark_group("large-paradox-cuts");
+    g.sample_size(10);
+    for effects in [100, 300, 1000] {
+        let u = large_paradox(effects);
+        g.bench_with_input(BenchmarkId::new("sat", effects), &u, |b, u| {
+            b.iter(|| black_box(encode::analyse(u, &Budget::new()).expect("solved")))
         });
     }
     g.finish();
 }
 
-criterion_group!(benches, resolve_shipped);
+fn enumeration(c: &mut Criterion) {
+    let mut g = c.benchmark_group("enumerate-mutual-blocks");
+    g.sample_size(10);
+    for pairs in [8, 12] {
+        let u = mutual_pairs(pairs);
+        for (name, kind) in [("direct", EngineKind::Direct), ("sat", EngineKind::Sat)] {
+            g.bench_with_input(BenchmarkId::new(name, 1 << pairs), &u, |b, u| {
+                b.iter(|| black_box(ar::solve(u, kind, &Budget::new()).expect("solved")))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, resolve_shipped, throughput, paradoxes, enumeration);
 criterion_main!(benches);
