@@ -162,7 +162,11 @@ fn error_record(path: String, kind: ErrorKind, message: String) -> Record {
 }
 
 /// Runs `f`, cancelling `budget` from a timer thread if it takes longer than `timeout`.
-fn with_timeout<T>(timeout: Option<Duration>, budget: &Budget, f: impl FnOnce() -> T) -> T {
+pub(crate) fn with_timeout<T>(
+    timeout: Option<Duration>,
+    budget: &Budget,
+    f: impl FnOnce() -> T,
+) -> T {
     let Some(t) = timeout else { return f() };
     let (done, wait) = std::sync::mpsc::channel::<()>();
     let b = budget.clone();

@@ -1,5 +1,5 @@
-//! Finding the night files named on a command line: files as given, directories walked
-//! recursively for `.night` and `.json` files.
+//! Finding the input files named on a command line: files as given, directories walked
+//! recursively for `.night` and `.json` files (or `.fft` scenarios).
 //!
 //! Invariants: the files come back sorted and without duplicates; a path that cannot be
 //! read (missing, unreadable directory) is returned as an error beside the files, never
@@ -22,13 +22,24 @@ pub fn is_night_file(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("night") || e.eq_ignore_ascii_case("json"))
 }
 
+/// Whether a file found inside a directory is an FFT scenario (`.fft`, any case).
+pub fn is_fft_file(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("fft"))
+}
+
 /// Collects the files under `paths`: a file is taken whatever its name, a directory is
 /// walked for night files (see [`is_night_file`]).
 pub fn collect(paths: &[PathBuf]) -> Inputs {
+    collect_with(paths, is_night_file)
+}
+
+/// Like [`collect`], walking directories for the files `wanted` accepts.
+pub fn collect_with(paths: &[PathBuf], wanted: fn(&Path) -> bool) -> Inputs {
     let mut inputs = Inputs::default();
     for p in paths {
         match std::fs::metadata(p) {
-            Ok(m) if m.is_dir() => walk(p, &mut inputs),
+            Ok(m) if m.is_dir() => walk(p, wanted, &mut inputs),
             Ok(_) => inputs.files.push(p.clone()),
             Err(e) => inputs.errors.push((p.clone(), e)),
         }
@@ -38,7 +49,7 @@ pub fn collect(paths: &[PathBuf]) -> Inputs {
     inputs
 }
 
-fn walk(dir: &Path, inputs: &mut Inputs) {
+fn walk(dir: &Path, wanted: fn(&Path) -> bool, inputs: &mut Inputs) {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd.collect::<Result<Vec<_>, _>>(),
         Err(e) => Err(e),
@@ -54,9 +65,9 @@ fn walk(dir: &Path, inputs: &mut Inputs) {
     for entry in entries {
         let path = entry.path();
         match entry.file_type() {
-            Ok(t) if t.is_dir() => walk(&path, inputs),
+            Ok(t) if t.is_dir() => walk(&path, wanted, inputs),
             Ok(t) if t.is_symlink() && path.is_dir() => {}
-            Ok(_) if is_night_file(&path) => inputs.files.push(path),
+            Ok(_) if wanted(&path) => inputs.files.push(path),
             Ok(_) => {}
             Err(e) => inputs.errors.push((path, e)),
         }

@@ -19,10 +19,17 @@ pub struct Args {
     /// `.json` files).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+    /// Which game system: `ar` (nights, `.night`/`.json`) or `fft` (turn-flow scenarios,
+    /// `.fft`: both engines on every variant, and each log replayed).
+    #[arg(long, value_enum, default_value = "ar")]
+    system: super::System,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
+    if args.system == super::System::Fft {
+        return super::fft::check(&args.paths);
+    }
     let found = inputs::collect(&args.paths);
     let mut rows: Vec<[String; 5]> = Vec::new();
     let (mut agree, mut disagree, mut errors) = (0, 0, 0);

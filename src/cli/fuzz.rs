@@ -43,9 +43,22 @@ pub struct Args {
     /// Number of distinct priority levels drawn at random (0: the kinds' defaults).
     #[arg(long, default_value_t = 0)]
     priority_levels: u32,
-    /// Where a shrunk failing night is written.
+    /// Where a shrunk failing night (or scenario) is written.
     #[arg(long, default_value = "fuzz-failures")]
     out: PathBuf,
+    /// Which game system: `ar` (nights) or `fft` (turn-flow scenarios: every variant's
+    /// enumeration and property queries compared between simulator and SAT).
+    #[arg(long, value_enum, default_value = "ar")]
+    system: super::System,
+    /// With `--system fft`: characters per scenario.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=26))]
+    characters: u64,
+    /// With `--system fft`: slow actions per scenario.
+    #[arg(long, default_value_t = 2)]
+    slow_actions: usize,
+    /// With `--system fft`: most quick turns per phase.
+    #[arg(long, default_value_t = 3)]
+    bound: usize,
 }
 
 fn parse_kind(s: &str) -> Result<ActionKind, String> {
@@ -68,6 +81,19 @@ pub fn run(args: &Args) -> ExitCode {
         (_, Some(t)) => Limit::Time(t),
         (n, None) => Limit::Cases(n.unwrap_or(1000)),
     };
+    if args.system == super::System::Fft {
+        let cfg = crate::systems::fft::check::FuzzConfig {
+            params: crate::gen::fft::ScenarioParams {
+                characters: args.characters as usize,
+                slow: args.slow_actions,
+                bound: args.bound,
+                ..Default::default()
+            },
+            seed: args.seed,
+            limit,
+        };
+        return super::fft::fuzz(&cfg, &args.out);
+    }
     let cfg = Config {
         params: NightParams {
             players: args.players as usize,

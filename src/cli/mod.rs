@@ -7,6 +7,7 @@
 mod batch;
 mod check;
 mod dimacs;
+mod fft;
 mod fuzz;
 mod progress;
 mod resolve;
@@ -47,6 +48,9 @@ enum Command {
     Fuzz(fuzz::Args),
     /// Resolve many nights in parallel, one JSON line each; resumable and shardable.
     Batch(batch::Args),
+    /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
+    /// (simulator and SAT, compared), query for a property.
+    Fft(fft::Args),
 }
 
 /// Which engine(s) answer.
@@ -60,6 +64,15 @@ pub enum EngineChoice {
     Direct,
     /// Brute force (tiny nights only; for checking).
     Brute,
+}
+
+/// Which game system a command works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum System {
+    /// ?AR night resolution.
+    Ar,
+    /// FFT turn flow.
+    Fft,
 }
 
 /// Parses a positive number of seconds (a clap value parser).
@@ -80,6 +93,7 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Fuzz(args) => fuzz::run(&args),
         Command::Batch(args) => batch::run(&args),
+        Command::Fft(args) => fft::run(&args),
     }
 }
 

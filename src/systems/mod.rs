@@ -1,4 +1,5 @@
 //! The game systems gordian resolves, each with the same file roles (see ARCHITECTURE.md).
 
 pub mod ar;
+pub mod fft;
 pub mod spec;

@@ -1,0 +1,560 @@
+//! `gordian fft ...`: FFT turn flow — replay a log against the model, compare rule
+//! variants, enumerate every outcome (simulator and SAT, compared), query for a property.
+//!
+//! Exit codes: 0 success; 2 bad input; 3 the engines disagree (a bug); 4 `replay` only:
+//! the log is not explained (it diverges, or the next CR order differs); 5 interrupted
+//! by `--timeout`.
+
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
+use crate::batch::with_timeout;
+use crate::systems::fft::engine::{self, EngineKind};
+use crate::systems::fft::model::{Scenario, Variant};
+use crate::systems::fft::search::Property;
+use crate::systems::fft::{parse, replay, report, variants};
+use crate::systems::spec::Budget;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Exit code of `fft replay` when the log is not explained.
+pub const EXIT_UNEXPLAINED: u8 = 4;
+/// Exit code when `--timeout` interrupted the work.
+pub const EXIT_TIMEOUT: u8 = 5;
+
+/// Arguments of `gordian fft`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Feed a scenario's log through the model: confirm it line by line, or name the first
+    /// line where the model differs and what it expected; predict the next CR order.
+    Replay(ReplayArgs),
+    /// Replay each scenario's log under every rule variant: which theory explains which log.
+    Variants(VariantsArgs),
+    /// Every distinct outcome (log, flags left, next CR order) the scenario's menus allow,
+    /// by the simulator's exhaustive search and by SAT bounded model checking, compared.
+    Enumerate(EnumerateArgs),
+    /// Find a run with a property (a witness log), or say there is none within the bound.
+    Query(QueryArgs),
+}
+
+fn parse_variant(s: &str) -> Result<Variant, String> {
+    Variant::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+        format!("unknown variant `{s}` (one of: {})", names.join(", "))
+    })
+}
+
+fn parse_property(s: &str) -> Result<Property, String> {
+    Property::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Property::ALL.iter().map(|p| p.name()).collect();
+        format!("unknown property `{s}` (one of: {})", names.join(", "))
+    })
+}
+
+/// Which engine(s) explore the outcomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Engines {
+    /// The simulator and the SAT encoding in parallel, compared.
+    Both,
+    /// The simulator's exhaustive search alone.
+    Direct,
+    /// The SAT encoding alone.
+    Sat,
+}
+
+impl From<Engines> for EngineKind {
+    fn from(e: Engines) -> Self {
+        match e {
+            Engines::Both => EngineKind::Both,
+            Engines::Direct => EngineKind::Direct,
+            Engines::Sat => EngineKind::Sat,
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+struct ReplayArgs {
+    /// The scenario (`.fft`), with a `log` section.
+    file: PathBuf,
+    /// Print every line with the step that produced it and the quick-safety, and the
+    /// transitions between lines, like the seed's `{...}` commentary.
+    #[arg(long)]
+    annotate: bool,
+    /// The rule variant: final (the seed's final theory), naive (no quick-safety), earlier
+    /// (the quick caster goes before the mime cycle).
+    #[arg(long, default_value = "final", value_parser = parse_variant)]
+    variant: Variant,
+    /// Print a JSON object instead.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct VariantsArgs {
+    /// Scenarios (`.fft`) with logs.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Print one JSON object per file (JSON lines) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct Explore {
+    /// The scenario (`.fft`); its log, if any, is ignored: choices are left open.
+    file: PathBuf,
+    /// The rule variant.
+    #[arg(long, default_value = "final", value_parser = parse_variant)]
+    variant: Variant,
+    /// Which engine(s) run.
+    #[arg(long, value_enum, default_value = "both")]
+    engine: Engines,
+    /// Most quick turns in the phase (overrides the scenario's `bound`).
+    #[arg(long)]
+    bound: Option<usize>,
+    /// Give up after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Print JSON instead.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct EnumerateArgs {
+    #[command(flatten)]
+    explore: Explore,
+    /// Also print every outcome (JSON always has them).
+    #[arg(long)]
+    list: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct QueryArgs {
+    #[command(flatten)]
+    explore: Explore,
+    /// The property: flag-survives (a quick flag is still held when the SR phase ends),
+    /// two-quick-turns (a character takes two quick turns in the phase),
+    /// mime-cycle-ends-off (a mime cycle in which a mime acted ends with the safety OFF).
+    #[arg(long, value_parser = parse_property)]
+    property: Property,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args) -> ExitCode {
+    match &args.command {
+        Command::Replay(a) => run_replay(a),
+        Command::Variants(a) => run_variants(a),
+        Command::Enumerate(a) => run_enumerate(a),
+        Command::Query(a) => run_query(a),
+    }
+}
+
+fn load(path: &Path) -> Result<Scenario, ExitCode> {
+    parse::load(path).map_err(|e| {
+        eprintln!("{e}");
+        ExitCode::from(EXIT_INPUT)
+    })
+}
+
+fn print_json(v: &serde_json::Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(v).expect("JSON values serialise")
+    );
+}
+
+fn run_replay(a: &ReplayArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(code) => return code,
+    };
+    let Some(log) = &sc.log else {
+        eprintln!(
+            "{}: no `log` section to replay (add one, or use `gordian fft enumerate`)",
+            a.file.display()
+        );
+        return ExitCode::from(EXIT_INPUT);
+    };
+    let name = a.file.display().to_string();
+    let r = replay::replay(&sc, log, a.variant);
+    if a.json {
+        print_json(&report::replay_json(&sc, &name, a.variant, &r));
+    } else {
+        print!(
+            "{}",
+            report::replay_text(&sc, &name, a.variant, &r, a.annotate)
+        );
+    }
+    if r.explains() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_UNEXPLAINED)
+    }
+}
+
+fn run_variants(a: &VariantsArgs) -> ExitCode {
+    let mut bad_input = false;
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for file in &a.files {
+        let name = file.display().to_string();
+        let sc = match parse::load(file) {
+            Ok(sc) => sc,
+            Err(e) => {
+                eprintln!("{e}");
+                bad_input = true;
+                rows.push(vec![name, "error".into()]);
+                continue;
+            }
+        };
+        let Some(log) = &sc.log else {
+            eprintln!("{name}: no `log` section; skipped");
+            bad_input = true;
+            rows.push(vec![name, "no log".into()]);
+            continue;
+        };
+        let table = variants::compare(&sc, log);
+        if a.json {
+            let per: serde_json::Map<String, serde_json::Value> = table
+                .iter()
+                .map(|(v, r)| (v.name().to_string(), report::replay_json(&sc, &name, *v, r)))
+                .collect();
+            println!(
+                "{}",
+                json!({ "file": name, "explains": table.iter().filter(|(_, r)| r.explains()).map(|(v, _)| v.name()).collect::<Vec<_>>(), "variants": per })
+            );
+        } else {
+            let mut row = vec![name];
+            row.extend(table.iter().map(|(_, r)| report::verdict_cell(r)));
+            rows.push(row);
+        }
+    }
+    if !a.json {
+        let mut header = vec!["scenario".to_string()];
+        header.extend(Variant::ALL.iter().map(|v| v.name().to_string()));
+        let widths: Vec<usize> = (0..header.len())
+            .map(|i| {
+                rows.iter()
+                    .chain(std::iter::once(&header))
+                    .filter_map(|r| r.get(i))
+                    .map(|c| c.len())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for r in std::iter::once(&header).chain(&rows) {
+            let cells: Vec<String> = r
+                .iter()
+                .zip(&widths)
+                .map(|(c, &w)| format!("{c:<w$}"))
+                .collect();
+            println!("{}", cells.join("  ").trim_end());
+        }
+    }
+    if bad_input {
+        ExitCode::from(EXIT_INPUT)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn prepare(e: &Explore) -> Result<Scenario, ExitCode> {
+    let mut sc = load(&e.file)?;
+    if let Some(b) = e.bound {
+        sc.menus.bound = b;
+    }
+    Ok(sc)
+}
+
+fn interrupted(e: &Explore) -> ExitCode {
+    eprintln!(
+        "{}: interrupted after {}s (--timeout); no answer",
+        e.file.display(),
+        e.timeout.map_or(0.0, |t| t.as_secs_f64())
+    );
+    ExitCode::from(EXIT_TIMEOUT)
+}
+
+fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
+    let e = &a.explore;
+    let sc = match prepare(e) {
+        Ok(sc) => sc,
+        Err(code) => return code,
+    };
+    let budget = Budget::new();
+    let res = with_timeout(e.timeout, &budget, || {
+        engine::enumerate(&sc, e.variant, e.engine.into(), &budget)
+    });
+    let Ok(en) = res else {
+        return interrupted(e);
+    };
+    let name = e.file.display().to_string();
+    if en.disagree() {
+        let (only_direct, only_sat) = en.differences();
+        eprintln!(
+            "{name}: THE ENGINES DISAGREE (a bug in gordian): {} outcomes only the simulator \
+             finds, {} only the SAT encoding finds; exceeds bound: simulator {:?}, SAT {:?}",
+            only_direct.len(),
+            only_sat.len(),
+            en.direct.as_ref().map(|d| d.exceeds_bound),
+            en.sat.as_ref().map(|s| s.exceeds_bound),
+        );
+        for (who, os) in [("simulator", only_direct), ("SAT", only_sat)] {
+            for o in os.into_iter().take(3) {
+                eprintln!("only the {who}:\n{}", report::outcome_text(&sc, o));
+            }
+        }
+        return ExitCode::from(EXIT_DISAGREE);
+    }
+    let ans = en.answer();
+    let engines = match (&en.direct, &en.sat) {
+        (Some(_), Some(_)) => "simulator and SAT agree",
+        (Some(_), None) => "simulator only, not cross-checked",
+        _ => "SAT only, not cross-checked",
+    };
+    if e.json {
+        let mut v = report::enumerated_json(&sc, ans);
+        v["file"] = json!(name);
+        v["variant"] = json!(e.variant);
+        v["cross_checked"] = json!(en.direct.is_some() && en.sat.is_some());
+        print_json(&v);
+    } else {
+        println!(
+            "{name} ({} variant, at most {} quick turns): {} distinct outcomes ({engines}).",
+            e.variant,
+            sc.menus.bound,
+            ans.outcomes.len()
+        );
+        if ans.exceeds_bound {
+            println!(
+                "Some choices need more than {} quick turns; those runs are not counted \
+                 (raise --bound).",
+                sc.menus.bound
+            );
+        }
+        if a.list {
+            for (i, o) in ans.outcomes.iter().enumerate() {
+                println!("outcome {}:\n{}", i + 1, report::outcome_text(&sc, o));
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_query(a: &QueryArgs) -> ExitCode {
+    let e = &a.explore;
+    let sc = match prepare(e) {
+        Ok(sc) => sc,
+        Err(code) => return code,
+    };
+    let budget = Budget::new();
+    let res = with_timeout(e.timeout, &budget, || {
+        engine::query(&sc, e.variant, a.property, e.engine.into(), &budget)
+    });
+    let Ok(ans) = res else {
+        return interrupted(e);
+    };
+    let name = e.file.display().to_string();
+    if let Some(d) = &ans.disagreement {
+        eprintln!("{name}: THE ENGINES DISAGREE (a bug in gordian): {d}");
+        return ExitCode::from(EXIT_DISAGREE);
+    }
+    let bound = sc.menus.bound;
+    if e.json {
+        print_json(&json!({
+            "file": name,
+            "variant": e.variant,
+            "property": a.property,
+            "bound": bound,
+            "found": ans.witness.is_some(),
+            "witness": ans.witness.as_ref().map(|r| report::outcome_json(&sc, &r.outcome())),
+            "cross_checked": ans.cross_checked,
+        }));
+    } else {
+        match &ans.witness {
+            Some(run) => {
+                println!(
+                    "{name}: {} — witness ({} variant):",
+                    a.property.name(),
+                    e.variant
+                );
+                print!("{}", report::run_text(&sc, run));
+            }
+            None => println!(
+                "{name}: {} — none within bound {bound} ({} variant)",
+                a.property.name(),
+                e.variant
+            ),
+        }
+        if ans.cross_checked {
+            println!("(cross-checked: simulator and SAT agree)");
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `gordian check --system fft PATH...`: every scenario under the paths, both engines on
+/// every variant (outcomes and property witnesses compared), and its log replayed under
+/// every variant; a table at the end. Exit codes as `check`.
+pub(super) fn check(paths: &[PathBuf]) -> ExitCode {
+    use crate::systems::fft::check::differential;
+    let found = crate::inputs::collect_with(paths, crate::inputs::is_fft_file);
+    let mut rows: Vec<[String; 4]> = Vec::new();
+    let (mut agree, mut disagree, mut errors) = (0, 0, 0);
+    for (path, e) in &found.errors {
+        eprintln!("cannot read {}: {e}\n", path.display());
+        rows.push([
+            path.display().to_string(),
+            "-".into(),
+            "-".into(),
+            "error".into(),
+        ]);
+        errors += 1;
+    }
+    if found.files.is_empty() && found.errors.is_empty() {
+        eprintln!("no FFT scenarios (.fft) found");
+        return ExitCode::from(EXIT_INPUT);
+    }
+    use rayon::prelude::*;
+    let results: Vec<_> = found
+        .files
+        .par_iter()
+        .map(|f| {
+            let sc = parse::load(f).map_err(|e| e.to_string())?;
+            let budget = Budget::new();
+            let diffs = differential(&sc, &budget).map_err(|_| "interrupted".to_string())?;
+            let outcomes = crate::systems::fft::search::enumerate(&sc, Variant::Final, &budget)
+                .map(|e| e.outcomes.len().to_string())
+                .unwrap_or_else(|_| "-".into());
+            let explains = sc.log.as_ref().map(|log| {
+                let ok: Vec<&str> = variants::compare(&sc, log)
+                    .iter()
+                    .filter(|(_, r)| r.explains())
+                    .map(|(v, _)| v.name())
+                    .collect();
+                if ok.is_empty() {
+                    "none".to_string()
+                } else {
+                    ok.join(",")
+                }
+            });
+            Ok::<_, String>((
+                outcomes,
+                explains.unwrap_or_else(|| "(no log)".into()),
+                diffs,
+            ))
+        })
+        .collect();
+    for (f, r) in found.files.iter().zip(results) {
+        let name = f.display().to_string();
+        match r {
+            Err(e) => {
+                eprintln!("{e}\n");
+                rows.push([name, "-".into(), "-".into(), "error".into()]);
+                errors += 1;
+            }
+            Ok((outcomes, explains, diffs)) if diffs.is_empty() => {
+                rows.push([name, outcomes, explains, "agree".into()]);
+                agree += 1;
+            }
+            Ok((outcomes, explains, diffs)) => {
+                eprintln!("{name}: the engines disagree; this is a bug in gordian.");
+                for d in diffs {
+                    eprintln!("  {d}");
+                }
+                rows.push([name, outcomes, explains, "DISAGREE".into()]);
+                disagree += 1;
+            }
+        }
+    }
+    rows.sort();
+    let header = ["file", "outcomes (final)", "log explained by", "engines"].map(String::from);
+    let mut width = [0; 4];
+    for r in std::iter::once(&header).chain(&rows) {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    for r in std::iter::once(&header).chain(&rows) {
+        let cells: Vec<String> = r
+            .iter()
+            .zip(width)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        println!("{}", cells.join("  ").trim_end());
+    }
+    println!(
+        "{} file(s): {agree} agree, {disagree} disagree, {errors} error(s)",
+        rows.len()
+    );
+    if disagree > 0 {
+        ExitCode::from(EXIT_DISAGREE)
+    } else if errors > 0 {
+        ExitCode::from(EXIT_INPUT)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `gordian fuzz --system fft`: random scenarios through both engines on every variant;
+/// the first failure is shrunk and written as a `.fft` file. Exit codes as `fuzz`.
+pub(super) fn fuzz(cfg: &crate::systems::fft::check::FuzzConfig, out: &Path) -> ExitCode {
+    use crate::fuzz::Limit;
+    use crate::systems::fft::check::{differential, fuzz, shrink};
+    let bar = match cfg.limit {
+        Limit::Cases(n) => super::progress::bar(Some(n), "scenarios"),
+        Limit::Time(t) => {
+            super::progress::bar(None, &format!("scenarios in {} s", t.as_secs_f64()))
+        }
+    };
+    let summary = fuzz(cfg, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let secs = summary.elapsed.as_secs_f64();
+    println!(
+        "{} scenario(s) in {secs:.2} s ({:.1}/s), {} outcomes enumerated (final variant), \
+         every variant and property compared",
+        summary.cases,
+        summary.cases as f64 / secs.max(1e-9),
+        summary.outcomes
+    );
+    let Some(failure) = summary.failure else {
+        println!("no disagreement (seed {})", cfg.seed);
+        return ExitCode::SUCCESS;
+    };
+    eprintln!(
+        "case {} (scenario seed {}): the engines disagree; shrinking ...",
+        failure.index, failure.seed
+    );
+    for d in &failure.differences {
+        eprintln!("  {d}");
+    }
+    let fails = |s: &Scenario| differential(s, &Budget::new()).is_ok_and(|d| !d.is_empty());
+    let small = shrink(&failure.scenario, &fails);
+    let diffs = differential(&small, &Budget::new()).unwrap_or_default();
+    let mut text = format!(
+        "# gordian fuzz --system fft --seed {}: case {} (scenario seed {}), shrunk.\n\
+         # The simulator and the SAT encoding disagree here:\n",
+        cfg.seed, failure.index, failure.seed
+    );
+    for d in &diffs {
+        text.push_str(&format!("#   {d}\n"));
+    }
+    text.push_str(&parse::to_fft(&small));
+    let path = out.join(format!(
+        "fuzz-fft-seed{}-case{}.fft",
+        cfg.seed, failure.index
+    ));
+    if let Err(e) = std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, &text)) {
+        eprintln!("cannot write {}: {e}", path.display());
+        eprint!("{text}");
+        return ExitCode::FAILURE;
+    }
+    println!("{}", path.display());
+    ExitCode::FAILURE
+}

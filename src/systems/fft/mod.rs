@@ -1,0 +1,16 @@
+//! FFT turn flow (contract: `fft-turn-flow.md`): quick flags, mime cycles and the
+//! quick-safety in one SR phase, replayed against logs, compared across rule variants, and
+//! enumerated by the direct simulator and by SAT bounded model checking.
+
+pub mod check;
+pub mod encode;
+pub mod engine;
+pub mod model;
+pub mod parse;
+pub mod replay;
+pub mod report;
+pub mod search;
+pub mod simulate;
+#[cfg(test)]
+mod tests;
+pub mod variants;

@@ -1,0 +1,2366 @@
+//! Parses and validates FFT turn-flow scenario files (`.fft`) into a [`Scenario`], writes
+//! scenarios back ([`to_fft`]), and parses single log lines in the seed's notation
+//! ([`parse_log_line`]).
+//!
+//! This module owns the `.fft` format (documented in full in `instances/fft/README.md`)
+//! and establishes every invariant of a validated [`Scenario`] listed in the `model`
+//! module: indices in range; names unique, valid, and never another name with an `m`/`r`
+//! prefix; at most one reaction per character; at most one slow action per character,
+//! `slow` sorted by the actors' list positions; target lists sorted by list position,
+//! duplicate-free (empty = miss); action indices in range, the built-in action kinds first.
+//! It also fixes the defaults: `ct 0`, the mime-target menu "every single character" when
+//! no `mime-targets` line is given, a wait-only quick menu, `bound` [`DEFAULT_BOUND`].
+//!
+//! Errors are [`ParseError`]s (shared with the ?AR parser): file, 1-based line and column
+//! (in characters) of the offending token, and the line itself. Errors are collected
+//! across lines (at most [`MAX_ERRORS`]), sorted by position. No input panics
+//! (property-tested with random bytes and random lines of the grammar's tokens), and
+//! whatever parses round-trips through [`to_fft`].
+//!
+//! The parser checks names and notation only. Whether a log is what the turn-flow model
+//! produces (a mime line by a character who is not a mime, a reaction that can not fire,
+//! lines in the wrong order) is the replay's question, not a parse error.
+//!
+//! # The format in brief
+//!
+//! ```text
+//! char AGR team ramza critical-quick ct 100   # one per character, in list order
+//! action cure spell                           # extra action kinds: spell, damage, quick
+//! slow AGR - qs - miss                        # slow actions resolving in the SR phase
+//! next-cr RAF, LAV, ...                       # expected next CR order (`...`: a prefix)
+//! mime-targets REI | MEL,REI                  # enumeration menus
+//! quick-menu attack - miss | qs - RAM
+//! bound 8
+//! log                                         # the observed log, up to `end`
+//! AGR - qs - miss     {commentary
+//!   mRAD - mqs - REI
+//!     rREI - mcq
+//! end
+//! ```
+//!
+//! `#` and `{` both start a comment that runs to the end of the line (`{` is the seed's
+//! commentary notation). Keywords are lowercase and start their line; the remaining lines
+//! may come in any order, except that `char` lines give the character list in order.
+
+use super::model::{
+    ActionId, ActionKind, Body, CharId, Character, ExpectedOrder, Flag, Line, LineKind, LogLine,
+    Menus, QuickChoice, Reaction, Scenario, SlowAction, DEFAULT_BOUND,
+};
+pub use crate::systems::ar::parse::{ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Stop collecting errors once their source lines hold this many bytes (pathological
+/// files with huge lines); at least one error is always kept.
+const MAX_ERROR_TEXT: usize = 32 * 1024 * 1024;
+
+/// The words that start a line outside the log.
+const KEYWORDS: &[&str] = &[
+    "char",
+    "action",
+    "slow",
+    "next-cr",
+    "mime-targets",
+    "quick-menu",
+    "bound",
+    "log",
+    "end",
+];
+
+/// The attribute keywords of a `char` line.
+const CHAR_ATTRIBUTES: &[&str] = &["team", "mime", "critical-quick", "counter-magic", "ct"];
+
+/// Failure to load an `.fft` file: it could not be read, or it is invalid.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read (missing, unreadable, or larger than
+    /// [`MAX_FILE_BYTES`]).
+    #[error("cannot read {}: {source}", file.display())]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file was read but is not a valid scenario (invalid UTF-8 included, reported at
+    /// the first bad byte).
+    #[error(transparent)]
+    Parse(#[from] ParseErrors),
+}
+
+// ---------------------------------------------------------------------------------------
+// Public entry points
+// ---------------------------------------------------------------------------------------
+
+/// Parses and validates an `.fft` file's text. `file` is only used in error messages.
+pub fn parse_fft(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
+    let src = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+    let mut cx = Cx::new(src, file);
+    let raw = read(&mut cx);
+    let sc = build(&mut cx, raw);
+    if cx.errors.is_empty() {
+        Ok(sc)
+    } else {
+        let mut errors = cx.errors;
+        errors.sort_by_key(|e| (e.line, e.col));
+        Err(ParseErrors(errors))
+    }
+}
+
+/// Like [`parse_fft`] on raw bytes (for example standard input): content that is not
+/// UTF-8 is a located error at the first invalid byte.
+pub fn parse_bytes(bytes: &[u8], file: &Path) -> Result<Scenario, ParseErrors> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => parse_fft(s, file),
+        Err(e) => {
+            let bad = e.valid_up_to();
+            let valid = std::str::from_utf8(&bytes[..bad]).unwrap_or_default();
+            let line_start = valid.rfind('\n').map_or(0, |i| i + 1);
+            let line = valid.matches('\n').count() + 1;
+            let col = valid[line_start..].chars().count() + 1;
+            let line_end = bytes[line_start..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |i| line_start + i);
+            let text = String::from_utf8_lossy(&bytes[line_start..line_end]);
+            Err(ParseErrors(vec![ParseError {
+                file: file.to_path_buf(),
+                line,
+                col,
+                message: format!(
+                    "invalid UTF-8 (byte 0x{:02x}); .fft files must be UTF-8 text",
+                    bytes[bad]
+                ),
+                source_line: text.trim_end_matches('\r').to_string(),
+            }]))
+        }
+    }
+}
+
+/// Reads and parses an `.fft` file. Files larger than [`MAX_FILE_BYTES`] are rejected as
+/// a [`LoadError::Io`] error; content that is not UTF-8 is a located parse error.
+pub fn load(path: &Path) -> Result<Scenario, LoadError> {
+    let io = |source| LoadError::Io {
+        file: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the file is larger than {} MiB, the limit for .fft files",
+                MAX_FILE_BYTES >> 20
+            ),
+        )));
+    }
+    Ok(parse_bytes(&bytes, path)?)
+}
+
+/// Parses one log line in the seed's notation (`AGR - qs - miss`, `  mRAD - mqs - REI`,
+/// `rMEL - mcq`, `REI - wait`) against `sc`'s character and action names. Indentation,
+/// a `{ ...` commentary and a `# ...` comment are ignored. The error is a one-line
+/// message naming the offending token.
+pub fn parse_log_line(sc: &Scenario, text: &str) -> Result<Line, String> {
+    let code = code_of(text);
+    if code.trim().is_empty() {
+        return Err(
+            "empty log line: expected `WHO - wait`, `WHO - ACTION - TARGETS` or `rWHO - cq`".into(),
+        );
+    }
+    read_line(sc, code, 1, LineCtx::Log)
+        .map(|(line, _)| line)
+        .map_err(|(_, msg)| msg)
+}
+
+/// The mime-target menu used when a file has no `mime-targets` line: every single
+/// character of a list of `n`, in list order.
+pub fn default_mime_targets(n: usize) -> Vec<Vec<CharId>> {
+    (0..n).map(|c| vec![c]).collect()
+}
+
+/// Whether `s` can be a character, team or action name: `[A-Za-z0-9_]+`.
+pub fn is_valid_name(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Writes a scenario as an `.fft` file: the `char` lines, `action` lines for the kinds
+/// after the built-ins, the slow actions, `next-cr`, the menus (`mime-targets` only when
+/// it is not the default), `bound`, and the log (indented: mime lines by two spaces,
+/// reactions two more than the line they react to; quick spells written `mqs` in a mime
+/// cycle), without comments. For a validated scenario (see the module invariants; team
+/// indices in order of first use, the built-in kinds first) [`parse_fft`] reads it back
+/// to an equal scenario, except for [`LogLine::line_no`], [`LogLine::text`] and
+/// [`ExpectedOrder::line_no`]. Never panics; out-of-range indices are written `?`.
+pub fn to_fft(sc: &Scenario) -> String {
+    use std::fmt::Write;
+    let name = |c: CharId| sc.characters.get(c).map_or("?", |ch| ch.name.as_str());
+    let action = |a: ActionId, in_mime: bool| match sc.actions.get(a) {
+        Some(k) if k.quick && in_mime && k.name == "qs" => "mqs",
+        Some(k) => k.name.as_str(),
+        None => "?",
+    };
+    let targets = |ts: &[CharId]| {
+        if ts.is_empty() {
+            "miss".to_string()
+        } else {
+            ts.iter().map(|&t| name(t)).collect::<Vec<_>>().join(",")
+        }
+    };
+    let mut out = String::new();
+    for c in &sc.characters {
+        let team = sc.teams.get(c.team).map_or("?", |t| t.as_str());
+        let _ = write!(out, "char {} team {team}", c.name);
+        if c.mime {
+            out.push_str(" mime");
+        }
+        if let Some(r) = c.reaction {
+            let _ = write!(out, " {}", r.name());
+        }
+        if c.ct != 0 {
+            let _ = write!(out, " ct {}", c.ct);
+        }
+        out.push('\n');
+    }
+    for k in sc.actions.iter().skip(ActionKind::builtins().len()) {
+        let _ = write!(out, "action {}", k.name);
+        for (on, word) in [(k.spell, "spell"), (k.damage, "damage"), (k.quick, "quick")] {
+            if on {
+                let _ = write!(out, " {word}");
+            }
+        }
+        out.push('\n');
+    }
+    for s in &sc.slow {
+        let _ = writeln!(
+            out,
+            "slow {} - {} - {}",
+            name(s.actor),
+            action(s.action, false),
+            targets(&s.targets)
+        );
+    }
+    if let Some(e) = &sc.expect_next_cr {
+        let mut items: Vec<&str> = e.order.iter().map(|&c| name(c)).collect();
+        if e.prefix {
+            items.push("...");
+        }
+        out.push_str("next-cr");
+        if !items.is_empty() {
+            out.push(' ');
+            out.push_str(&items.join(", "));
+        }
+        out.push('\n');
+    }
+    if sc.menus.mime_targets != default_mime_targets(sc.characters.len()) {
+        out.push_str("mime-targets");
+        let entries: Vec<String> = sc.menus.mime_targets.iter().map(|t| targets(t)).collect();
+        if !entries.is_empty() {
+            out.push(' ');
+            out.push_str(&entries.join(" | "));
+        }
+        out.push('\n');
+    }
+    if !sc.menus.quick.is_empty() {
+        let entries: Vec<String> = sc
+            .menus
+            .quick
+            .iter()
+            .map(|q| match q {
+                QuickChoice::Wait => "wait".to_string(),
+                QuickChoice::Act {
+                    action: a,
+                    targets: t,
+                } => {
+                    format!("{} - {}", action(*a, false), targets(t))
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "quick-menu {}", entries.join(" | "));
+    }
+    let _ = writeln!(out, "bound {}", sc.menus.bound);
+    if let Some(log) = &sc.log {
+        out.push_str("log\n");
+        let mut parent = LineKind::Primary;
+        for l in log {
+            let l = &l.line;
+            let (indent, in_mime) = match l.kind {
+                LineKind::Primary => (0, false),
+                LineKind::Mime => (2, true),
+                LineKind::Reaction => {
+                    if parent == LineKind::Mime {
+                        (4, true)
+                    } else {
+                        (2, false)
+                    }
+                }
+            };
+            if l.kind != LineKind::Reaction {
+                parent = l.kind;
+            }
+            let prefix = match l.kind {
+                LineKind::Primary => "",
+                LineKind::Mime => "m",
+                LineKind::Reaction => "r",
+            };
+            let _ = write!(out, "{:indent$}{prefix}{}", "", name(l.who));
+            match &l.body {
+                Body::Wait => out.push_str(" - wait"),
+                Body::Critical(f) => {
+                    let _ = write!(out, " - {}", f.name());
+                }
+                Body::Act {
+                    action: a,
+                    targets: t,
+                } => {
+                    let _ = write!(out, " - {} - {}", action(*a, in_mime), targets(t));
+                }
+            }
+            out.push('\n');
+        }
+        out.push_str("end\n");
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Source positions, words, pieces and the error sink
+// ---------------------------------------------------------------------------------------
+
+/// The lines of the source and the errors found so far.
+struct Cx<'a> {
+    file: &'a Path,
+    /// The lines, without their line ends.
+    lines: Vec<&'a str>,
+    errors: Vec<ParseError>,
+    error_text: usize,
+}
+
+impl<'a> Cx<'a> {
+    fn new(src: &'a str, file: &'a Path) -> Cx<'a> {
+        let lines = src
+            .split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .collect();
+        Cx {
+            file,
+            lines,
+            errors: Vec::new(),
+            error_text: 0,
+        }
+    }
+
+    /// Whether no more errors are wanted.
+    fn full(&self) -> bool {
+        self.errors.len() >= MAX_ERRORS || self.error_text >= MAX_ERROR_TEXT
+    }
+
+    /// Records an error at a 1-based line and column.
+    fn err(&mut self, line: usize, col: usize, message: impl Into<String>) {
+        if self.full() {
+            return;
+        }
+        let message: String = message.into();
+        let source_line = self
+            .lines
+            .get(line.wrapping_sub(1))
+            .copied()
+            .unwrap_or("")
+            .to_string();
+        self.error_text += source_line.len();
+        let message = if message.chars().any(char::is_control) {
+            message.chars().flat_map(char::escape_debug).collect()
+        } else {
+            message
+        };
+        self.errors.push(ParseError {
+            file: self.file.to_path_buf(),
+            line: line.max(1),
+            col: col.max(1),
+            message,
+            source_line,
+        });
+    }
+}
+
+/// The part of a line before its comment (`#`) or commentary (`{`).
+fn code_of(line: &str) -> &str {
+    line.find(['#', '{']).map_or(line, |p| &line[..p])
+}
+
+/// A whitespace-separated word with its 1-based column and its byte offset in the text
+/// it was taken from.
+#[derive(Clone, Copy, Debug)]
+struct Word<'a> {
+    col: usize,
+    byte: usize,
+    text: &'a str,
+}
+
+impl Word<'_> {
+    /// The column just past the word.
+    fn end_col(&self) -> usize {
+        self.col + self.text.chars().count()
+    }
+}
+
+/// The words of `code`, whose first character is at column `base`.
+fn words(code: &str, base: usize) -> Vec<Word<'_>> {
+    let mut out = Vec::new();
+    let mut start: Option<(usize, usize)> = None;
+    for (i, (b, c)) in code.char_indices().enumerate() {
+        if c.is_whitespace() {
+            if let Some((sb, sc)) = start.take() {
+                out.push(Word {
+                    col: sc,
+                    byte: sb,
+                    text: &code[sb..b],
+                });
+            }
+        } else if start.is_none() {
+            start = Some((b, base + i));
+        }
+    }
+    if let Some((sb, sc)) = start {
+        out.push(Word {
+            col: sc,
+            byte: sb,
+            text: &code[sb..],
+        });
+    }
+    out
+}
+
+/// A part of a text between separators, trimmed.
+#[derive(Clone, Copy, Debug)]
+struct Piece<'a> {
+    /// Column of the separator before the piece (0 for the first piece).
+    sep_col: usize,
+    /// Column of the trimmed text; for an empty piece, of the next separator (or just
+    /// past the end of the text).
+    col: usize,
+    text: &'a str,
+}
+
+/// Splits `code` (first character at column `base`) at every `sep`.
+fn pieces(code: &str, base: usize, sep: char) -> Vec<Piece<'_>> {
+    fn piece(raw: &str, start_col: usize, end_col: usize, sep_col: usize) -> Piece<'_> {
+        let text = raw.trim();
+        let lead = raw.len() - raw.trim_start().len();
+        let col = if text.is_empty() {
+            end_col
+        } else {
+            start_col + raw[..lead].chars().count()
+        };
+        Piece { sep_col, col, text }
+    }
+    let mut out = Vec::new();
+    let (mut start_b, mut start_col, mut sep_col) = (0, base, 0);
+    let mut col = base;
+    for (b, c) in code.char_indices() {
+        if c == sep {
+            out.push(piece(&code[start_b..b], start_col, col, sep_col));
+            sep_col = col;
+            start_b = b + c.len_utf8();
+            start_col = col + 1;
+        }
+        col += 1;
+    }
+    out.push(piece(&code[start_b..], start_col, col, sep_col));
+    out
+}
+
+/// A located error: column and message.
+type Located = (usize, String);
+
+/// The single word of a non-empty piece (an error at the second word otherwise).
+fn single_word<'a>(p: &Piece<'a>, hint: &str) -> Result<&'a str, Located> {
+    let ws = words(p.text, p.col);
+    match ws.get(1) {
+        None => Ok(p.text),
+        Some(w) => Err((w.col, format!("unexpected `{}`{hint}", w.text))),
+    }
+}
+
+/// The value of a decimal count (`digits` only), or why it is not one.
+fn count<T: std::str::FromStr + std::fmt::Display>(text: &str, max: T) -> Result<T, String> {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        text.parse::<T>()
+            .map_err(|_| format!("it is too large (the maximum is {max})"))
+    } else if text.len() > 1
+        && text.starts_with('-')
+        && text[1..].bytes().all(|b| b.is_ascii_digit())
+    {
+        Err("it can not be negative".into())
+    } else {
+        Err("expected a non-negative integer".into())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pass 1: lines into raw declarations
+// ---------------------------------------------------------------------------------------
+
+/// A `char` line as read.
+struct RawChar<'a> {
+    line: usize,
+    name: Word<'a>,
+    team: Option<Word<'a>>,
+    /// A `team` attribute was given but is bad (already reported).
+    team_bad: bool,
+    mime: bool,
+    reaction: Option<Reaction>,
+    ct: u32,
+}
+
+/// An `action` line as read.
+struct RawAction<'a> {
+    line: usize,
+    name: Word<'a>,
+    kind: ActionKind,
+}
+
+/// The text after a keyword, for pass 2.
+#[derive(Clone, Copy)]
+struct Rest<'a> {
+    line: usize,
+    /// The text after the keyword (comment stripped).
+    code: &'a str,
+    /// Column of the first character of `code`.
+    base: usize,
+}
+
+/// A file as read, before names are resolved.
+#[derive(Default)]
+struct Raw<'a> {
+    chars: Vec<RawChar<'a>>,
+    actions: Vec<RawAction<'a>>,
+    slow: Vec<Rest<'a>>,
+    next_cr: Option<Rest<'a>>,
+    mime_targets: Option<Rest<'a>>,
+    quick_menu: Option<Rest<'a>>,
+    bound: Option<(usize, usize)>,
+    /// The log's lines: (line number, comment-stripped text).
+    log: Option<Vec<(usize, &'a str)>>,
+}
+
+fn read<'a>(cx: &mut Cx<'a>) -> Raw<'a> {
+    let mut raw = Raw::default();
+    // `Some((line, col, keep))` inside a log section.
+    let mut in_log: Option<(usize, usize, bool)> = None;
+    let mut log_line: Option<usize> = None;
+    let mut single: HashMap<&'static str, usize> = HashMap::new();
+    let lines = cx.lines.clone();
+    for (i, &text) in lines.iter().enumerate() {
+        if cx.full() {
+            break;
+        }
+        let lineno = i + 1;
+        let code = code_of(text);
+        let ws = words(code, 1);
+        let Some(&kw) = ws.first() else {
+            continue;
+        };
+        let end_col = ws.last().map_or(1, Word::end_col);
+        if let Some((_, _, keep)) = in_log {
+            if kw.text == "end" {
+                if let Some(w) = ws.get(1) {
+                    cx.err(
+                        lineno,
+                        w.col,
+                        format!("unexpected `{}` after `end`", w.text),
+                    );
+                }
+                in_log = None;
+            } else if keep {
+                if let Some(log) = raw.log.as_mut() {
+                    log.push((lineno, code));
+                }
+            }
+            continue;
+        }
+        let rest = Rest {
+            line: lineno,
+            code: &code[kw.byte + kw.text.len()..],
+            base: kw.end_col(),
+        };
+        let mut once = |cx: &mut Cx<'a>, key: &'static str| -> bool {
+            if let Some(first) = single.get(key) {
+                cx.err(
+                    lineno,
+                    kw.col,
+                    format!("second `{key}` line (the first is line {first})"),
+                );
+                false
+            } else {
+                single.insert(key, lineno);
+                true
+            }
+        };
+        match kw.text {
+            "char" => {
+                if let Some(c) = read_char(cx, lineno, &ws, end_col) {
+                    raw.chars.push(c);
+                }
+            }
+            "action" => {
+                if let Some(a) = read_action(cx, lineno, &ws, end_col) {
+                    raw.actions.push(a);
+                }
+            }
+            "slow" => raw.slow.push(rest),
+            "next-cr" => {
+                if once(cx, "next-cr") {
+                    raw.next_cr = Some(rest);
+                }
+            }
+            "mime-targets" => {
+                if once(cx, "mime-targets") {
+                    raw.mime_targets = Some(rest);
+                }
+            }
+            "quick-menu" => {
+                if once(cx, "quick-menu") {
+                    raw.quick_menu = Some(rest);
+                }
+            }
+            "bound" => {
+                let first = once(cx, "bound");
+                match ws.get(1) {
+                    None => cx.err(lineno, end_col, "missing number after `bound`"),
+                    Some(w) => match count::<usize>(w.text, usize::MAX) {
+                        Ok(n) => {
+                            if let Some(extra) = ws.get(2) {
+                                cx.err(
+                                    lineno,
+                                    extra.col,
+                                    format!("unexpected `{}` after the bound", extra.text),
+                                );
+                            } else if first {
+                                raw.bound = Some((lineno, n));
+                            }
+                        }
+                        Err(why) => {
+                            cx.err(lineno, w.col, format!("invalid bound `{}`: {why}", w.text))
+                        }
+                    },
+                }
+            }
+            "log" => {
+                if let Some(w) = ws.get(1) {
+                    cx.err(
+                        lineno,
+                        w.col,
+                        format!(
+                            "unexpected `{}` after `log` (log lines start on the next line)",
+                            w.text
+                        ),
+                    );
+                }
+                let keep = match log_line {
+                    Some(first) => {
+                        cx.err(
+                            lineno,
+                            kw.col,
+                            format!("second `log` section (the first starts at line {first})"),
+                        );
+                        false
+                    }
+                    None => {
+                        log_line = Some(lineno);
+                        raw.log = Some(Vec::new());
+                        true
+                    }
+                };
+                in_log = Some((lineno, kw.col, keep));
+            }
+            "end" => cx.err(lineno, kw.col, "`end` without a `log` line before it"),
+            other => {
+                let lower = other.to_lowercase();
+                let hint = if KEYWORDS.contains(&lower.as_str()) {
+                    format!(" (keywords are lowercase: `{lower}`)")
+                } else if code.contains('-') {
+                    " (log lines go between a `log` line and an `end` line)".to_string()
+                } else {
+                    format!(" (expected one of {})", quoted(KEYWORDS))
+                };
+                cx.err(lineno, kw.col, format!("unknown keyword `{other}`{hint}"));
+            }
+        }
+    }
+    if let Some((line, col, _)) = in_log {
+        cx.err(
+            line,
+            col,
+            "this `log` section has no `end` line".to_string(),
+        );
+    }
+    raw
+}
+
+/// `a`, `b` or `c`.
+fn quoted(words: &[&str]) -> String {
+    let q: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+    match q.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, init)) => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// A `char` line: `char NAME team TEAM [mime] [critical-quick|counter-magic] [ct N]`.
+/// `None` when the name itself is unusable (reported).
+fn read_char<'a>(
+    cx: &mut Cx<'_>,
+    line: usize,
+    ws: &[Word<'a>],
+    end_col: usize,
+) -> Option<RawChar<'a>> {
+    let Some(&name) = ws.get(1) else {
+        cx.err(line, end_col, "missing character name after `char`");
+        return None;
+    };
+    let mut ok = true;
+    if !is_valid_name(name.text) {
+        cx.err(
+            line,
+            name.col,
+            format!(
+                "invalid character name `{}` (names are ASCII letters, digits and `_`)",
+                name.text
+            ),
+        );
+        ok = false;
+    } else if name.text == "miss" || name.text == "end" {
+        let why = if name.text == "miss" {
+            "it is the empty target list"
+        } else {
+            "it ends the log"
+        };
+        cx.err(
+            line,
+            name.col,
+            format!("`{}` can not be a character name ({why})", name.text),
+        );
+        ok = false;
+    }
+    let mut c = RawChar {
+        line,
+        name,
+        team: None,
+        team_bad: false,
+        mime: false,
+        reaction: None,
+        ct: 0,
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    let mut i = 2;
+    while i < ws.len() {
+        let w = ws[i];
+        i += 1;
+        if CHAR_ATTRIBUTES.contains(&w.text) {
+            if seen.contains(&w.text) {
+                cx.err(line, w.col, format!("`{}` given twice", w.text));
+            }
+            seen.push(w.text);
+        }
+        match w.text {
+            "team" => match ws.get(i) {
+                Some(t) if is_valid_name(t.text) && !CHAR_ATTRIBUTES.contains(&t.text) => {
+                    i += 1;
+                    if c.team.is_none() {
+                        c.team = Some(*t);
+                    }
+                }
+                Some(t) if CHAR_ATTRIBUTES.contains(&t.text) => {
+                    cx.err(
+                        line,
+                        t.col,
+                        format!(
+                            "missing team name after `team` (`{}` is an attribute)",
+                            t.text
+                        ),
+                    );
+                    c.team_bad = true;
+                }
+                Some(t) => {
+                    i += 1;
+                    cx.err(
+                        line,
+                        t.col,
+                        format!(
+                            "invalid team name `{}` (names are ASCII letters, digits and `_`)",
+                            t.text
+                        ),
+                    );
+                    c.team_bad = true;
+                }
+                None => {
+                    cx.err(line, end_col, "missing team name after `team`");
+                    c.team_bad = true;
+                }
+            },
+            "mime" => c.mime = true,
+            "critical-quick" | "counter-magic" => {
+                let r = if w.text == "critical-quick" {
+                    Reaction::CriticalQuick
+                } else {
+                    Reaction::CounterMagic
+                };
+                match c.reaction {
+                    Some(prev) if prev != r => cx.err(
+                        line,
+                        w.col,
+                        format!(
+                            "a character has at most one reaction (`{}` already has `{}`)",
+                            name.text,
+                            prev.name()
+                        ),
+                    ),
+                    _ => c.reaction = Some(r),
+                }
+            }
+            "ct" => match ws.get(i) {
+                Some(v) => {
+                    i += 1;
+                    match count::<u32>(v.text, u32::MAX) {
+                        Ok(n) => c.ct = n,
+                        Err(why) => cx.err(line, v.col, format!("invalid CT `{}`: {why}", v.text)),
+                    }
+                }
+                None => cx.err(line, end_col, "missing number after `ct`"),
+            },
+            other => cx.err(
+                line,
+                w.col,
+                format!(
+                    "unknown character attribute `{other}` (expected {})",
+                    quoted(CHAR_ATTRIBUTES)
+                ),
+            ),
+        }
+    }
+    if c.team.is_none() && !c.team_bad {
+        cx.err(
+            line,
+            name.col,
+            format!("character `{}` has no team (add `team NAME`)", name.text),
+        );
+    }
+    ok.then_some(c)
+}
+
+/// An `action` line: `action NAME [spell] [damage] [quick]`.
+fn read_action<'a>(
+    cx: &mut Cx<'_>,
+    line: usize,
+    ws: &[Word<'a>],
+    end_col: usize,
+) -> Option<RawAction<'a>> {
+    let Some(&name) = ws.get(1) else {
+        cx.err(line, end_col, "missing action name after `action`");
+        return None;
+    };
+    let mut ok = true;
+    if !is_valid_name(name.text) {
+        cx.err(
+            line,
+            name.col,
+            format!(
+                "invalid action name `{}` (names are ASCII letters, digits and `_`)",
+                name.text
+            ),
+        );
+        ok = false;
+    } else if ["wait", "cq", "mcq", "mqs", "miss"].contains(&name.text) {
+        cx.err(
+            line,
+            name.col,
+            format!(
+                "`{}` is a keyword of the log notation, not an action name",
+                name.text
+            ),
+        );
+        ok = false;
+    } else if ActionKind::builtins().iter().any(|k| k.name == name.text) {
+        cx.err(
+            line,
+            name.col,
+            format!(
+                "`{}` is a built-in action kind; it can not be redeclared",
+                name.text
+            ),
+        );
+        ok = false;
+    }
+    let mut kind = ActionKind {
+        name: name.text.to_string(),
+        spell: false,
+        damage: false,
+        quick: false,
+    };
+    for w in &ws[2..] {
+        let flag = match w.text {
+            "spell" => &mut kind.spell,
+            "damage" => &mut kind.damage,
+            "quick" => &mut kind.quick,
+            other => {
+                cx.err(
+                    line,
+                    w.col,
+                    format!(
+                        "unknown action property `{other}` (expected `spell`, `damage` or `quick`)"
+                    ),
+                );
+                continue;
+            }
+        };
+        if *flag {
+            cx.err(line, w.col, format!("`{}` given twice", w.text));
+        }
+        *flag = true;
+    }
+    ok.then_some(RawAction { line, name, kind })
+}
+
+// ---------------------------------------------------------------------------------------
+// Pass 2: names resolved, references checked
+// ---------------------------------------------------------------------------------------
+
+fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
+    let mut sc = Scenario {
+        teams: Vec::new(),
+        characters: Vec::new(),
+        actions: ActionKind::builtins(),
+        slow: Vec::new(),
+        log: None,
+        expect_next_cr: None,
+        menus: Menus::default(),
+    };
+    // Characters, in list order.
+    let mut char_lines: Vec<(usize, usize)> = Vec::new();
+    for c in &raw.chars {
+        if let Some(first) = sc.char_id(c.name.text) {
+            cx.err(
+                c.line,
+                c.name.col,
+                format!(
+                    "duplicate character `{}` (first declared at line {})",
+                    c.name.text, char_lines[first].0
+                ),
+            );
+            continue;
+        }
+        let team = match c.team {
+            Some(t) => match sc.teams.iter().position(|x| x == t.text) {
+                Some(i) => i,
+                None => {
+                    sc.teams.push(t.text.to_string());
+                    sc.teams.len() - 1
+                }
+            },
+            None => 0,
+        };
+        sc.characters.push(Character {
+            name: c.name.text.to_string(),
+            team,
+            mime: c.mime,
+            reaction: c.reaction,
+            ct: c.ct,
+        });
+        char_lines.push((c.line, c.name.col));
+    }
+    for (i, c) in sc.characters.iter().enumerate() {
+        for (prefix, what) in [('m', "mime"), ('r', "reaction")] {
+            if let Some(base) = c.name.strip_prefix(prefix) {
+                if sc.char_id(base).is_some() {
+                    let (line, col) = char_lines[i];
+                    cx.err(
+                        line,
+                        col,
+                        format!(
+                            "name `{}` collides with the {what} notation for `{base}` \
+                             (`{prefix}{base}` in a log)",
+                            c.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    // Declared action kinds.
+    let mut action_lines: HashMap<String, usize> = HashMap::new();
+    for a in raw.actions {
+        if let Some(first) = action_lines.get(a.name.text) {
+            cx.err(
+                a.line,
+                a.name.col,
+                format!(
+                    "duplicate action `{}` (first declared at line {first})",
+                    a.name.text
+                ),
+            );
+            continue;
+        }
+        action_lines.insert(a.name.text.to_string(), a.line);
+        sc.actions.push(a.kind);
+    }
+    // Slow actions.
+    let mut slow_lines: HashMap<CharId, usize> = HashMap::new();
+    let mut slow = Vec::new();
+    for r in &raw.slow {
+        if r.code.trim().is_empty() {
+            cx.err(
+                r.line,
+                r.base,
+                "missing slow action after `slow` (expected `ACTOR - ACTION - TARGETS`)",
+            );
+            continue;
+        }
+        match read_line(&sc, r.code, r.base, LineCtx::Slow) {
+            Ok((line, who_col)) => {
+                if let Some(first) = slow_lines.get(&line.who) {
+                    cx.err(
+                        r.line,
+                        who_col,
+                        format!(
+                            "second slow action for `{}` (the first is line {first}; at most \
+                             one per character)",
+                            sc.characters[line.who].name
+                        ),
+                    );
+                    continue;
+                }
+                slow_lines.insert(line.who, r.line);
+                if let Body::Act { action, targets } = line.body {
+                    slow.push(SlowAction {
+                        actor: line.who,
+                        action,
+                        targets,
+                    });
+                }
+            }
+            Err((col, msg)) => cx.err(r.line, col, msg),
+        }
+    }
+    slow.sort_by_key(|s| s.actor);
+    // Expected next CR order.
+    let expect = raw.next_cr.and_then(|r| read_next_cr(cx, &sc, r));
+    // Menus.
+    let mime_targets = match raw.mime_targets {
+        Some(r) => read_mime_targets(cx, &sc, r),
+        None => default_mime_targets(sc.characters.len()),
+    };
+    let quick = raw
+        .quick_menu
+        .map(|r| read_quick_menu(cx, &sc, r))
+        .unwrap_or_default();
+    let bound = raw.bound.map_or(DEFAULT_BOUND, |(_, n)| n);
+    // The log.
+    let log = raw.log.map(|lines| {
+        let mut out = Vec::new();
+        for (line_no, code) in lines {
+            if code.trim().is_empty() {
+                continue;
+            }
+            match read_line(&sc, code, 1, LineCtx::Log) {
+                Ok((line, _)) => out.push(LogLine {
+                    line_no,
+                    text: code.trim().to_string(),
+                    line,
+                }),
+                Err((col, msg)) => {
+                    let first = code.split_whitespace().next().unwrap_or("");
+                    let hint = if KEYWORDS.contains(&first) {
+                        format!(" (is the log's `end` line missing before this `{first}` line?)")
+                    } else {
+                        String::new()
+                    };
+                    cx.err(line_no, col, format!("{msg}{hint}"));
+                }
+            }
+        }
+        out
+    });
+    sc.slow = slow;
+    sc.expect_next_cr = expect;
+    sc.menus = Menus {
+        mime_targets,
+        quick,
+        bound,
+    };
+    sc.log = log;
+    sc
+}
+
+/// `next-cr A, B, C` or `next-cr A, B, ...`.
+fn read_next_cr(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Option<ExpectedOrder> {
+    let mut e = ExpectedOrder {
+        order: Vec::new(),
+        prefix: false,
+        line_no: r.line,
+    };
+    if r.code.trim().is_empty() {
+        return Some(e);
+    }
+    let ps = pieces(r.code, r.base, ',');
+    let mut ok = true;
+    for (i, p) in ps.iter().enumerate() {
+        let word = if p.text.is_empty() {
+            Err((
+                p.col,
+                "missing name (an empty entry between commas)".to_string(),
+            ))
+        } else {
+            single_word(p, " (separate the names with `,`)")
+        };
+        let word = match word {
+            Ok(w) => w,
+            Err((col, msg)) => {
+                cx.err(r.line, col, msg);
+                ok = false;
+                continue;
+            }
+        };
+        if word == "..." {
+            if i + 1 == ps.len() {
+                e.prefix = true;
+            } else {
+                cx.err(r.line, p.col, "`...` must be the last entry");
+                ok = false;
+            }
+            continue;
+        }
+        match sc.char_id(word) {
+            Some(c) if e.order.contains(&c) => {
+                cx.err(
+                    r.line,
+                    p.col,
+                    format!("`{word}` appears twice in the expected order"),
+                );
+                ok = false;
+            }
+            Some(c) => e.order.push(c),
+            None => {
+                cx.err(r.line, p.col, format!("unknown character `{word}`"));
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(e)
+}
+
+/// `mime-targets T | T | ...`, each T a target list (not `miss`).
+fn read_mime_targets(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Vec<Vec<CharId>> {
+    let mut out: Vec<Vec<CharId>> = Vec::new();
+    if r.code.trim().is_empty() {
+        return out;
+    }
+    for p in pieces(r.code, r.base, '|') {
+        if p.text == "miss" {
+            cx.err(
+                r.line,
+                p.col,
+                "a miss is always possible: list only target sets (an empty `mime-targets` \
+                 line means mimes always miss)",
+            );
+            continue;
+        }
+        match read_targets(sc, &p) {
+            Ok(t) if out.contains(&t) => cx.err(
+                r.line,
+                p.col,
+                format!("target set `{}` listed twice", sc.targets_text(&t)),
+            ),
+            Ok(t) => out.push(t),
+            Err((col, msg)) => cx.err(r.line, col, msg),
+        }
+    }
+    out
+}
+
+/// `quick-menu E | E | ...`, each E `wait` (ignored) or `ACTION - TARGETS`.
+fn read_quick_menu(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Vec<QuickChoice> {
+    let mut out: Vec<QuickChoice> = Vec::new();
+    if r.code.trim().is_empty() {
+        return out;
+    }
+    for p in pieces(r.code, r.base, '|') {
+        if p.text == "wait" {
+            continue;
+        }
+        match read_quick_entry(sc, &p) {
+            Ok(q) if out.contains(&q) => cx.err(r.line, p.col, "entry listed twice"),
+            Ok(q) => out.push(q),
+            Err((col, msg)) => cx.err(r.line, col, msg),
+        }
+    }
+    out
+}
+
+fn read_quick_entry(sc: &Scenario, p: &Piece<'_>) -> Result<QuickChoice, Located> {
+    if p.text.is_empty() {
+        return Err((
+            p.col,
+            "empty entry (expected `wait` or `ACTION - TARGETS`)".into(),
+        ));
+    }
+    let ps = pieces(p.text, p.col, '-');
+    let a = &ps[0];
+    if a.text.is_empty() {
+        return Err((a.col, "missing action before `-`".into()));
+    }
+    let name = single_word(a, " (a quick-menu entry is `ACTION - TARGETS` or `wait`)")?;
+    let action = match name {
+        "wait" | "cq" | "mcq" => {
+            return Err((
+                a.col,
+                format!(
+                "`{name}` takes no targets (a quick-menu entry is `ACTION - TARGETS` or `wait`)"
+            ),
+            ))
+        }
+        _ => lookup_action(sc, name, a.col)?,
+    };
+    let Some(t) = ps.get(1) else {
+        return Err((
+            a.col + name.chars().count(),
+            format!("missing ` - TARGETS` after `{name}` (write `miss` for a miss)"),
+        ));
+    };
+    if let Some(extra) = ps.get(2) {
+        return Err((
+            extra.sep_col,
+            "unexpected `-` (expected `ACTION - TARGETS`)".into(),
+        ));
+    }
+    let targets = read_targets(sc, t)?;
+    Ok(QuickChoice::Act { action, targets })
+}
+
+/// Where a line is being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineCtx {
+    /// In the log: any line of the notation.
+    Log,
+    /// After `slow`: `ACTOR - ACTION - TARGETS` only.
+    Slow,
+}
+
+fn lookup_action(sc: &Scenario, name: &str, col: usize) -> Result<ActionId, Located> {
+    sc.action_id(name).ok_or_else(|| {
+        let known: Vec<&str> = sc.actions.iter().map(|k| k.name.as_str()).collect();
+        (
+            col,
+            format!(
+                "unknown action `{name}` (known: {}; declare others with an `action` line)",
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+/// Reads `WHO - wait`, `WHO - ACTION - TARGETS` or `WHO - cq|mcq` from `code` (comment
+/// stripped, not blank; its first character at column `base`). Returns the line and the
+/// column of WHO.
+fn read_line(
+    sc: &Scenario,
+    code: &str,
+    base: usize,
+    ctx: LineCtx,
+) -> Result<(Line, usize), Located> {
+    let form = match ctx {
+        LineCtx::Log => "a log line is `WHO - wait`, `WHO - ACTION - TARGETS` or `rWHO - cq`",
+        LineCtx::Slow => "a slow action is `ACTOR - ACTION - TARGETS`",
+    };
+    let ps = pieces(code, base, '-');
+    let who_p = ps[0];
+    if ps.len() < 2 {
+        let ws = words(who_p.text, who_p.col);
+        let col = ws
+            .get(1)
+            .map_or(who_p.col + who_p.text.chars().count(), |w| w.col);
+        return Err((col, format!("expected ` - `: {form}")));
+    }
+    if who_p.text.is_empty() {
+        return Err((who_p.col, "missing name before `-`".into()));
+    }
+    let who_name = single_word(&who_p, &format!(" ({form})"))?;
+    let who_col = who_p.col;
+    let (kind, who) = match sc.char_id(who_name) {
+        Some(c) => (LineKind::Primary, c),
+        None => {
+            let prefixed = [('m', LineKind::Mime), ('r', LineKind::Reaction)]
+                .into_iter()
+                .find_map(|(p, k)| {
+                    let base = who_name.strip_prefix(p)?;
+                    Some((k, sc.char_id(base)?))
+                });
+            match prefixed {
+                Some(_) if ctx == LineCtx::Slow => {
+                    return Err((
+                        who_col,
+                        format!(
+                            "a slow action's actor is a plain character name (`{who_name}` is \
+                             mime or reaction notation)"
+                        ),
+                    ))
+                }
+                Some(kw) => kw,
+                None => return Err((who_col, format!("unknown character `{who_name}`"))),
+            }
+        }
+    };
+    let body_p = ps[1];
+    if body_p.text.is_empty() {
+        return Err((body_p.col, "missing action after `-`".into()));
+    }
+    let body_name = single_word(&body_p, &format!(" ({form})"))?;
+    let body_col = body_p.col;
+    let nothing_after = |what: &str| -> Result<(), Located> {
+        match ps.get(2) {
+            Some(p) => Err((p.sep_col, format!("nothing may follow `{what}`"))),
+            None => Ok(()),
+        }
+    };
+    let body = match body_name {
+        "wait" => {
+            nothing_after("wait")?;
+            if ctx == LineCtx::Slow {
+                return Err((body_col, "`wait` is not a slow action".into()));
+            }
+            match kind {
+                LineKind::Primary => Body::Wait,
+                LineKind::Mime => {
+                    return Err((
+                        body_col,
+                        "a mime line can not `wait` (a mime repeats the last action)".into(),
+                    ))
+                }
+                LineKind::Reaction => {
+                    return Err((
+                        body_col,
+                        "a reaction line can not `wait` (a reaction that does not fire is not \
+                         written)"
+                            .into(),
+                    ))
+                }
+            }
+        }
+        "cq" | "mcq" => {
+            nothing_after(body_name)?;
+            if kind != LineKind::Reaction || ctx == LineCtx::Slow {
+                return Err((
+                    body_col,
+                    format!(
+                        "`{body_name}` is a critical-quick reaction: only a reaction line \
+                         (`rNAME - {body_name}`) can say it"
+                    ),
+                ));
+            }
+            Body::Critical(if body_name == "cq" {
+                Flag::Cq
+            } else {
+                Flag::Mcq
+            })
+        }
+        _ => {
+            let action = lookup_action(sc, body_name, body_col)?;
+            let Some(t) = ps.get(2) else {
+                return Err((
+                    body_col + body_name.chars().count(),
+                    format!("missing ` - TARGETS` after `{body_name}` (write `miss` for a miss)"),
+                ));
+            };
+            if let Some(extra) = ps.get(3) {
+                return Err((extra.sep_col, format!("unexpected `-` ({form})")));
+            }
+            let targets = read_targets(sc, t)?;
+            Body::Act { action, targets }
+        }
+    };
+    Ok((Line { kind, who, body }, who_col))
+}
+
+/// `miss`, or comma-separated character names: sorted by list position, no duplicates.
+fn read_targets(sc: &Scenario, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
+    if p.text.is_empty() {
+        return Err((p.col, "missing targets (write `miss` for a miss)".into()));
+    }
+    if p.text == "miss" {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<CharId> = Vec::new();
+    for q in pieces(p.text, p.col, ',') {
+        if q.text.is_empty() {
+            return Err((
+                q.col,
+                "missing target name (an empty entry between commas)".into(),
+            ));
+        }
+        let name = single_word(&q, " (separate targets with `,`)")?;
+        if name == "miss" {
+            return Err((q.col, "`miss` can not be listed with targets".into()));
+        }
+        match sc.char_id(name) {
+            Some(c) if out.contains(&c) => {
+                return Err((q.col, format!("target `{name}` is listed twice")))
+            }
+            Some(c) => out.push(c),
+            None => return Err((q.col, format!("unknown character `{name}`"))),
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn path() -> &'static Path {
+        Path::new("t.fft")
+    }
+
+    fn ok(src: &str) -> Scenario {
+        parse_fft(src, path()).unwrap_or_else(|e| panic!("unexpected errors:\n{e}"))
+    }
+
+    fn errs(src: &str) -> Vec<ParseError> {
+        match parse_fft(src, path()) {
+            Ok(sc) => panic!("expected errors, got {sc:#?}"),
+            Err(e) => e.0,
+        }
+    }
+
+    /// Asserts exactly one error, at `line:col`, whose message contains `needle`.
+    fn err1(src: &str, line: usize, col: usize, needle: &str) {
+        let errs = errs(src);
+        assert_eq!(errs.len(), 1, "expected one error, got {errs:#?}");
+        let e = &errs[0];
+        assert_eq!((e.line, e.col), (line, col), "position of {e:#?}");
+        assert!(
+            e.message.contains(needle),
+            "{:?} lacks {needle:?}",
+            e.message
+        );
+    }
+
+    const ABC: &str = "char A team x ct 100\nchar B team x critical-quick\n\
+                       char C team y counter-magic\nchar M team x mime\n";
+
+    fn abc(rest: &str) -> String {
+        format!("{ABC}{rest}")
+    }
+
+    fn act(action: ActionId, targets: &[CharId]) -> Body {
+        Body::Act {
+            action,
+            targets: targets.to_vec(),
+        }
+    }
+
+    fn line(kind: LineKind, who: CharId, body: Body) -> Line {
+        Line { kind, who, body }
+    }
+
+    const QS: ActionId = 0;
+    const HASTE: ActionId = 1;
+    const DEMI: ActionId = 2;
+    const ATTACK: ActionId = 3;
+
+    // ----- the grammar ----------------------------------------------------------------
+
+    #[test]
+    fn the_documented_example() {
+        let sc = ok("# Seed example 3 ...\n\
+             char AGR team ramza critical-quick ct 100\n\
+             char RAM team ramza counter-magic ct 100\n\
+             char RAD team ramza mime\n\
+             char REI   team rafa   critical-quick   # a comment\n\
+             char MEL critical-quick team rafa\n\
+             action cure spell\n\
+             slow RAM - demi - MEL,REI\n\
+             slow AGR - qs - miss\n\
+             next-cr REI, AGR, RAM, ...\n\
+             mime-targets REI | MEL,REI | AGR\n\
+             quick-menu attack - miss | wait | attack - AGR | qs - RAM\n\
+             bound 5\n\
+             log\n\
+             AGR - qs - miss       {qsafety ON, since nobody ...\n\
+             \x20                     {so we skip step 3\n\
+             \x20 mRAD - mqs - REI    {REI gets an mqs-flag\n\
+             RAM - demi - REI, MEL\n\
+             \x20   rREI - mcq\n\
+             \x20 rMEL - cq\n\
+             REI - wait\n\
+             \x20   rRAM - cure - AGR\n\
+             end\n");
+        assert_eq!(sc.teams, ["ramza", "rafa"]);
+        let names: Vec<&str> = sc.characters.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["AGR", "RAM", "RAD", "REI", "MEL"]);
+        let c = &sc.characters;
+        assert_eq!(
+            (c[0].team, c[0].mime, c[0].reaction, c[0].ct),
+            (0, false, Some(Reaction::CriticalQuick), 100)
+        );
+        assert_eq!(c[1].reaction, Some(Reaction::CounterMagic));
+        assert_eq!((c[2].mime, c[2].reaction, c[2].ct), (true, None, 0));
+        assert_eq!((c[3].team, c[4].team), (1, 1));
+        assert_eq!(c[4].reaction, Some(Reaction::CriticalQuick));
+        assert_eq!(sc.actions.len(), 5);
+        assert_eq!(
+            sc.actions[4],
+            ActionKind {
+                name: "cure".into(),
+                spell: true,
+                damage: false,
+                quick: false
+            }
+        );
+        // Sorted by the actors' list positions; targets sorted by list position.
+        assert_eq!(
+            sc.slow,
+            [
+                SlowAction {
+                    actor: 0,
+                    action: QS,
+                    targets: vec![]
+                },
+                SlowAction {
+                    actor: 1,
+                    action: DEMI,
+                    targets: vec![3, 4]
+                },
+            ]
+        );
+        let e = sc.expect_next_cr.as_ref().unwrap();
+        assert_eq!(
+            (e.order.clone(), e.prefix, e.line_no),
+            (vec![3, 0, 1], true, 10)
+        );
+        assert_eq!(sc.menus.mime_targets, [vec![3], vec![3, 4], vec![0]]);
+        assert_eq!(
+            sc.menus.quick,
+            [
+                QuickChoice::Act {
+                    action: ATTACK,
+                    targets: vec![]
+                },
+                QuickChoice::Act {
+                    action: ATTACK,
+                    targets: vec![0]
+                },
+                QuickChoice::Act {
+                    action: QS,
+                    targets: vec![1]
+                },
+            ]
+        );
+        assert_eq!(sc.menus.bound, 5);
+        let log = sc.log.as_ref().unwrap();
+        let lines: Vec<Line> = log.iter().map(|l| l.line.clone()).collect();
+        use LineKind::{Mime, Primary};
+        assert_eq!(
+            lines,
+            [
+                line(Primary, 0, act(QS, &[])),
+                line(Mime, 2, act(QS, &[3])),
+                line(Primary, 1, act(DEMI, &[3, 4])),
+                line(LineKind::Reaction, 3, Body::Critical(Flag::Mcq)),
+                line(LineKind::Reaction, 4, Body::Critical(Flag::Cq)),
+                line(Primary, 3, Body::Wait),
+                line(LineKind::Reaction, 1, act(4, &[0])),
+            ]
+        );
+        let nos: Vec<usize> = log.iter().map(|l| l.line_no).collect();
+        assert_eq!(nos, [15, 17, 18, 19, 20, 21, 22]);
+        assert_eq!(log[0].text, "AGR - qs - miss");
+        assert_eq!(log[1].text, "mRAD - mqs - REI");
+    }
+
+    #[test]
+    fn defaults() {
+        let sc = ok("char A team x\nchar B team y\n");
+        assert_eq!(sc.characters[0].ct, 0);
+        assert_eq!(sc.characters[1].team, 1);
+        assert_eq!(sc.actions, ActionKind::builtins());
+        assert!(sc.slow.is_empty() && sc.log.is_none() && sc.expect_next_cr.is_none());
+        assert_eq!(sc.menus.mime_targets, [vec![0], vec![1]]);
+        assert!(sc.menus.quick.is_empty());
+        assert_eq!(sc.menus.bound, DEFAULT_BOUND);
+        // An empty file is a valid, empty scenario; so is an empty log.
+        assert_eq!(ok("").characters.len(), 0);
+        assert_eq!(ok("log\nend").log, Some(vec![]));
+        // Present but empty lines.
+        let sc = ok(&abc("mime-targets\nquick-menu\nnext-cr\n"));
+        assert!(sc.menus.mime_targets.is_empty() && sc.menus.quick.is_empty());
+        let e = sc.expect_next_cr.unwrap();
+        assert!(e.order.is_empty() && !e.prefix);
+        let e = ok(&abc("next-cr ...")).expect_next_cr.unwrap();
+        assert!(e.order.is_empty() && e.prefix);
+    }
+
+    #[test]
+    fn lenient_spacing_mqs_and_sorting() {
+        let sc = ok(&abc(
+            "log\nA-qs-miss\n  mM -mqs-  C ,B\nA  -   haste -C,  A\n\trB-mcq\n\
+             \x20 rC - mqs - M\nB - wait{c\nend\n",
+        ));
+        let lines: Vec<Line> = sc.log.unwrap().into_iter().map(|l| l.line).collect();
+        use LineKind::{Mime, Primary};
+        assert_eq!(
+            lines,
+            [
+                line(Primary, 0, act(QS, &[])),
+                line(Mime, 3, act(QS, &[1, 2])),
+                line(Primary, 0, act(HASTE, &[0, 2])),
+                line(LineKind::Reaction, 1, Body::Critical(Flag::Mcq)),
+                line(LineKind::Reaction, 2, act(QS, &[3])),
+                line(Primary, 1, Body::Wait),
+            ]
+        );
+        // `mqs` is `qs` on slow lines and in menus too.
+        let sc = ok(&abc("slow A - mqs - B\nquick-menu mqs - A | qs - C\n"));
+        assert_eq!(sc.slow[0].action, QS);
+        assert_eq!(sc.menus.quick.len(), 2);
+    }
+
+    #[test]
+    fn exact_names_first_then_prefixes() {
+        // `mX` is a character; `X` is not: `mX - wait` is a primary line of mX.
+        let sc = ok("char mX team t\nchar Y team t mime\nlog\nmX - wait\nmY - qs - mX\nend");
+        let lines: Vec<Line> = sc.log.unwrap().into_iter().map(|l| l.line).collect();
+        assert_eq!(
+            lines,
+            [
+                line(LineKind::Primary, 0, Body::Wait),
+                line(LineKind::Mime, 1, act(QS, &[0])),
+            ]
+        );
+    }
+
+    #[test]
+    fn parse_log_line_against_a_scenario() {
+        let sc = ok(ABC);
+        assert_eq!(
+            parse_log_line(&sc, "    rB - mcq   {B gets an mcq-flag"),
+            Ok(line(LineKind::Reaction, 1, Body::Critical(Flag::Mcq)))
+        );
+        assert_eq!(
+            parse_log_line(&sc, "mM - demi - C,A # x"),
+            Ok(line(LineKind::Mime, 3, act(DEMI, &[0, 2])))
+        );
+        let e = parse_log_line(&sc, "A - cq").unwrap_err();
+        assert!(e.contains("only a reaction line"), "{e}");
+        let e = parse_log_line(&sc, "Z - wait").unwrap_err();
+        assert!(e.contains("unknown character `Z`"), "{e}");
+        assert!(parse_log_line(&sc, "  {just commentary").is_err());
+        assert!(parse_log_line(&sc, "").is_err());
+    }
+
+    // ----- errors, located ------------------------------------------------------------
+
+    #[test]
+    fn char_line_errors() {
+        err1("chat A team x", 1, 1, "unknown keyword `chat`");
+        err1("Char A team x", 1, 1, "keywords are lowercase");
+        err1(
+            "char A team x mimic",
+            1,
+            15,
+            "unknown character attribute `mimic`",
+        );
+        err1("char A", 1, 6, "character `A` has no team");
+        err1("char A team", 1, 12, "missing team name");
+        err1("char A team mime", 1, 13, "`mime` is an attribute");
+        err1("char A team x team y", 1, 15, "`team` given twice");
+        err1("char A team x mime mime", 1, 20, "`mime` given twice");
+        err1(
+            "char A team x critical-quick counter-magic",
+            1,
+            30,
+            "at most one reaction",
+        );
+        err1("char A team x ct", 1, 17, "missing number after `ct`");
+        err1("char A team x ct -5", 1, 18, "can not be negative");
+        err1("char A team x ct 4294967296", 1, 18, "too large");
+        err1("char A team x ct ten", 1, 18, "invalid CT `ten`");
+        err1("char", 1, 5, "missing character name");
+        err1("char A-B team x", 1, 6, "invalid character name `A-B`");
+        err1(
+            "char miss team x",
+            1,
+            6,
+            "`miss` can not be a character name",
+        );
+        err1(
+            "char A team x\nchar  A team y",
+            2,
+            7,
+            "duplicate character `A` (first declared at line 1)",
+        );
+        // The collision is reported at the prefixed name, whichever comes first.
+        err1(
+            "char rA team x\nchar A team x",
+            1,
+            6,
+            "collides with the reaction notation for `A`",
+        );
+        err1(
+            "char A team x\nchar mA team y",
+            2,
+            6,
+            "collides with the mime notation for `A`",
+        );
+    }
+
+    #[test]
+    fn action_line_errors() {
+        err1("action", 1, 7, "missing action name");
+        err1("action qs spell", 1, 8, "built-in");
+        err1("action wait", 1, 8, "keyword of the log notation");
+        err1(
+            "action cure spell heal",
+            1,
+            19,
+            "unknown action property `heal`",
+        );
+        err1("action cure spell spell", 1, 19, "`spell` given twice");
+        err1("action cure\naction cure", 2, 8, "duplicate action `cure`");
+    }
+
+    #[test]
+    fn slow_line_errors() {
+        err1(&abc("slow A - fire - miss"), 5, 10, "unknown action `fire`");
+        err1(&abc("slow Z - qs - miss"), 5, 6, "unknown character `Z`");
+        err1(&abc("slow mM - qs - miss"), 5, 6, "plain character name");
+        err1(&abc("slow A - wait"), 5, 10, "`wait` is not a slow action");
+        err1(
+            &abc("slow A - qs"),
+            5,
+            12,
+            "missing ` - TARGETS` after `qs`",
+        );
+        err1(&abc("slow A - qs -"), 5, 14, "missing targets");
+        err1(&abc("slow A - qs - B - C"), 5, 17, "unexpected `-`");
+        err1(&abc("slow A qs - B"), 5, 8, "unexpected `qs`");
+        err1(&abc("slow A"), 5, 7, "expected ` - `");
+        err1(&abc("slow"), 5, 5, "missing slow action");
+        err1(
+            &abc("slow A - qs - B,B"),
+            5,
+            17,
+            "target `B` is listed twice",
+        );
+        err1(
+            &abc("slow A - qs - B,miss"),
+            5,
+            17,
+            "`miss` can not be listed",
+        );
+        err1(&abc("slow A - qs - B,"), 5, 17, "missing target name");
+        err1(
+            &abc("slow A - qs - B\nslow A - qs - C"),
+            6,
+            6,
+            "second slow action for `A` (the first is line 5",
+        );
+    }
+
+    #[test]
+    fn log_errors() {
+        err1(&abc("log\nA - cq\nend"), 6, 5, "only a reaction line");
+        err1(&abc("log\nmM - mcq\nend"), 6, 6, "only a reaction line");
+        err1(
+            &abc("log\n  mM - wait\nend"),
+            6,
+            8,
+            "a mime line can not `wait`",
+        );
+        err1(
+            &abc("log\n    rB - wait\nend"),
+            6,
+            10,
+            "a reaction line can not `wait`",
+        );
+        err1(
+            &abc("log\nA - wait - B\nend"),
+            6,
+            10,
+            "nothing may follow `wait`",
+        );
+        err1(
+            &abc("log\nrB - cq - A\nend"),
+            6,
+            9,
+            "nothing may follow `cq`",
+        );
+        err1(&abc("log\nZ - wait\nend"), 6, 1, "unknown character `Z`");
+        err1(&abc("log\nA - qs - Z\nend"), 6, 10, "unknown character `Z`");
+        err1(&abc("log\n - wait\nend"), 6, 2, "missing name before `-`");
+        err1(&abc("log\nA -  - miss\nend"), 6, 6, "missing action");
+        err1(&abc("log\nA waits\nend"), 6, 3, "expected ` - `");
+        err1(&abc("log\nA - qs - miss"), 5, 1, "has no `end`");
+        err1(
+            &abc("log\nend\nlog\nend"),
+            7,
+            1,
+            "second `log` section (the first starts at line 5)",
+        );
+        err1(&abc("end"), 5, 1, "`end` without a `log`");
+        err1(&abc("log\nend now"), 6, 5, "unexpected `now` after `end`");
+        err1(&abc("log x\nend"), 5, 5, "unexpected `x` after `log`");
+        err1(&abc("A - qs - miss"), 5, 1, "log lines go between");
+        // A keyword line inside the log: probably a missing `end`.
+        let es = errs(&abc("log\nA - qs - miss\nslow A - qs - miss\nend"));
+        assert_eq!(es.len(), 1, "{es:#?}");
+        assert!(es[0].message.contains("`end` line missing"), "{es:#?}");
+    }
+
+    #[test]
+    fn other_line_errors() {
+        err1(&abc("next-cr A, B, A"), 5, 15, "`A` appears twice");
+        err1(
+            &abc("next-cr A, ..., B"),
+            5,
+            12,
+            "`...` must be the last entry",
+        );
+        err1(&abc("next-cr A,, B"), 5, 11, "missing name");
+        err1(&abc("next-cr A, Z"), 5, 12, "unknown character `Z`");
+        err1(
+            &abc("next-cr A\nnext-cr B"),
+            6,
+            1,
+            "second `next-cr` line (the first is line 5)",
+        );
+        err1(&abc("bound x"), 5, 7, "invalid bound `x`");
+        err1(&abc("bound -1"), 5, 7, "can not be negative");
+        err1(&abc("bound"), 5, 6, "missing number after `bound`");
+        err1(&abc("bound 3 4"), 5, 9, "unexpected `4`");
+        err1(&abc("bound 3\nbound 4"), 6, 1, "second `bound` line");
+        err1(
+            &abc("mime-targets A | miss"),
+            5,
+            18,
+            "a miss is always possible",
+        );
+        err1(&abc("mime-targets A | B,A | A,B"), 5, 24, "listed twice");
+        err1(&abc("mime-targets A || B"), 5, 17, "missing targets");
+        err1(
+            &abc("quick-menu attack"),
+            5,
+            18,
+            "missing ` - TARGETS` after `attack`",
+        );
+        err1(&abc("quick-menu cq - A"), 5, 12, "`cq` takes no targets");
+        err1(
+            &abc("quick-menu qs - A | qs - A"),
+            5,
+            21,
+            "entry listed twice",
+        );
+        err1(&abc("quick-menu qs - A |"), 5, 20, "empty entry");
+    }
+
+    #[test]
+    fn several_errors_are_collected_in_order() {
+        let es =
+            errs("char A team x bogus\nchar A team y\nslow A - nope - miss\nwhat\nlog\nB - wait\n");
+        let pos: Vec<(usize, usize)> = es.iter().map(|e| (e.line, e.col)).collect();
+        assert_eq!(
+            pos,
+            [(1, 15), (2, 6), (3, 10), (4, 1), (5, 1), (6, 1)],
+            "{es:#?}"
+        );
+        let shown = ParseErrors(es).to_string();
+        assert!(shown.starts_with("t.fft:1:15: error: unknown character attribute `bogus`"));
+        assert!(shown.ends_with("6 errors"), "{shown}");
+    }
+
+    #[test]
+    fn bytes_and_files() {
+        let e = parse_bytes(b"char A team x\nchar \xff team y\n", path()).unwrap_err();
+        assert_eq!((e.0[0].line, e.0[0].col), (2, 6));
+        assert!(e.0[0].message.contains("invalid UTF-8 (byte 0xff)"));
+        // A byte order mark and CRLF line ends are accepted.
+        let sc = parse_bytes(
+            "\u{FEFF}char A team x\r\nlog\r\nA - wait\r\nend\r\n".as_bytes(),
+            path(),
+        )
+        .unwrap();
+        assert_eq!(sc.log.unwrap()[0].text, "A - wait");
+        match load(Path::new("/nonexistent/dir/x.fft")) {
+            Err(LoadError::Io { file, .. }) => {
+                assert_eq!(file, Path::new("/nonexistent/dir/x.fft"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    // ----- the instances --------------------------------------------------------------
+
+    fn instances() -> Vec<PathBuf> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/fft");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "fft"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    fn instance(name: &str) -> Scenario {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("instances/fft")
+            .join(name);
+        load(&p).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn strip_positions(mut sc: Scenario) -> Scenario {
+        for l in sc.log.iter_mut().flatten() {
+            l.line_no = 0;
+            l.text.clear();
+        }
+        if let Some(e) = sc.expect_next_cr.as_mut() {
+            e.line_no = 0;
+        }
+        sc
+    }
+
+    #[test]
+    fn every_instance_parses_and_round_trips() {
+        let files = instances();
+        assert!(files.len() >= 7, "{files:?}");
+        for f in files {
+            let sc = load(&f).unwrap_or_else(|e| panic!("{e}"));
+            assert!(sc.log.is_some(), "{}: no log", f.display());
+            let text = to_fft(&sc);
+            let back = parse_fft(&text, &f).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(
+                strip_positions(back),
+                strip_positions(sc),
+                "{}",
+                f.display()
+            );
+        }
+    }
+
+    fn log_texts(sc: &Scenario) -> Vec<String> {
+        sc.log
+            .iter()
+            .flatten()
+            .map(|l| {
+                sc.line_text(
+                    &l.line,
+                    l.line.kind != LineKind::Primary && l.text.contains("mqs"),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn seed_instances_say_what_the_seed_says() {
+        let s1 = instance("seed-1-mimes-skip.fft");
+        assert_eq!(s1.teams.len(), 1);
+        assert_eq!(
+            log_texts(&s1),
+            ["A - qs - miss", "mD - mqs - C", "mE - mqs - B"]
+        );
+        let e = s1.expect_next_cr.unwrap();
+        assert_eq!((e.order, e.prefix), (vec![1, 2, 0], false));
+
+        let s2 = instance("seed-2-haste.fft");
+        let slow: Vec<(CharId, ActionId)> = s2.slow.iter().map(|s| (s.actor, s.action)).collect();
+        assert_eq!(slow, [(0, QS), (1, HASTE)]);
+        assert_eq!(s2.log.as_ref().unwrap().len(), 8);
+        let e = s2.expect_next_cr.unwrap();
+        assert_eq!((e.order, e.prefix), (vec![0, 1, 2], false));
+
+        let s3 = instance("seed-3-agrias.fft");
+        let names: Vec<&str> = s3.characters.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["AGR", "RAM", "RAD", "ALI", "RAF", "MEL", "LAV", "REI"]
+        );
+        let teams: Vec<usize> = s3.characters.iter().map(|c| c.team).collect();
+        assert_eq!(teams, [0, 0, 0, 0, 1, 1, 1, 1]);
+        assert!(s3.expect_next_cr.is_none());
+        let log = s3.log.as_ref().unwrap();
+        assert_eq!(log.len(), 17);
+        assert_eq!(log[0].text, "AGR - qs - miss");
+        assert_eq!(log[14].text, "rRAF - mqs - LAV");
+        assert_eq!(log[16].text, "LAV - wait");
+        let slow: Vec<(CharId, ActionId, Vec<CharId>)> = s3
+            .slow
+            .iter()
+            .map(|s| (s.actor, s.action, s.targets.clone()))
+            .collect();
+        assert_eq!(
+            slow,
+            [
+                (0, QS, vec![]),
+                (1, QS, vec![]),
+                (5, QS, vec![]),
+                (7, QS, vec![])
+            ]
+        );
+
+        let s4 = instance("seed-4-demi.fft");
+        let slow: Vec<(CharId, ActionId, Vec<CharId>)> = s4
+            .slow
+            .iter()
+            .map(|s| (s.actor, s.action, s.targets.clone()))
+            .collect();
+        assert_eq!(
+            slow,
+            [
+                (0, QS, vec![]),
+                (1, DEMI, vec![]),
+                (5, QS, vec![1]),
+                (7, QS, vec![])
+            ]
+        );
+        let log = s4.log.as_ref().unwrap();
+        assert_eq!(log.len(), 28);
+        assert_eq!(log[1].text, "mRAD - qs - REI");
+        assert_eq!(log[1].line, line(LineKind::Mime, 2, act(QS, &[7])));
+        assert_eq!(log[5].line, line(LineKind::Mime, 2, act(DEMI, &[5, 7])));
+        assert_eq!(
+            log[6].line,
+            line(LineKind::Reaction, 5, Body::Critical(Flag::Mcq))
+        );
+        let e = s4.expect_next_cr.unwrap();
+        assert_eq!((e.order, e.prefix), (vec![4, 6, 0, 1], true));
+        let cts: Vec<u32> = s4.characters.iter().map(|c| c.ct).collect();
+        assert_eq!(cts, [100, 100, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(s4.menus.bound, 8);
+    }
+
+    // ----- properties -----------------------------------------------------------------
+
+    fn check_errors(src: &str, errs: &ParseErrors) {
+        let src = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+        assert!(!errs.0.is_empty() && errs.0.len() <= MAX_ERRORS);
+        let lines: Vec<&str> = src.split('\n').collect();
+        let mut last = (0, 0);
+        for e in &errs.0 {
+            assert!(e.line >= 1 && e.line <= lines.len() && e.col >= 1, "{e:?}");
+            let text = lines[e.line - 1];
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            assert_eq!(e.source_line, text);
+            assert!(e.col <= text.chars().count() + 1, "{e:?}");
+            assert!((e.line, e.col) >= last, "errors out of order");
+            last = (e.line, e.col);
+            let shown = e.to_string();
+            assert!(
+                shown.ends_with('^') && shown.lines().count() == 3,
+                "{shown}"
+            );
+        }
+        let _ = errs.to_string();
+    }
+
+    /// Whatever parses round-trips through `to_fft`; errors are well-formed.
+    fn check_result(src: &str, r: &Result<Scenario, ParseErrors>) {
+        match r {
+            Ok(sc) => {
+                let text = to_fft(sc);
+                let again = parse_fft(&text, path()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+                assert_eq!(strip_positions(again), strip_positions(sc.clone()));
+            }
+            Err(errs) => check_errors(src, errs),
+        }
+    }
+
+    const VOCAB: &[&str] = &[
+        "char",
+        "action",
+        "slow",
+        "next-cr",
+        "mime-targets",
+        "quick-menu",
+        "bound",
+        "log",
+        "end",
+        "A",
+        "B",
+        "mA",
+        "rB",
+        "mB",
+        "team",
+        "t",
+        "u",
+        "mime",
+        "critical-quick",
+        "counter-magic",
+        "ct",
+        "100",
+        "-1",
+        "0",
+        "x",
+        "spell",
+        "damage",
+        "quick",
+        "cure",
+        "-",
+        " - ",
+        "qs",
+        "mqs",
+        "haste",
+        "demi",
+        "attack",
+        "wait",
+        "cq",
+        "mcq",
+        "miss",
+        ",",
+        "A,B",
+        "B, A",
+        "...",
+        "|",
+        "{c",
+        "# c",
+        "é",
+        "\t",
+        "\r",
+        "-A",
+        "A-",
+        "--",
+    ];
+
+    fn fft_text() -> impl Strategy<Value = String> {
+        let line =
+            prop::collection::vec(prop::sample::select(VOCAB), 0..8).prop_map(|ws| ws.join(" "));
+        let glued =
+            prop::collection::vec(prop::sample::select(VOCAB), 0..8).prop_map(|ws| ws.concat());
+        let header =
+            Just("char A team t\nchar B team u counter-magic\nchar M team t mime\n".to_string());
+        (
+            header,
+            prop::collection::vec(prop_oneof![3 => line, 1 => glued], 0..14),
+        )
+            .prop_map(|(h, ls)| format!("{h}{}", ls.join("\n")))
+    }
+
+    /// Random valid scenarios: names unique, valid, without prefix collisions; teams in
+    /// order of first use; one slow action per actor, sorted; targets sorted and distinct.
+    fn arb_scenario() -> impl Strategy<Value = Scenario> {
+        let chars = prop::collection::vec(
+            (
+                "[A-Za-z0-9_]{1,4}",
+                0..3usize,
+                any::<bool>(),
+                0..3u8,
+                prop_oneof![Just(0u32), Just(100), any::<u32>()],
+            ),
+            1..7,
+        );
+        let actions = prop::collection::vec(
+            ("[a-z]{1,5}", any::<bool>(), any::<bool>(), any::<bool>()),
+            0..3,
+        );
+        let targets = || prop::collection::vec(any::<usize>(), 0..3);
+        let slow = prop::collection::vec((any::<usize>(), any::<usize>(), targets()), 0..5);
+        let next_cr =
+            prop::option::of((prop::collection::vec(any::<usize>(), 0..5), any::<bool>()));
+        let mime = prop::option::of(prop::collection::vec(
+            prop::collection::vec(any::<usize>(), 1..3),
+            0..4,
+        ));
+        let quick = prop::collection::vec((any::<usize>(), targets()), 0..4);
+        let log = prop::option::of(prop::collection::vec(
+            (0..3u8, any::<usize>(), 0..3u8, any::<usize>(), targets()),
+            0..10,
+        ));
+        (chars, actions, slow, next_cr, mime, quick, 0..20usize, log).prop_map(
+            |(chars, actions, slow, next_cr, mime, quick, bound, log)| {
+                let mut sc = Scenario {
+                    teams: Vec::new(),
+                    characters: Vec::new(),
+                    actions: ActionKind::builtins(),
+                    slow: Vec::new(),
+                    log: None,
+                    expect_next_cr: None,
+                    menus: Menus::default(),
+                };
+                for (name, team, mime, reaction, ct) in chars {
+                    let clash = |a: &str, b: &str| {
+                        a == b
+                            || a.strip_prefix(['m', 'r']) == Some(b)
+                            || b.strip_prefix(['m', 'r']) == Some(a)
+                    };
+                    if name == "miss"
+                        || name == "end"
+                        || sc.characters.iter().any(|c| clash(&c.name, &name))
+                    {
+                        continue;
+                    }
+                    let team_name = format!("t{team}");
+                    let team = match sc.teams.iter().position(|t| *t == team_name) {
+                        Some(i) => i,
+                        None => {
+                            sc.teams.push(team_name);
+                            sc.teams.len() - 1
+                        }
+                    };
+                    sc.characters.push(Character {
+                        name,
+                        team,
+                        mime,
+                        reaction: [
+                            None,
+                            Some(Reaction::CriticalQuick),
+                            Some(Reaction::CounterMagic),
+                        ][reaction as usize],
+                        ct,
+                    });
+                }
+                for (name, spell, damage, quick) in actions {
+                    if ["wait", "cq", "mcq", "mqs", "miss"].contains(&name.as_str())
+                        || sc.actions.iter().any(|k| k.name == name)
+                    {
+                        continue;
+                    }
+                    sc.actions.push(ActionKind {
+                        name,
+                        spell,
+                        damage,
+                        quick,
+                    });
+                }
+                let n = sc.characters.len();
+                let na = sc.actions.len();
+                let tg = |ts: Vec<usize>| {
+                    let mut ts: Vec<CharId> = ts.into_iter().map(|t| t % n).collect();
+                    ts.sort_unstable();
+                    ts.dedup();
+                    ts
+                };
+                for (actor, action, targets) in slow {
+                    let actor = actor % n;
+                    if sc.slow.iter().all(|s| s.actor != actor) {
+                        sc.slow.push(SlowAction {
+                            actor,
+                            action: action % na,
+                            targets: tg(targets),
+                        });
+                    }
+                }
+                sc.slow.sort_by_key(|s| s.actor);
+                sc.expect_next_cr = next_cr.map(|(order, prefix)| {
+                    let mut o: Vec<CharId> = Vec::new();
+                    for c in order {
+                        if !o.contains(&(c % n)) {
+                            o.push(c % n);
+                        }
+                    }
+                    ExpectedOrder {
+                        order: o,
+                        prefix,
+                        line_no: 0,
+                    }
+                });
+                sc.menus.mime_targets = match mime {
+                    None => default_mime_targets(n),
+                    Some(sets) => {
+                        let mut out: Vec<Vec<CharId>> = Vec::new();
+                        for s in sets {
+                            let s = tg(s);
+                            if !out.contains(&s) {
+                                out.push(s);
+                            }
+                        }
+                        out
+                    }
+                };
+                for (action, targets) in quick {
+                    let q = QuickChoice::Act {
+                        action: action % na,
+                        targets: tg(targets),
+                    };
+                    if !sc.menus.quick.contains(&q) {
+                        sc.menus.quick.push(q);
+                    }
+                }
+                sc.menus.bound = bound;
+                sc.log = log.map(|lines| {
+                    lines
+                        .into_iter()
+                        .map(|(kind, who, body, action, targets)| {
+                            let kind = [LineKind::Primary, LineKind::Mime, LineKind::Reaction]
+                                [kind as usize];
+                            let body = match (kind, body) {
+                                (LineKind::Primary, 0) => Body::Wait,
+                                (LineKind::Reaction, 0) => Body::Critical(Flag::Cq),
+                                (LineKind::Reaction, 1) => Body::Critical(Flag::Mcq),
+                                _ => Body::Act {
+                                    action: action % na,
+                                    targets: tg(targets),
+                                },
+                            };
+                            LogLine {
+                                line_no: 0,
+                                text: String::new(),
+                                line: Line {
+                                    kind,
+                                    who: who % n,
+                                    body,
+                                },
+                            }
+                        })
+                        .collect()
+                });
+                sc
+            },
+        )
+    }
+
+    proptest! {
+        // 512 cases unless PROPTEST_CASES says otherwise.
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(512)
+        ))]
+
+        #[test]
+        fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            let r = parse_bytes(&bytes, path());
+            match std::str::from_utf8(&bytes) {
+                Ok(s) => check_result(s, &r),
+                Err(_) => {
+                    let errs = r.unwrap_err();
+                    prop_assert_eq!(errs.0.len(), 1);
+                    let e = &errs.0[0];
+                    let lossy = String::from_utf8_lossy(&bytes);
+                    prop_assert!(e.line >= 1 && e.col >= 1);
+                    prop_assert!(e.line <= lossy.lines().count() + 1);
+                    let _ = errs.to_string();
+                }
+            }
+        }
+
+        #[test]
+        fn random_lines_never_panic(src in fft_text()) {
+            check_result(&src, &parse_fft(&src, path()));
+            let sc = ok(ABC);
+            for l in src.lines() {
+                let _ = parse_log_line(&sc, l);
+            }
+        }
+
+        #[test]
+        fn valid_scenarios_round_trip(sc in arb_scenario()) {
+            let text = to_fft(&sc);
+            let back = parse_fft(&text, path()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            prop_assert_eq!(strip_positions(back), sc);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Exhaustive search of the direct simulator: every choice sequence the menus allow,
+//! run through [`simulate::run`], collected as distinct [`Outcome`]s; and property queries
+//! over those runs.
+//!
+//! Invariants: the search visits every choice sequence exactly once (an odometer over the
+//! choice points, re-simulating each sequence from the start: the simulator is cheap and
+//! this keeps it free of state cloning); a run that would take more than `bound` quick
+//! turns is counted as exceeding the bound, never reported as an outcome; the menus are
+//! the only source of choices (mime: a miss or one of `mime_targets`; reaction: fires or
+//! not; quick turn: wait or one of `quick`).
+
+use super::model::{ActionId, CharId, QuickChoice, Reaction, Scenario, Variant};
+use super::simulate::{self, Event, Halt, Outcome, Run, Step, Stop};
+use crate::systems::spec::{Budget, Interrupted};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// A property a query looks for in a complete run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Property {
+    /// Some character still holds a quick flag when the SR phase ends.
+    FlagSurvives,
+    /// Some character takes two (or more) quick turns in the phase.
+    TwoQuickTurns,
+    /// A mime cycle in which at least one mime acted ends with the safety OFF.
+    MimeCycleEndsOff,
+}
+
+impl Property {
+    /// Every property.
+    pub const ALL: [Property; 3] = [
+        Property::FlagSurvives,
+        Property::TwoQuickTurns,
+        Property::MimeCycleEndsOff,
+    ];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Property::FlagSurvives => "flag-survives",
+            Property::TwoQuickTurns => "two-quick-turns",
+            Property::MimeCycleEndsOff => "mime-cycle-ends-off",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub fn from_name(s: &str) -> Option<Property> {
+        Property::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    /// Whether a complete run has the property.
+    pub fn holds(self, run: &Run) -> bool {
+        match self {
+            Property::FlagSurvives => run.flags.iter().any(|f| f.is_set()),
+            Property::TwoQuickTurns => {
+                let mut seen = BTreeSet::new();
+                run.quick_turns.iter().any(|&c| !seen.insert(c))
+            }
+            Property::MimeCycleEndsOff => {
+                // Safety never changes inside a mime cycle: a mime line run under safety
+                // OFF is a mime cycle that acted and ends OFF.
+                run.lines().any(|e| {
+                    e.line.kind == super::model::LineKind::Mime && e.step == Step::S4 && !e.safety
+                })
+            }
+        }
+    }
+}
+
+/// Every outcome of a scenario under a variant, as found by the simulator.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Enumerated {
+    /// The distinct outcomes of complete runs.
+    pub outcomes: BTreeSet<Outcome>,
+    /// Some choice sequence needs more quick turns than the bound.
+    pub exceeds_bound: bool,
+    /// Choice sequences simulated (complete or not).
+    pub runs: usize,
+}
+
+/// Answers choices from a prefix, extending it with first options, and records how many
+/// options each choice point had.
+struct Odometer<'m> {
+    menus: &'m super::model::Menus,
+    /// (chosen index, number of options) per choice point of the current run.
+    digits: Vec<(usize, usize)>,
+    pos: usize,
+}
+
+impl Odometer<'_> {
+    fn pick(&mut self, options: usize) -> usize {
+        if self.pos == self.digits.len() {
+            self.digits.push((0, options));
+        }
+        debug_assert_eq!(
+            self.digits[self.pos].1, options,
+            "choice points are deterministic"
+        );
+        let i = self.digits[self.pos].0;
+        self.pos += 1;
+        i
+    }
+
+    /// Moves to the next choice sequence; false when all were visited.
+    fn advance(&mut self) -> bool {
+        self.digits.truncate(self.pos);
+        while let Some((i, n)) = self.digits.pop() {
+            if i + 1 < n {
+                self.digits.push((i + 1, n));
+                self.pos = 0;
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl simulate::Driver for Odometer<'_> {
+    type Stop = std::convert::Infallible;
+
+    fn mime(&mut self, _: &Scenario, _: CharId, _: ActionId) -> Result<Vec<CharId>, Self::Stop> {
+        let i = self.pick(self.menus.mime_targets.len() + 1);
+        Ok(if i == 0 {
+            Vec::new()
+        } else {
+            self.menus.mime_targets[i - 1].clone()
+        })
+    }
+
+    fn reaction(
+        &mut self,
+        _: &Scenario,
+        _: CharId,
+        _: Reaction,
+        _: CharId,
+        _: ActionId,
+    ) -> Result<bool, Self::Stop> {
+        Ok(self.pick(2) == 1)
+    }
+
+    fn quick_turn(&mut self, _: &Scenario, _: CharId, _: Step) -> Result<QuickChoice, Self::Stop> {
+        let i = self.pick(self.menus.quick.len() + 1);
+        Ok(if i == 0 {
+            QuickChoice::Wait
+        } else {
+            self.menus.quick[i - 1].clone()
+        })
+    }
+
+    fn line(&mut self, _: &Scenario, _: &Event) -> Result<(), Self::Stop> {
+        Ok(())
+    }
+}
+
+/// Visits every complete run (and notes runs exceeding the bound); `visit` sees each
+/// complete run. Polls `budget` between runs.
+pub fn for_each_run(
+    sc: &Scenario,
+    variant: Variant,
+    budget: &Budget,
+    mut visit: impl FnMut(&Run),
+) -> Result<(bool, usize), Interrupted> {
+    let mut odo = Odometer {
+        menus: &sc.menus,
+        digits: Vec::new(),
+        pos: 0,
+    };
+    let mut exceeds = false;
+    let mut runs = 0;
+    loop {
+        if runs % 256 == 0 {
+            budget.check()?;
+        }
+        odo.pos = 0;
+        runs += 1;
+        match simulate::run(sc, variant, sc.menus.bound, &mut odo) {
+            Ok(run) => visit(&run),
+            Err(Halt {
+                stop: Stop::Bound, ..
+            }) => exceeds = true,
+            Err(Halt {
+                stop: Stop::Driver(never),
+                ..
+            }) => match never {},
+        }
+        if !odo.advance() {
+            return Ok((exceeds, runs));
+        }
+    }
+}
+
+/// Every distinct outcome the menus allow within the bound.
+pub fn enumerate(
+    sc: &Scenario,
+    variant: Variant,
+    budget: &Budget,
+) -> Result<Enumerated, Interrupted> {
+    let mut outcomes = BTreeSet::new();
+    let (exceeds_bound, runs) = for_each_run(sc, variant, budget, |run| {
+        outcomes.insert(run.outcome());
+    })?;
+    Ok(Enumerated {
+        outcomes,
+        exceeds_bound,
+        runs,
+    })
+}
+
+/// A complete run with the property and the shortest log (ties: the first found), or
+/// `None` if no run within the bound has it.
+pub fn query(
+    sc: &Scenario,
+    variant: Variant,
+    property: Property,
+    budget: &Budget,
+) -> Result<Option<Run>, Interrupted> {
+    let mut best: Option<Run> = None;
+    for_each_run(sc, variant, budget, |run| {
+        if property.holds(run)
+            && best
+                .as_ref()
+                .is_none_or(|b| run.lines().count() < b.lines().count())
+        {
+            best = Some(run.clone());
+        }
+    })?;
+    Ok(best)
+}

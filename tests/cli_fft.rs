@@ -1,0 +1,263 @@
+//! `gordian fft ...` and `check`/`fuzz --system fft` as a user meets them: every shipped
+//! scenario's log confirmed under the final theory, the variants table of the seed's
+//! examples, exit codes, located errors, JSON fields, enumeration cross-checked, queries.
+//!
+//! Expected verdicts come from the seed (which logs the author observed, which theory he
+//! retracted) and from the hand derivations in the instance files.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn gordian(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gordian"))
+        .args(args)
+        .output()
+        .expect("gordian runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn instances() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/fft");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("instances/fft")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fft"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn seed(n: u32) -> String {
+    let name = match n {
+        1 => "seed-1-mimes-skip.fft",
+        2 => "seed-2-haste.fft",
+        3 => "seed-3-agrias.fft",
+        _ => "seed-4-demi.fft",
+    };
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("instances/fft")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gordian-cli-fft-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+#[test]
+fn every_shipped_log_is_explained_by_the_final_theory() {
+    let files = instances();
+    assert!(files.len() >= 4);
+    for f in files {
+        let out = gordian(&["fft", "replay", "--json", f.to_str().unwrap()]);
+        let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(out.status.code(), Some(0), "{}: {v}", f.display());
+        assert_eq!(v["verdict"], "confirmed", "{}", f.display());
+        assert_ne!(v["next_cr_matches"], false, "{}", f.display());
+    }
+}
+
+#[test]
+fn replay_json_predicts_the_seeds_next_cr_orders() {
+    for (n, order) in [(1, vec!["B", "C", "A"]), (2, vec!["A", "B", "C"])] {
+        let out = gordian(&["fft", "replay", "--json", &seed(n)]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["next_cr"], serde_json::json!(order), "example {n}");
+        assert_eq!(v["next_cr_matches"], true);
+    }
+    let out = gordian(&["fft", "replay", "--json", &seed(4)]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["next_cr"][0], "RAF");
+    assert_eq!(v["next_cr"][1], "LAV");
+    assert_eq!(
+        v["flags_left"],
+        serde_json::json!({"RAF": "mqs", "LAV": "mqs"})
+    );
+}
+
+#[test]
+fn annotate_shows_step_and_safety_like_the_seed() {
+    let out = gordian(&["fft", "replay", "--annotate", &seed(3)]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    // The seed: "REI - wait {this is a step 3 quick-turn", "AGR - wait {this is a step 5
+    // quick-turn", "RAM - qs - miss {qsafety turned OFF".
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no line `{start}` in\n{text}"))
+            .to_string()
+    };
+    assert!(line("REI - wait").contains("step 3 quick turn, safety OFF"));
+    assert!(line("AGR - wait").contains("step 5 quick turn, safety OFF"));
+    assert!(line("RAM - qs - miss").contains("step 1 slow action, safety OFF"));
+    assert!(line("AGR - qs - miss").contains("safety ON"));
+    assert!(text.contains("step 3 skipped"));
+}
+
+#[test]
+fn the_variants_table_refutes_the_naive_model_with_the_first_example() {
+    let files: Vec<String> = (1..=4).map(seed).collect();
+    let mut args = vec!["fft", "variants", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let out = gordian(&args);
+    assert_eq!(out.status.code(), Some(0));
+    let rows: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(rows.len(), 4);
+    let explains = |i: usize| -> Vec<String> {
+        rows[i]["explains"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    for i in 0..4 {
+        assert!(
+            explains(i).contains(&"final".to_string()),
+            "example {}",
+            i + 1
+        );
+        assert!(
+            !explains(i).contains(&"naive".to_string()),
+            "example {}",
+            i + 1
+        );
+    }
+    assert!(explains(0) == ["final", "earlier"], "{:?}", explains(0));
+    assert!(!explains(3).contains(&"earlier".to_string()));
+    // The human table has one row per file and a column per variant.
+    let out = gordian(&["fft", "variants", &seed(1)]);
+    let text = stdout(&out);
+    let header = text.lines().next().unwrap();
+    assert!(header.contains("final") && header.contains("naive") && header.contains("earlier"));
+    assert!(text.lines().nth(1).unwrap().contains("yes"));
+}
+
+#[test]
+fn a_log_the_model_does_not_produce_names_the_line_and_exits_4() {
+    let text = "char A team t ct 100\nchar D team t mime\nslow A - qs - miss\nlog\n\
+                A - qs - miss\n  mD - mqs - A\nA - wait\nend\n";
+    let p = temp_file("diverges.fft", text);
+    let out = gordian(&["fft", "replay", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4));
+    let s = stdout(&out);
+    // Safety stays ON through A's mime cycle: no step 5 quick turn for A (file line 7).
+    assert!(s.contains("file line 7"), "{s}");
+    assert!(s.contains("the end of the SR phase"), "{s}");
+}
+
+#[test]
+fn malformed_scenarios_give_located_errors_and_exit_2() {
+    let p = temp_file("bad.fft", "char A team t\nslow A - quik - miss\n");
+    for args in [
+        vec!["fft", "replay"],
+        vec!["fft", "enumerate"],
+        vec!["fft", "query", "--property", "flag-survives"],
+    ] {
+        let mut args = args.clone();
+        args.push(p.to_str().unwrap());
+        let out = gordian(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("bad.fft:2:10"), "{err}");
+    }
+    let out = gordian(&["fft", "query", "--property", "nonsense", &seed(1)]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn enumerate_cross_checks_simulator_and_sat_on_every_shipped_scenario() {
+    for f in instances() {
+        for variant in ["final", "naive", "earlier"] {
+            let out = gordian(&[
+                "fft",
+                "enumerate",
+                "--json",
+                "--variant",
+                variant,
+                f.to_str().unwrap(),
+            ]);
+            assert_eq!(out.status.code(), Some(0), "{} {variant}", f.display());
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["cross_checked"], true);
+            assert_eq!(
+                v["count"].as_u64().unwrap() as usize,
+                v["outcomes"].as_array().unwrap().len()
+            );
+        }
+    }
+}
+
+#[test]
+fn example_1_has_nine_outcomes_worked_by_hand() {
+    // A's quick misses; D then E each miss, hit B or hit C (menu `B | C`): 3 x 3 choice
+    // sequences, all distinct logs. Nobody had a flag, so the safety stays ON and no
+    // quick turn happens: exactly 9 outcomes.
+    let out = gordian(&["fft", "enumerate", "--json", &seed(1)]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["count"], 9);
+    assert_eq!(v["exceeds_bound"], false);
+}
+
+#[test]
+fn queries_find_witnesses_or_say_none_within_the_bound() {
+    // Example 1: B and C keep their mqs flags: a flag survives.
+    let out = gordian(&[
+        "fft",
+        "query",
+        "--json",
+        "--property",
+        "flag-survives",
+        &seed(1),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["found"], true);
+    assert_eq!(v["cross_checked"], true);
+    assert!(!v["witness"]["flags_left"].as_object().unwrap().is_empty());
+    // Example 1 under the final theory: the safety stays ON, nobody ever takes a quick
+    // turn, so no one takes two.
+    let out = gordian(&["fft", "query", "--property", "two-quick-turns", &seed(1)]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).contains("none within bound 8"),
+        "{}",
+        stdout(&out)
+    );
+    // Example 3 (seed): "RAF - wait" twice in REI's action: two quick turns in a phase.
+    let out = gordian(&["fft", "query", "--property", "two-quick-turns", &seed(3)]);
+    assert!(stdout(&out).contains("witness"), "{}", stdout(&out));
+    // Example 2: D and E mime B's haste with the safety OFF.
+    let out = gordian(&[
+        "fft",
+        "query",
+        "--property",
+        "mime-cycle-ends-off",
+        &seed(2),
+    ]);
+    assert!(stdout(&out).contains("witness"), "{}", stdout(&out));
+}
+
+#[test]
+fn check_and_fuzz_take_the_fft_system() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/fft");
+    let out = gordian(&["check", "--system", "fft", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("0 disagree, 0 error(s)"));
+    let out = gordian(&["fuzz", "--system", "fft", "--cases", "40", "--seed", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("no disagreement"));
+}
