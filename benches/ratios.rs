@@ -1,10 +1,15 @@
 //! `cargo bench --bench ratios`: throughput of every engine on the same 10,000 random
 //! 12-player nights, measured in one run and printed as ratios to the direct engine (the
 //! baseline), so the figures survive a noisy machine. Rounds alternate between engines;
-//! the median round counts.
+//! the median round counts. Then the same for the FFT turn-flow engines: enumerating every
+//! outcome of 300 random small scenarios (and of the shipped ones) with the simulator's
+//! exhaustive search (the baseline) and with SAT bounded model checking.
 
 use gordian::gen::ar::small_night;
+use gordian::gen::fft::small_scenario;
 use gordian::systems::ar::{self, EngineKind, Universe};
+use gordian::systems::fft::model::{Scenario, Variant};
+use gordian::systems::fft::{encode, parse, search};
 use gordian::systems::spec::Budget;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -55,6 +60,59 @@ fn main() {
             "{name:>7} {mode:>8}: {:>9.0} nights/s   time ratio to direct (1 thread): {:.2}",
             nights.len() as f64 / m,
             m / medians[0]
+        );
+    }
+    fft_ratios();
+}
+
+/// FFT: simulator search vs SAT enumeration, same scenarios, alternating rounds.
+fn fft_ratios() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/fft");
+    let mut shipped: Vec<Scenario> = std::fs::read_dir(&dir)
+        .expect("instances/fft")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "fft").then(|| parse::load(&p).expect("shipped scenario parses"))
+        })
+        .collect();
+    shipped.sort_by_key(|s| s.characters.len());
+    let random: Vec<Scenario> = (0..300).map(small_scenario).collect();
+    let budget = Budget::new();
+    for (what, set) in [
+        ("random small scenarios", &random),
+        ("shipped scenarios", &shipped),
+    ] {
+        let rounds = 3;
+        let mut secs = [Vec::new(), Vec::new()];
+        let mut outcomes = 0;
+        for _ in 0..rounds {
+            for (i, s) in secs.iter_mut().enumerate() {
+                let t = Instant::now();
+                outcomes = 0;
+                for sc in set.iter() {
+                    let e = if i == 0 {
+                        search::enumerate(sc, Variant::Final, &budget)
+                    } else {
+                        encode::enumerate(sc, Variant::Final, &budget)
+                    };
+                    outcomes += std::hint::black_box(e.expect("enumerated")).outcomes.len();
+                }
+                s.push(t.elapsed().as_secs_f64());
+            }
+        }
+        for s in &mut secs {
+            s.sort_by(f64::total_cmp);
+        }
+        let (d, sat) = (secs[0][rounds / 2], secs[1][rounds / 2]);
+        println!(
+            "FFT enumerate, {} {what} ({outcomes} outcomes, final variant), median of {rounds}:",
+            set.len()
+        );
+        println!(
+            "  simulator {:>9.0} outcomes/s   SAT {:>9.0} outcomes/s   time ratio SAT/simulator: {:.1}",
+            outcomes as f64 / d,
+            outcomes as f64 / sat,
+            sat / d
         );
     }
 }

@@ -261,3 +261,20 @@ fn check_and_fuzz_take_the_fft_system() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains("no disagreement"));
 }
+
+#[test]
+fn dimacs_prints_a_cnf_header_and_clauses() {
+    let out = gordian(&["fft", "dimacs", "--bound", "2", &seed(1)]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("p cnf "))
+        .expect("a DIMACS header");
+    let clauses: usize = header.split_whitespace().nth(3).unwrap().parse().unwrap();
+    let body = text
+        .lines()
+        .filter(|l| !l.starts_with('c') && !l.starts_with('p') && !l.is_empty())
+        .count();
+    assert_eq!(body, clauses, "the header counts the clauses printed");
+}

@@ -41,6 +41,21 @@ enum Command {
     Enumerate(EnumerateArgs),
     /// Find a run with a property (a witness log), or say there is none within the bound.
     Query(QueryArgs),
+    /// Print the SAT encoding (the step machine unrolled to the bound) as DIMACS CNF, with
+    /// `c` lines naming the choice variables.
+    Dimacs(DimacsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct DimacsArgs {
+    /// The scenario (`.fft`).
+    file: PathBuf,
+    /// The rule variant.
+    #[arg(long, default_value = "final", value_parser = parse_variant)]
+    variant: Variant,
+    /// Most quick turns in the phase (overrides the scenario's `bound`).
+    #[arg(long)]
+    bound: Option<usize>,
 }
 
 fn parse_variant(s: &str) -> Result<Variant, String> {
@@ -153,6 +168,17 @@ pub fn run(args: &Args) -> ExitCode {
         Command::Variants(a) => run_variants(a),
         Command::Enumerate(a) => run_enumerate(a),
         Command::Query(a) => run_query(a),
+        Command::Dimacs(a) => {
+            let mut sc = match load(&a.file) {
+                Ok(sc) => sc,
+                Err(code) => return code,
+            };
+            if let Some(b) = a.bound {
+                sc.menus.bound = b;
+            }
+            print!("{}", crate::systems::fft::encode::dimacs(&sc, a.variant));
+            ExitCode::SUCCESS
+        }
     }
 }
 
