@@ -544,10 +544,11 @@ pub(super) fn fuzz(cfg: &crate::systems::fft::check::FuzzConfig, out: &Path) -> 
     let secs = summary.elapsed.as_secs_f64();
     println!(
         "{} scenario(s) in {secs:.2} s ({:.1}/s), {} outcomes enumerated (final variant), \
-         every variant and property compared",
+         every variant and property compared; {} skipped (over --case-timeout)",
         summary.cases,
         summary.cases as f64 / secs.max(1e-9),
-        summary.outcomes
+        summary.outcomes,
+        summary.skipped
     );
     let Some(failure) = summary.failure else {
         println!("no disagreement (seed {})", cfg.seed);

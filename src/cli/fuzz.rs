@@ -59,6 +59,10 @@ pub struct Args {
     /// With `--system fft`: most quick turns per phase.
     #[arg(long, default_value_t = 3)]
     bound: usize,
+    /// With `--system fft`: seconds a case may take; slower cases (some random scenarios
+    /// have millions of runs) are cancelled and counted as skipped.
+    #[arg(long, default_value = "2", value_parser = parse_seconds)]
+    case_timeout: Duration,
 }
 
 fn parse_kind(s: &str) -> Result<ActionKind, String> {
@@ -91,6 +95,7 @@ pub fn run(args: &Args) -> ExitCode {
             },
             seed: args.seed,
             limit,
+            case_timeout: Some(args.case_timeout),
         };
         return super::fft::fuzz(&cfg, &args.out);
     }

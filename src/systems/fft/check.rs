@@ -10,6 +10,7 @@
 use super::engine::{self, EngineKind};
 use super::model::{Scenario, Variant};
 use super::search::Property;
+use crate::batch::with_timeout;
 use crate::fuzz::{case_seed, Limit};
 use crate::gen::fft::{scenario, ScenarioParams};
 use crate::systems::spec::{Budget, Interrupted};
@@ -110,6 +111,9 @@ pub struct FuzzConfig {
     pub seed: u64,
     /// When to stop.
     pub limit: Limit,
+    /// Per-case time limit: a case over it is cancelled and counted as skipped (some
+    /// random scenarios have millions of runs), never as a failure.
+    pub case_timeout: Option<Duration>,
 }
 
 /// The first failing case.
@@ -132,6 +136,8 @@ pub struct FuzzSummary {
     pub cases: u64,
     /// Distinct outcomes enumerated (final variant), summed over cases.
     pub outcomes: u64,
+    /// Cases cancelled by the per-case time limit.
+    pub skipped: u64,
     /// The failing case with the lowest index, if any.
     pub failure: Option<FuzzFailure>,
     /// Wall-clock time.
@@ -156,21 +162,28 @@ pub fn fuzz(cfg: &FuzzConfig, on_case: &(dyn Fn() + Sync)) -> FuzzSummary {
     let mut summary = (0..end)
         .par_bridge()
         .map(|index| {
-            let mut s = FuzzSummary::default();
             if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
-                stop.store(true, Ordering::Relaxed);
-                return s;
+                return None;
             }
+            let mut s = FuzzSummary::default();
             let (seed, sc) = case(cfg, index);
             let budget = Budget::new();
             s.cases = 1;
-            let differences = match differential(&sc, &budget) {
-                Ok(d) => d,
-                Err(Interrupted) => vec!["interrupted".into()],
+            let answer = with_timeout(cfg.case_timeout, &budget, || {
+                let d = differential(&sc, &budget)?;
+                let e = super::search::enumerate(&sc, Variant::Final, &budget)?;
+                Ok::<_, Interrupted>((d, e.outcomes.len() as u64))
+            });
+            let differences = match answer {
+                Ok((d, n)) => {
+                    s.outcomes = n;
+                    d
+                }
+                Err(Interrupted) => {
+                    s.skipped = 1;
+                    Vec::new()
+                }
             };
-            if let Ok(e) = super::search::enumerate(&sc, Variant::Final, &budget) {
-                s.outcomes = e.outcomes.len() as u64;
-            }
             if !differences.is_empty() {
                 stop.store(true, Ordering::Relaxed);
                 s.failure = Some(FuzzFailure {
@@ -181,11 +194,13 @@ pub fn fuzz(cfg: &FuzzConfig, on_case: &(dyn Fn() + Sync)) -> FuzzSummary {
                 });
             }
             on_case();
-            s
+            Some(s)
         })
+        .while_some()
         .reduce(FuzzSummary::default, |mut a, b| {
             a.cases += b.cases;
             a.outcomes += b.outcomes;
+            a.skipped += b.skipped;
             a.failure = match (a.failure, b.failure) {
                 (Some(x), Some(y)) => Some(if x.index <= y.index { x } else { y }),
                 (x, y) => x.or(y),
