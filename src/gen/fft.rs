@@ -1,10 +1,11 @@
 //! Random FFT scenarios: small character lists with mimes, reactions and slow actions,
-//! and small enumeration menus.
+//! and small enumeration menus (global, and now and then per character).
 //!
 //! Invariant: the output satisfies every invariant of a validated
 //! [`Scenario`](crate::systems::fft::model::Scenario) (sorted, duplicate-free targets; at
 //! most one slow action per character, sorted by list order; names that cannot be read as
-//! another name with an `m`/`r` prefix), and is a pure function of the parameters and the
+//! another name with an `m`/`r` prefix; menus without repeated entries, mime-target
+//! overrides only for mimes), and is a pure function of the parameters and the
 //! seed.
 
 use crate::systems::fft::model::{
@@ -13,6 +14,7 @@ use crate::systems::fft::model::{
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
 
 /// Knobs of the random scenario generator.
 #[derive(Clone, Debug)]
@@ -33,6 +35,10 @@ pub struct ScenarioParams {
     pub mime_menu: usize,
     /// Number of quick-turn actions in the menu (besides waiting).
     pub quick_menu: usize,
+    /// Probability that a mime gets its own mime-target menu, and (separately) that a
+    /// character gets its own quick-turn menu; an override has 0 (only a miss, only wait)
+    /// to `max(1, mime_menu)` (`max(1, quick_menu)`) entries.
+    pub override_rate: f64,
     /// Bound on quick turns.
     pub bound: usize,
 }
@@ -48,6 +54,7 @@ impl Default for ScenarioParams {
             max_targets: 2,
             mime_menu: 1,
             quick_menu: 1,
+            override_rate: 0.3,
             bound: 3,
         }
     }
@@ -114,17 +121,45 @@ pub fn scenario(params: &ScenarioParams, seed: u64) -> Scenario {
             targets: targets(&mut rng, n, params.max_targets, true),
         })
         .collect();
-    let mut mime_targets: Vec<Vec<CharId>> = (0..params.mime_menu)
-        .map(|_| targets(&mut rng, n, params.max_targets, false))
-        .collect();
-    mime_targets.sort();
-    mime_targets.dedup();
-    let quick = (0..params.quick_menu)
-        .map(|_| QuickChoice::Act {
-            action: action(&mut rng),
-            targets: targets(&mut rng, n, params.max_targets, true),
-        })
-        .collect();
+    // Menus hold no entry twice (the `Menus` invariant); target sets sorted.
+    let mime_list = |rng: &mut ChaCha8Rng, len: usize| {
+        let mut sets: Vec<Vec<CharId>> = (0..len)
+            .map(|_| targets(rng, n, params.max_targets, false))
+            .collect();
+        sets.sort();
+        sets.dedup();
+        sets
+    };
+    let quick_list = |rng: &mut ChaCha8Rng, len: usize| {
+        let mut out: Vec<QuickChoice> = Vec::new();
+        for _ in 0..len {
+            let q = QuickChoice::Act {
+                action: action(rng),
+                targets: targets(rng, n, params.max_targets, true),
+            };
+            if !out.contains(&q) {
+                out.push(q);
+            }
+        }
+        out
+    };
+    let mime_targets = mime_list(&mut rng, params.mime_menu);
+    let quick = quick_list(&mut rng, params.quick_menu);
+    // Per-character overrides, drawn last (the rest of the scenario does not depend on
+    // `override_rate`). An override may be empty (only a miss / only wait).
+    let rate = params.override_rate.clamp(0.0, 1.0);
+    let mut mime_targets_for = BTreeMap::new();
+    let mut quick_for = BTreeMap::new();
+    for (c, ch) in characters.iter().enumerate() {
+        if ch.mime && rng.gen_bool(rate) {
+            let len = rng.gen_range(0..=params.mime_menu.max(1));
+            mime_targets_for.insert(c, mime_list(&mut rng, len));
+        }
+        if rng.gen_bool(rate) {
+            let len = rng.gen_range(0..=params.quick_menu.max(1));
+            quick_for.insert(c, quick_list(&mut rng, len));
+        }
+    }
     Scenario {
         teams,
         characters,
@@ -134,7 +169,9 @@ pub fn scenario(params: &ScenarioParams, seed: u64) -> Scenario {
         expect_next_cr: None,
         menus: Menus {
             mime_targets,
+            mime_targets_for,
             quick,
+            quick_for,
             bound: params.bound,
         },
     }

@@ -4,7 +4,8 @@
 //!
 //! Invariants: a scenario passes only if both engines answered every question and every
 //! answer agrees; shrinking only takes steps that keep the scenario valid (drop a slow
-//! action, a menu entry, a reaction or a mime job, a target; lower the bound) and keeps a
+//! action, a menu entry or a per-character menu, a reaction or a mime job, a target;
+//! lower the bound) and keeps a
 //! step only while the scenario still fails, so the result is locally minimal over them.
 
 use super::engine::{self, EngineKind};
@@ -65,6 +66,16 @@ fn simplifications(sc: &Scenario) -> Vec<Scenario> {
     for i in 0..sc.menus.quick.len() {
         push(&|s| {
             s.menus.quick.remove(i);
+        });
+    }
+    for &c in sc.menus.mime_targets_for.keys() {
+        push(&|s| {
+            s.menus.mime_targets_for.remove(&c);
+        });
+    }
+    for &c in sc.menus.quick_for.keys() {
+        push(&|s| {
+            s.menus.quick_for.remove(&c);
         });
     }
     if sc.menus.bound > 0 {
@@ -239,6 +250,7 @@ mod tests {
             mime_targets: vec![vec![1]],
             quick: vec![],
             bound: 3,
+            ..Menus::default()
         };
         let fails = |s: &Scenario| {
             s.slow.iter().any(|a| a.actor == 1) && s.characters.iter().any(|c| c.mime)

@@ -40,13 +40,19 @@
 //! not `m`; it repeats `last`'s action kind (read from the action one-hot, so reaction
 //! eligibility, quick hits and counter-magic recasts are gates on it).
 //!
-//! Choice variables (the projection): per quick turn a one-hot over "wait" and the quick
-//! menu; per mime per unit a one-hot over "miss" and the mime target menu; per reaction
-//! opportunity (an eligible reactor among the targets of one concrete option) a fire bit.
-//! A choice variable implies that its choice point occurs, and an occurring point takes
-//! exactly one option, so a choice point that does not occur has all its variables false.
+//! Choice variables (the projection): per mime per unit a one-hot over "miss" and that
+//! mime's own target menu ([`mime_menu`](super::model::Menus::mime_menu); mimes are fixed
+//! per slot); per quick turn a one-hot over "wait" and the *union* of the quick menus
+//! ([`quick_menu`](super::model::Menus::quick_menu)) of the characters that can take that
+//! turn (the actor is the symbolic one-hot `who`), in order of first appearance along the
+//! list, with a clause `option_j -> OR(who_c : c's menu holds entry j)` wherever some
+//! possible actor's menu lacks entry j, so the options open to the actual actor are
+//! exactly its own menu; per reaction opportunity (an eligible reactor among the targets
+//! of one concrete option) a fire bit. A choice variable implies that its choice point
+//! occurs, and an occurring point takes exactly one option, so a choice point that does
+//! not occur has all its variables false (each distinct run is one projected model).
 //! Constant folding (no variable for a gate with a constant or a single input) keeps
-//! impossible points out entirely: e.g. with an empty quick menu `last_action` is constant
+//! impossible points out entirely: e.g. with empty quick menus `last_action` is constant
 //! empty after a quick turn, so no later mime cycle has variables.
 //!
 //! Enumeration is projected on the choice variables, with blocking clauses naming only
@@ -394,8 +400,33 @@ impl<'a> Builder<'a> {
         for (c, &w) in who.iter().enumerate() {
             self.set_flag(c, Flag::N, w);
         }
-        let menu = self.sc.menus.quick.clone();
+        // The options: the union of the possible actors' menus; entry j only for an actor
+        // whose own menu holds it.
+        let f = self.f();
+        let sc = self.sc;
+        let menus = &sc.menus;
+        let able: Vec<CharId> = (0..who.len()).filter(|&c| who[c] != f).collect();
+        let mut menu: Vec<QuickChoice> = Vec::new();
+        for &c in &able {
+            for e in menus.quick_menu(c) {
+                if !menu.contains(e) {
+                    menu.push(e.clone());
+                }
+            }
+        }
         let opts = self.choice(q, menu.len() + 1);
+        for (j, entry) in menu.iter().enumerate() {
+            let holders: Vec<Lit> = able
+                .iter()
+                .filter(|&&c| menus.quick_menu(c).contains(entry))
+                .map(|&c| who[c])
+                .collect();
+            if holders.len() < able.len() {
+                let mut clause = vec![!opts[j + 1]];
+                clause.extend(holders);
+                self.s.add_clause(&clause);
+            }
+        }
         let who_sym = WhoSym::Dyn(who.clone());
         // `last_action` := the action, if the character acts.
         let mut acts = Vec::new();
@@ -537,7 +568,6 @@ impl<'a> Builder<'a> {
         let sc = self.sc;
         let action = ActionSym::Dyn(self.st.last_action.clone());
         let [quick, _, _] = self.kind_lits(&action);
-        let menu = sc.menus.mime_targets.clone();
         let off = !self.st.safety;
         for m in 0..sc.characters.len() {
             let cm = &sc.characters[m];
@@ -555,6 +585,7 @@ impl<'a> Builder<'a> {
             }
             let mo = self.and(&[acts, off]);
             self.mime_off.push(mo);
+            let menu = sc.menus.mime_menu(m);
             let opts = self.choice(acts, menu.len() + 1);
             self.slots.push(Slot {
                 present: opts[0],
@@ -999,6 +1030,7 @@ mod tests {
             mime_targets: vec![vec![7], vec![0], vec![4]],
             quick: Vec::new(),
             bound,
+            ..Menus::default()
         };
         scenario(&chars, 2, slow, menus)
     }
@@ -1164,7 +1196,8 @@ mod tests {
     }
 
     /// A random small scenario: 3-6 characters, 1-2 teams, random mimes, reactions and
-    /// CT, 1-3 slow actions, menus of 0-2 mime target sets and 0-2 quick entries, bound 0-4.
+    /// CT, 1-3 slow actions, menus of 0-2 mime target sets and 0-2 quick entries, bound 0-4;
+    /// each mime (each character) has its own mime-target (quick) menu with probability 0.3.
     fn random_scenario(seed: u64) -> Scenario {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = rng.gen_range(3..=6);
@@ -1218,26 +1251,49 @@ mod tests {
                 targets: subset(&mut rng, 0),
             })
             .collect();
-        let mime_targets = (0..rng.gen_range(0..=2))
-            .map(|_| subset(&mut rng, 1))
-            .collect();
-        let quick = (0..rng.gen_range(0..=2))
-            .map(|_| {
-                if rng.gen_bool(0.1) {
+        // Menus hold no entry twice (the `Menus` invariant).
+        let mime_list = |rng: &mut ChaCha8Rng| {
+            let mut out: Vec<Vec<CharId>> = Vec::new();
+            for _ in 0..rng.gen_range(0..=2) {
+                let t = subset(rng, 1);
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+            out
+        };
+        let quick_list = |rng: &mut ChaCha8Rng| {
+            let mut out: Vec<QuickChoice> = Vec::new();
+            for _ in 0..rng.gen_range(0..=2) {
+                let q = if rng.gen_bool(0.1) {
                     QuickChoice::Wait
                 } else {
                     QuickChoice::Act {
-                        action: action(&mut rng),
-                        targets: subset(&mut rng, 0),
+                        action: action(rng),
+                        targets: subset(rng, 0),
                     }
+                };
+                if !out.contains(&q) {
+                    out.push(q);
                 }
-            })
-            .collect();
-        let menus = Menus {
-            mime_targets,
-            quick,
-            bound: rng.gen_range(0..=4),
+            }
+            out
         };
+        let mut menus = Menus {
+            mime_targets: mime_list(&mut rng),
+            quick: quick_list(&mut rng),
+            bound: rng.gen_range(0..=4),
+            ..Menus::default()
+        };
+        // Per-character overrides, now and then.
+        for (c, ch) in chars.iter().enumerate() {
+            if ch.2 && rng.gen_bool(0.3) {
+                menus.mime_targets_for.insert(c, mime_list(&mut rng));
+            }
+            if rng.gen_bool(0.3) {
+                menus.quick_for.insert(c, quick_list(&mut rng));
+            }
+        }
         let chars: Vec<(&str, usize, bool, Option<Reaction>, u32)> = chars
             .iter()
             .map(|(s, t, m, r, c)| (s.as_str(), *t, *m, *r, *c))

@@ -8,9 +8,11 @@
 //! character-list order of the actors; every target list is sorted, duplicate-free, and
 //! empty means a miss; every action index is `< actions.len()`; in a log, `Body::Wait`
 //! appears only on primary lines and `Body::Critical` (with `cq` or `mcq`) only on
-//! reaction lines.
+//! reaction lines; in the [`Menus`], every per-character override is keyed by a valid
+//! character index (a mime, for mime-target overrides) and no list repeats an entry.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Index of a character in the character list ([`Scenario::characters`]).
@@ -243,15 +245,29 @@ impl ExpectedOrder {
 }
 
 /// The choices enumeration may make (replay takes its choices from the log instead).
-/// The menus are global: every mime chooses from the same target sets, every quick turn
-/// from the same actions. `Menus::default()` lets mimes only miss; the scenario format's
-/// default (no `mime-targets` line) is every single character.
+///
+/// The global lists apply to every mime and every quick turn; a per-character override
+/// replaces the global list for that character only ([`Menus::mime_menu`],
+/// [`Menus::quick_menu`]). `Menus::default()` lets mimes only miss and quick turns only
+/// wait, with no overrides; the scenario format's default (no `mime-targets` line) is
+/// every single character.
+///
+/// Invariants (established by `parse`, relied on by the engines): every target set is
+/// sorted, non-empty and duplicate-free, and each list (global or override) holds no entry
+/// twice; quick entries' targets are sorted and duplicate-free; every override key is a
+/// valid character index, and a key of `mime_targets_for` is a mime.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Menus {
     /// Target sets a mime may hit (each sorted, non-empty); a miss is always possible.
     pub mime_targets: Vec<Vec<CharId>>,
+    /// Per mime, its own target sets, replacing `mime_targets` for that mime (an empty
+    /// list: the mime always misses).
+    pub mime_targets_for: BTreeMap<CharId, Vec<Vec<CharId>>>,
     /// What a quick turn may do besides waiting (waiting is always possible).
     pub quick: Vec<QuickChoice>,
+    /// Per character, its own quick-turn actions, replacing `quick` for that character
+    /// (an empty list: it can only wait).
+    pub quick_for: BTreeMap<CharId, Vec<QuickChoice>>,
     /// Most quick turns in one phase; runs needing more are reported as exceeding it.
     pub bound: usize,
 }
@@ -263,9 +279,26 @@ impl Default for Menus {
     fn default() -> Self {
         Menus {
             mime_targets: Vec::new(),
+            mime_targets_for: BTreeMap::new(),
             quick: Vec::new(),
+            quick_for: BTreeMap::new(),
             bound: DEFAULT_BOUND,
         }
+    }
+}
+
+impl Menus {
+    /// The target sets `mime` may hit (besides a miss): its override, or the global list.
+    pub fn mime_menu(&self, mime: CharId) -> &[Vec<CharId>] {
+        self.mime_targets_for
+            .get(&mime)
+            .unwrap_or(&self.mime_targets)
+    }
+
+    /// What `who` may do on a quick turn (besides waiting): its override, or the global
+    /// list.
+    pub fn quick_menu(&self, who: CharId) -> &[QuickChoice] {
+        self.quick_for.get(&who).unwrap_or(&self.quick)
     }
 }
 

@@ -9,7 +9,10 @@
 //! `slow` sorted by the actors' list positions; target lists sorted by list position,
 //! duplicate-free (empty = miss); action indices in range, the built-in action kinds first.
 //! It also fixes the defaults: `ct 0`, the mime-target menu "every single character" when
-//! no `mime-targets` line is given, a wait-only quick menu, `bound` [`DEFAULT_BOUND`].
+//! no `mime-targets` line is given, a wait-only quick menu, no per-character menus,
+//! `bound` [`DEFAULT_BOUND`]. Per-character menus (`mime-targets NAME: ...`,
+//! `quick-menu NAME: ...`) are keyed by a character (a mime, for mime targets), at most
+//! one line per character and menu, each entry list checked like the global one.
 //!
 //! Errors are [`ParseError`]s (shared with the ?AR parser): file, 1-based line and column
 //! (in characters) of the offending token, and the line itself. Errors are collected
@@ -28,8 +31,10 @@
 //! action cure spell                           # extra action kinds: spell, damage, quick
 //! slow AGR - qs - miss                        # slow actions resolving in the SR phase
 //! next-cr RAF, LAV, ...                       # expected next CR order (`...`: a prefix)
-//! mime-targets REI | MEL,REI                  # enumeration menus
+//! mime-targets REI | MEL,REI                  # enumeration menus (global defaults)
+//! mime-targets RAD: REI                       # RAD's own target sets
 //! quick-menu attack - miss | qs - RAM
+//! quick-menu MEL:                             # MEL's quick turns: only wait
 //! bound 8
 //! log                                         # the observed log, up to `end`
 //! AGR - qs - miss     {commentary
@@ -47,7 +52,7 @@ use super::model::{
     Menus, QuickChoice, Reaction, Scenario, SlowAction, DEFAULT_BOUND,
 };
 pub use crate::systems::ar::parse::{ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -191,7 +196,10 @@ pub fn is_valid_name(s: &str) -> bool {
 
 /// Writes a scenario as an `.fft` file: the `char` lines, `action` lines for the kinds
 /// after the built-ins, the slow actions, `next-cr`, the menus (`mime-targets` only when
-/// it is not the default), `bound`, and the log (indented: mime lines by two spaces,
+/// it is not the default, then one `mime-targets NAME:` line per mime override; the
+/// `quick-menu` when not empty, then one `quick-menu NAME:` line per override; overrides
+/// keyed by no character, or mime overrides of a non-mime, are left out), `bound`, and
+/// the log (indented: mime lines by two spaces,
 /// reactions two more than the line they react to; quick spells written `mqs` in a mime
 /// cycle), without comments. For a validated scenario (see the module invariants; team
 /// indices in order of first use, the built-in kinds first) [`parse_fft`] reads it back
@@ -257,31 +265,52 @@ pub fn to_fft(sc: &Scenario) -> String {
         }
         out.push('\n');
     }
-    if sc.menus.mime_targets != default_mime_targets(sc.characters.len()) {
-        out.push_str("mime-targets");
-        let entries: Vec<String> = sc.menus.mime_targets.iter().map(|t| targets(t)).collect();
+    // `KEY`, or `KEY NAME:`, then the entries (if any) after a space.
+    let menu_line = |out: &mut String, head: String, entries: Vec<String>| {
+        out.push_str(&head);
         if !entries.is_empty() {
             out.push(' ');
             out.push_str(&entries.join(" | "));
         }
         out.push('\n');
-    }
-    if !sc.menus.quick.is_empty() {
-        let entries: Vec<String> = sc
-            .menus
-            .quick
-            .iter()
+    };
+    let quick_entries = |menu: &[QuickChoice]| -> Vec<String> {
+        menu.iter()
             .map(|q| match q {
                 QuickChoice::Wait => "wait".to_string(),
                 QuickChoice::Act {
                     action: a,
                     targets: t,
-                } => {
-                    format!("{} - {}", action(*a, false), targets(t))
-                }
+                } => format!("{} - {}", action(*a, false), targets(t)),
             })
-            .collect();
-        let _ = writeln!(out, "quick-menu {}", entries.join(" | "));
+            .collect()
+    };
+    if sc.menus.mime_targets != default_mime_targets(sc.characters.len()) {
+        let entries = sc.menus.mime_targets.iter().map(|t| targets(t)).collect();
+        menu_line(&mut out, "mime-targets".into(), entries);
+    }
+    for (&c, menu) in &sc.menus.mime_targets_for {
+        // Overrides the format can not state (not a mime, no such character) are left out.
+        if sc.characters.get(c).is_some_and(|ch| ch.mime) {
+            let entries = menu.iter().map(|t| targets(t)).collect();
+            menu_line(&mut out, format!("mime-targets {}:", name(c)), entries);
+        }
+    }
+    if !sc.menus.quick.is_empty() {
+        menu_line(
+            &mut out,
+            "quick-menu".into(),
+            quick_entries(&sc.menus.quick),
+        );
+    }
+    for (&c, menu) in &sc.menus.quick_for {
+        if c < sc.characters.len() {
+            menu_line(
+                &mut out,
+                format!("quick-menu {}:", name(c)),
+                quick_entries(menu),
+            );
+        }
     }
     let _ = writeln!(out, "bound {}", sc.menus.bound);
     if let Some(log) = &sc.log {
@@ -535,6 +564,54 @@ struct Rest<'a> {
     base: usize,
 }
 
+/// A per-character menu line (`mime-targets NAME: ...`, `quick-menu NAME: ...`) as read.
+struct Override<'a> {
+    /// The character's name and its column; `None` if it is unusable (reported).
+    name: Option<(&'a str, usize)>,
+    /// The text after the colon.
+    rest: Rest<'a>,
+}
+
+/// Splits the text after a menu keyword into a per-character override (`NAME: ...`), or
+/// returns `None` for a global menu line (no colon). A missing or multi-word name is
+/// reported (and the override keeps no name).
+fn read_override<'a>(cx: &mut Cx<'_>, rest: Rest<'a>, key: &str) -> Option<Override<'a>> {
+    let colon = rest.code.find(':')?;
+    let before = &rest.code[..colon];
+    let colon_col = rest.base + before.chars().count();
+    let after = Rest {
+        line: rest.line,
+        code: &rest.code[colon + 1..],
+        base: colon_col + 1,
+    };
+    let ws = words(before, rest.base);
+    let name = match ws.as_slice() {
+        [] => {
+            cx.err(
+                rest.line,
+                colon_col,
+                format!(
+                    "missing character name before `:` (a per-character menu is                      `{key} NAME: ...`)"
+                ),
+            );
+            None
+        }
+        [w] => Some((w.text, w.col)),
+        [_, w, ..] => {
+            cx.err(
+                rest.line,
+                w.col,
+                format!(
+                    "unexpected `{}` (a per-character menu is `{key} NAME: ...`, one name)",
+                    w.text
+                ),
+            );
+            None
+        }
+    };
+    Some(Override { name, rest: after })
+}
+
 /// A file as read, before names are resolved.
 #[derive(Default)]
 struct Raw<'a> {
@@ -544,6 +621,10 @@ struct Raw<'a> {
     next_cr: Option<Rest<'a>>,
     mime_targets: Option<Rest<'a>>,
     quick_menu: Option<Rest<'a>>,
+    /// `mime-targets NAME: ...` lines.
+    mime_overrides: Vec<Override<'a>>,
+    /// `quick-menu NAME: ...` lines.
+    quick_overrides: Vec<Override<'a>>,
     bound: Option<(usize, usize)>,
     /// The log's lines: (line number, comment-stripped text).
     log: Option<Vec<(usize, &'a str)>>,
@@ -619,16 +700,22 @@ fn read<'a>(cx: &mut Cx<'a>) -> Raw<'a> {
                     raw.next_cr = Some(rest);
                 }
             }
-            "mime-targets" => {
-                if once(cx, "mime-targets") {
-                    raw.mime_targets = Some(rest);
+            "mime-targets" => match read_override(cx, rest, "mime-targets") {
+                Some(o) => raw.mime_overrides.push(o),
+                None => {
+                    if once(cx, "mime-targets") {
+                        raw.mime_targets = Some(rest);
+                    }
                 }
-            }
-            "quick-menu" => {
-                if once(cx, "quick-menu") {
-                    raw.quick_menu = Some(rest);
+            },
+            "quick-menu" => match read_override(cx, rest, "quick-menu") {
+                Some(o) => raw.quick_overrides.push(o),
+                None => {
+                    if once(cx, "quick-menu") {
+                        raw.quick_menu = Some(rest);
+                    }
                 }
-            }
+            },
             "bound" => {
                 let first = once(cx, "bound");
                 match ws.get(1) {
@@ -1060,6 +1147,13 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
         .quick_menu
         .map(|r| read_quick_menu(cx, &sc, r))
         .unwrap_or_default();
+    let mime_targets_for =
+        read_overrides(cx, &sc, &raw.mime_overrides, "mime-targets", |cx, sc, r| {
+            read_mime_targets(cx, sc, r)
+        });
+    let quick_for = read_overrides(cx, &sc, &raw.quick_overrides, "quick-menu", |cx, sc, r| {
+        read_quick_menu(cx, sc, r)
+    });
     let bound = raw.bound.map_or(DEFAULT_BOUND, |(_, n)| n);
     // The log.
     let log = raw.log.map(|lines| {
@@ -1091,7 +1185,9 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
     sc.expect_next_cr = expect;
     sc.menus = Menus {
         mime_targets,
+        mime_targets_for,
         quick,
+        quick_for,
         bound,
     };
     sc.log = log;
@@ -1153,6 +1249,51 @@ fn read_next_cr(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Option<ExpectedO
         }
     }
     ok.then_some(e)
+}
+
+/// The per-character menus of one kind (`key`: `mime-targets` or `quick-menu`), each
+/// entry list read by `entries`: the name must be a character (a mime, for
+/// `mime-targets`), with at most one such line per character. The entries of a line
+/// with a bad name are still checked.
+fn read_overrides<T>(
+    cx: &mut Cx<'_>,
+    sc: &Scenario,
+    lines: &[Override<'_>],
+    key: &str,
+    entries: impl Fn(&mut Cx<'_>, &Scenario, Rest<'_>) -> Vec<T>,
+) -> BTreeMap<CharId, Vec<T>> {
+    let mut out = BTreeMap::new();
+    let mut first: HashMap<CharId, usize> = HashMap::new();
+    for o in lines {
+        let list = entries(cx, sc, o.rest);
+        let Some((name, col)) = o.name else {
+            continue;
+        };
+        let line = o.rest.line;
+        let Some(c) = sc.char_id(name) else {
+            cx.err(line, col, format!("unknown character `{name}`"));
+            continue;
+        };
+        if let Some(f) = first.get(&c) {
+            cx.err(
+                line,
+                col,
+                format!("second `{key}` line for `{name}` (the first is line {f})"),
+            );
+            continue;
+        }
+        first.insert(c, line);
+        if key == "mime-targets" && !sc.characters[c].mime {
+            cx.err(
+                line,
+                col,
+                format!("{name} is not a mime (only a mime can have its own `mime-targets`)"),
+            );
+            continue;
+        }
+        out.insert(c, list);
+    }
+    out
 }
 
 /// `mime-targets T | T | ...`, each T a target list (not `miss`).
@@ -1605,6 +1746,108 @@ mod tests {
         assert!(e.order.is_empty() && !e.prefix);
         let e = ok(&abc("next-cr ...")).expect_next_cr.unwrap();
         assert!(e.order.is_empty() && e.prefix);
+    }
+
+    #[test]
+    fn per_character_menus() {
+        // ABC: A, B, C; M the only mime.
+        let sc = ok(&abc(
+            "mime-targets A | B\nmime-targets M: C,A | B\nquick-menu attack - miss\n\
+             quick-menu B: qs - C | wait | attack - A\nquick-menu C:\n",
+        ));
+        assert_eq!(sc.menus.mime_targets, [vec![0], vec![1]]);
+        assert_eq!(sc.menus.mime_targets_for.len(), 1);
+        assert_eq!(sc.menus.mime_menu(3), [vec![0, 2], vec![1]]);
+        assert_eq!(sc.menus.mime_menu(0), [vec![0], vec![1]]);
+        let attack_miss = QuickChoice::Act {
+            action: ATTACK,
+            targets: vec![],
+        };
+        assert_eq!(sc.menus.quick, std::slice::from_ref(&attack_miss));
+        assert_eq!(
+            sc.menus.quick_menu(1),
+            [
+                QuickChoice::Act {
+                    action: QS,
+                    targets: vec![2]
+                },
+                QuickChoice::Act {
+                    action: ATTACK,
+                    targets: vec![0]
+                }
+            ]
+        );
+        assert!(sc.menus.quick_menu(2).is_empty(), "C: only wait");
+        assert_eq!(sc.menus.quick_menu(0), [attack_miss]);
+        // An empty override: the mime only misses; no global line: the default applies to
+        // the others. The colon may touch the name and the entries.
+        let sc = ok(&abc("mime-targets M:\nquick-menu A:qs-B\n"));
+        assert_eq!(sc.menus.mime_menu(3), Vec::<Vec<CharId>>::new());
+        assert_eq!(sc.menus.mime_targets, default_mime_targets(4));
+        assert_eq!(sc.menus.quick_menu(0).len(), 1);
+        assert!(sc.menus.quick.is_empty());
+        // Written back.
+        let text = to_fft(&sc);
+        assert!(text.contains("mime-targets M:\n"), "{text}");
+        assert!(text.contains("quick-menu A: qs - B\n"), "{text}");
+        assert_eq!(
+            strip_positions(parse_fft(&text, path()).unwrap()),
+            strip_positions(sc)
+        );
+    }
+
+    #[test]
+    fn per_character_menu_errors() {
+        err1(&abc("mime-targets A: B"), 5, 14, "A is not a mime");
+        err1(&abc("mime-targets Z: B"), 5, 14, "unknown character `Z`");
+        err1(&abc("quick-menu Z: qs - A"), 5, 12, "unknown character `Z`");
+        err1(
+            &abc("mime-targets M: A\nmime-targets M: B"),
+            6,
+            14,
+            "second `mime-targets` line for `M` (the first is line 5)",
+        );
+        err1(
+            &abc("quick-menu B: qs - A\nquick-menu B:"),
+            6,
+            12,
+            "second `quick-menu` line for `B` (the first is line 5)",
+        );
+        // Overrides do not count as the global line, and vice versa.
+        ok(&abc(
+            "mime-targets A\nmime-targets M: B\nquick-menu qs - A\nquick-menu A: qs - B",
+        ));
+        err1(
+            &abc("mime-targets A\nmime-targets M: B\nmime-targets B"),
+            7,
+            1,
+            "second `mime-targets` line (the first is line 5)",
+        );
+        err1(
+            &abc("mime-targets : A"),
+            5,
+            14,
+            "missing character name before `:`",
+        );
+        err1(&abc("quick-menu A B: qs - A"), 5, 14, "unexpected `B`");
+        // The entries are checked as in the global lines (columns after the colon).
+        err1(
+            &abc("mime-targets M: A | miss"),
+            5,
+            21,
+            "a miss is always possible",
+        );
+        err1(&abc("mime-targets M: A | A"), 5, 21, "listed twice");
+        err1(&abc("quick-menu B: qs - Z"), 5, 20, "unknown character `Z`");
+        err1(
+            &abc("quick-menu B: qs - A | qs - A"),
+            5,
+            24,
+            "entry listed twice",
+        );
+        // Entries of a line with a bad name are still checked.
+        let es = errs(&abc("mime-targets A: Z"));
+        assert_eq!(es.len(), 2, "{es:#?}");
     }
 
     #[test]
@@ -2135,6 +2378,11 @@ mod tests {
         "-A",
         "A-",
         "--",
+        ":",
+        "A:",
+        "M:",
+        "mime-targets M:",
+        "quick-menu B:",
     ];
 
     fn fft_text() -> impl Strategy<Value = String> {
@@ -2176,102 +2424,121 @@ mod tests {
             prop::collection::vec(any::<usize>(), 1..3),
             0..4,
         ));
-        let quick = prop::collection::vec((any::<usize>(), targets()), 0..4);
+        let quick = || prop::collection::vec((any::<usize>(), targets()), 0..4);
         let log = prop::option::of(prop::collection::vec(
             (0..3u8, any::<usize>(), 0..3u8, any::<usize>(), targets()),
             0..10,
         ));
-        (chars, actions, slow, next_cr, mime, quick, 0..20usize, log).prop_map(
-            |(chars, actions, slow, next_cr, mime, quick, bound, log)| {
-                let mut sc = Scenario {
-                    teams: Vec::new(),
-                    characters: Vec::new(),
-                    actions: ActionKind::builtins(),
-                    slow: Vec::new(),
-                    log: None,
-                    expect_next_cr: None,
-                    menus: Menus::default(),
-                };
-                for (name, team, mime, reaction, ct) in chars {
-                    let clash = |a: &str, b: &str| {
-                        a == b
-                            || a.strip_prefix(['m', 'r']) == Some(b)
-                            || b.strip_prefix(['m', 'r']) == Some(a)
+        // Per-character overrides: (which mime / character, entries).
+        let mime_for = prop::collection::vec(
+            (
+                any::<usize>(),
+                prop::collection::vec(prop::collection::vec(any::<usize>(), 1..3), 0..3),
+            ),
+            0..3,
+        );
+        let quick_for = prop::collection::vec((any::<usize>(), quick()), 0..3);
+        (
+            chars,
+            actions,
+            slow,
+            next_cr,
+            mime,
+            quick(),
+            0..20usize,
+            log,
+            mime_for,
+            quick_for,
+        )
+            .prop_map(
+                |(chars, actions, slow, next_cr, mime, quick, bound, log, mime_for, quick_for)| {
+                    let mut sc = Scenario {
+                        teams: Vec::new(),
+                        characters: Vec::new(),
+                        actions: ActionKind::builtins(),
+                        slow: Vec::new(),
+                        log: None,
+                        expect_next_cr: None,
+                        menus: Menus::default(),
                     };
-                    if name == "miss"
-                        || name == "end"
-                        || sc.characters.iter().any(|c| clash(&c.name, &name))
-                    {
-                        continue;
-                    }
-                    let team_name = format!("t{team}");
-                    let team = match sc.teams.iter().position(|t| *t == team_name) {
-                        Some(i) => i,
-                        None => {
-                            sc.teams.push(team_name);
-                            sc.teams.len() - 1
+                    for (name, team, mime, reaction, ct) in chars {
+                        let clash = |a: &str, b: &str| {
+                            a == b
+                                || a.strip_prefix(['m', 'r']) == Some(b)
+                                || b.strip_prefix(['m', 'r']) == Some(a)
+                        };
+                        if name == "miss"
+                            || name == "end"
+                            || sc.characters.iter().any(|c| clash(&c.name, &name))
+                        {
+                            continue;
                         }
-                    };
-                    sc.characters.push(Character {
-                        name,
-                        team,
-                        mime,
-                        reaction: [
-                            None,
-                            Some(Reaction::CriticalQuick),
-                            Some(Reaction::CounterMagic),
-                        ][reaction as usize],
-                        ct,
-                    });
-                }
-                for (name, spell, damage, quick) in actions {
-                    if ["wait", "cq", "mcq", "mqs", "miss"].contains(&name.as_str())
-                        || sc.actions.iter().any(|k| k.name == name)
-                    {
-                        continue;
-                    }
-                    sc.actions.push(ActionKind {
-                        name,
-                        spell,
-                        damage,
-                        quick,
-                    });
-                }
-                let n = sc.characters.len();
-                let na = sc.actions.len();
-                let tg = |ts: Vec<usize>| {
-                    let mut ts: Vec<CharId> = ts.into_iter().map(|t| t % n).collect();
-                    ts.sort_unstable();
-                    ts.dedup();
-                    ts
-                };
-                for (actor, action, targets) in slow {
-                    let actor = actor % n;
-                    if sc.slow.iter().all(|s| s.actor != actor) {
-                        sc.slow.push(SlowAction {
-                            actor,
-                            action: action % na,
-                            targets: tg(targets),
+                        let team_name = format!("t{team}");
+                        let team = match sc.teams.iter().position(|t| *t == team_name) {
+                            Some(i) => i,
+                            None => {
+                                sc.teams.push(team_name);
+                                sc.teams.len() - 1
+                            }
+                        };
+                        sc.characters.push(Character {
+                            name,
+                            team,
+                            mime,
+                            reaction: [
+                                None,
+                                Some(Reaction::CriticalQuick),
+                                Some(Reaction::CounterMagic),
+                            ][reaction as usize],
+                            ct,
                         });
                     }
-                }
-                sc.slow.sort_by_key(|s| s.actor);
-                sc.expect_next_cr = next_cr.map(|(order, prefix)| {
-                    let mut o: Vec<CharId> = Vec::new();
-                    for c in order {
-                        if !o.contains(&(c % n)) {
-                            o.push(c % n);
+                    for (name, spell, damage, quick) in actions {
+                        if ["wait", "cq", "mcq", "mqs", "miss"].contains(&name.as_str())
+                            || sc.actions.iter().any(|k| k.name == name)
+                        {
+                            continue;
+                        }
+                        sc.actions.push(ActionKind {
+                            name,
+                            spell,
+                            damage,
+                            quick,
+                        });
+                    }
+                    let n = sc.characters.len();
+                    let na = sc.actions.len();
+                    let tg = |ts: Vec<usize>| {
+                        let mut ts: Vec<CharId> = ts.into_iter().map(|t| t % n).collect();
+                        ts.sort_unstable();
+                        ts.dedup();
+                        ts
+                    };
+                    for (actor, action, targets) in slow {
+                        let actor = actor % n;
+                        if sc.slow.iter().all(|s| s.actor != actor) {
+                            sc.slow.push(SlowAction {
+                                actor,
+                                action: action % na,
+                                targets: tg(targets),
+                            });
                         }
                     }
-                    ExpectedOrder {
-                        order: o,
-                        prefix,
-                        line_no: 0,
-                    }
-                });
-                sc.menus.mime_targets = match mime {
-                    None => default_mime_targets(n),
-                    Some(sets) => {
+                    sc.slow.sort_by_key(|s| s.actor);
+                    sc.expect_next_cr = next_cr.map(|(order, prefix)| {
+                        let mut o: Vec<CharId> = Vec::new();
+                        for c in order {
+                            if !o.contains(&(c % n)) {
+                                o.push(c % n);
+                            }
+                        }
+                        ExpectedOrder {
+                            order: o,
+                            prefix,
+                            line_no: 0,
+                        }
+                    });
+                    let sets = |sets: Vec<Vec<usize>>| {
                         let mut out: Vec<Vec<CharId>> = Vec::new();
                         for s in sets {
                             let s = tg(s);
@@ -2280,48 +2547,67 @@ mod tests {
                             }
                         }
                         out
-                    }
-                };
-                for (action, targets) in quick {
-                    let q = QuickChoice::Act {
-                        action: action % na,
-                        targets: tg(targets),
                     };
-                    if !sc.menus.quick.contains(&q) {
-                        sc.menus.quick.push(q);
-                    }
-                }
-                sc.menus.bound = bound;
-                sc.log = log.map(|lines| {
-                    lines
-                        .into_iter()
-                        .map(|(kind, who, body, action, targets)| {
-                            let kind = [LineKind::Primary, LineKind::Mime, LineKind::Reaction]
-                                [kind as usize];
-                            let body = match (kind, body) {
-                                (LineKind::Primary, 0) => Body::Wait,
-                                (LineKind::Reaction, 0) => Body::Critical(Flag::Cq),
-                                (LineKind::Reaction, 1) => Body::Critical(Flag::Mcq),
-                                _ => Body::Act {
-                                    action: action % na,
-                                    targets: tg(targets),
-                                },
+                    let entries = |quick: Vec<(usize, Vec<usize>)>| {
+                        let mut out: Vec<QuickChoice> = Vec::new();
+                        for (action, targets) in quick {
+                            let q = QuickChoice::Act {
+                                action: action % na,
+                                targets: tg(targets),
                             };
-                            LogLine {
-                                line_no: 0,
-                                text: String::new(),
-                                line: Line {
-                                    kind,
-                                    who: who % n,
-                                    body,
-                                },
+                            if !out.contains(&q) {
+                                out.push(q);
                             }
-                        })
-                        .collect()
-                });
-                sc
-            },
-        )
+                        }
+                        out
+                    };
+                    sc.menus.mime_targets = match mime {
+                        None => default_mime_targets(n),
+                        Some(s) => sets(s),
+                    };
+                    sc.menus.quick = entries(quick);
+                    let mimes: Vec<CharId> = (0..n).filter(|&c| sc.characters[c].mime).collect();
+                    for (k, s) in mime_for {
+                        if !mimes.is_empty() {
+                            sc.menus
+                                .mime_targets_for
+                                .insert(mimes[k % mimes.len()], sets(s));
+                        }
+                    }
+                    for (c, q) in quick_for {
+                        sc.menus.quick_for.insert(c % n, entries(q));
+                    }
+                    sc.menus.bound = bound;
+                    sc.log = log.map(|lines| {
+                        lines
+                            .into_iter()
+                            .map(|(kind, who, body, action, targets)| {
+                                let kind = [LineKind::Primary, LineKind::Mime, LineKind::Reaction]
+                                    [kind as usize];
+                                let body = match (kind, body) {
+                                    (LineKind::Primary, 0) => Body::Wait,
+                                    (LineKind::Reaction, 0) => Body::Critical(Flag::Cq),
+                                    (LineKind::Reaction, 1) => Body::Critical(Flag::Mcq),
+                                    _ => Body::Act {
+                                        action: action % na,
+                                        targets: tg(targets),
+                                    },
+                                };
+                                LogLine {
+                                    line_no: 0,
+                                    text: String::new(),
+                                    line: Line {
+                                        kind,
+                                        who: who % n,
+                                        body,
+                                    },
+                                }
+                            })
+                            .collect()
+                    });
+                    sc
+                },
+            )
     }
 
     proptest! {

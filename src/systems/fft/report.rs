@@ -319,7 +319,7 @@ pub fn verdict_cell(r: &Replay) -> String {
         Replay::Confirmed { .. } => "yes".into(),
         Replay::Diverged(d) => match d.line_no {
             Some(l) => format!("no: line {l}"),
-            None => "no: log too short".into(),
+            None => "no: past the end of the log".into(),
         },
     }
 }

@@ -6,8 +6,9 @@
 //! choice points, re-simulating each sequence from the start: the simulator is cheap and
 //! this keeps it free of state cloning); a run that would take more than `bound` quick
 //! turns is counted as exceeding the bound, never reported as an outcome; the menus are
-//! the only source of choices (mime: a miss or one of `mime_targets`; reaction: fires or
-//! not; quick turn: wait or one of `quick`).
+//! the only source of choices (mime `m`: a miss or one of `menus.mime_menu(m)`; reaction:
+//! fires or not; quick turn by `c`: wait or one of `menus.quick_menu(c)`, so a choice
+//! point's number of options depends on who acts, which the choices before it fix).
 
 use super::model::{ActionId, CharId, QuickChoice, Reaction, Scenario, Variant};
 use super::simulate::{self, Event, Halt, Outcome, Run, Step, Stop};
@@ -119,12 +120,14 @@ impl Odometer<'_> {
 impl simulate::Driver for Odometer<'_> {
     type Stop = std::convert::Infallible;
 
-    fn mime(&mut self, _: &Scenario, _: CharId, _: ActionId) -> Result<Vec<CharId>, Self::Stop> {
-        let i = self.pick(self.menus.mime_targets.len() + 1);
+    fn mime(&mut self, _: &Scenario, mime: CharId, _: ActionId) -> Result<Vec<CharId>, Self::Stop> {
+        let menus = self.menus;
+        let menu = menus.mime_menu(mime);
+        let i = self.pick(menu.len() + 1);
         Ok(if i == 0 {
             Vec::new()
         } else {
-            self.menus.mime_targets[i - 1].clone()
+            menu[i - 1].clone()
         })
     }
 
@@ -139,12 +142,19 @@ impl simulate::Driver for Odometer<'_> {
         Ok(self.pick(2) == 1)
     }
 
-    fn quick_turn(&mut self, _: &Scenario, _: CharId, _: Step) -> Result<QuickChoice, Self::Stop> {
-        let i = self.pick(self.menus.quick.len() + 1);
+    fn quick_turn(
+        &mut self,
+        _: &Scenario,
+        who: CharId,
+        _: Step,
+    ) -> Result<QuickChoice, Self::Stop> {
+        let menus = self.menus;
+        let menu = menus.quick_menu(who);
+        let i = self.pick(menu.len() + 1);
         Ok(if i == 0 {
             QuickChoice::Wait
         } else {
-            self.menus.quick[i - 1].clone()
+            menu[i - 1].clone()
         })
     }
 
