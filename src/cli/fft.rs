@@ -314,9 +314,11 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
         Err(code) => return code,
     };
     let budget = Budget::new();
+    let spin = super::progress::spinner("enumerating every outcome ...");
     let res = with_timeout(e.timeout, &budget, || {
         engine::enumerate(&sc, e.variant, e.engine.into(), &budget)
     });
+    spin.finish_and_clear();
     let Ok(en) = res else {
         return interrupted(e);
     };
@@ -380,9 +382,11 @@ fn run_query(a: &QueryArgs) -> ExitCode {
         Err(code) => return code,
     };
     let budget = Budget::new();
+    let spin = super::progress::spinner("searching for a witness ...");
     let res = with_timeout(e.timeout, &budget, || {
         engine::query(&sc, e.variant, a.property, e.engine.into(), &budget)
     });
+    spin.finish_and_clear();
     let Ok(ans) = res else {
         return interrupted(e);
     };

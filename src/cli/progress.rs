@@ -24,3 +24,13 @@ pub fn bar(len: Option<u64>, what: &str) -> ProgressBar {
     pb.enable_steady_tick(Duration::from_millis(200));
     pb
 }
+
+/// A spinner with the elapsed time and a message, for work whose size is unknown.
+pub fn spinner(msg: &str) -> ProgressBar {
+    let pb = bar(None, "");
+    let style = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_spinner());
+    pb.set_style(style);
+    pb.set_message(msg.to_string());
+    pb
+}
