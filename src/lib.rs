@@ -12,4 +12,5 @@ pub mod gen;
 pub mod inputs;
 pub mod sat;
 pub mod shrink;
+pub mod source;
 pub mod systems;

@@ -66,139 +66,17 @@
 //! as a whole, its `{`).
 
 use super::model::{ActionKind, Effect, Ensemble, Kind, Player, Span};
+use crate::source::{decode_utf8, read_limited};
+pub use crate::source::{LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::fmt;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-
-/// At most this many errors are reported for one file.
-pub const MAX_ERRORS: usize = 20;
-
-/// Files larger than this (16 MiB) are rejected by [`load`].
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+use std::path::Path;
 
 /// Stop collecting errors once their source lines hold this many bytes (pathological
 /// files with huge lines); at least one error is always kept.
 const MAX_ERROR_TEXT: usize = 32 * 1024 * 1024;
-
-/// Longer source lines are shown as a window around the column.
-const SHOW_WIDTH: usize = 160;
-
-// ---------------------------------------------------------------------------------------
-// Errors
-// ---------------------------------------------------------------------------------------
-
-/// One located error in a night or JSON file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// The file the text came from (as given by the caller).
-    pub file: PathBuf,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub col: usize,
-    /// What is wrong (one line, no position).
-    pub message: String,
-    /// The offending line, without its line end.
-    pub source_line: String,
-}
-
-impl fmt::Display for ParseError {
-    /// `FILE:LINE:COL: error: MESSAGE`, then the line and a caret under the column. Control
-    /// characters are shown as `\u{FFFD}`; lines longer than 160 characters are shown as a
-    /// window around the column.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: error: {}",
-            self.file.display(),
-            self.line,
-            self.col,
-            self.message
-        )?;
-        let chars: Vec<char> = self
-            .source_line
-            .chars()
-            .map(|c| {
-                if c == '\t' || !c.is_control() {
-                    c
-                } else {
-                    '\u{FFFD}'
-                }
-            })
-            .collect();
-        let at = self.col.saturating_sub(1);
-        let (start, end) = if chars.len() > SHOW_WIDTH {
-            let start = at.saturating_sub(SHOW_WIDTH / 2).min(chars.len());
-            (start, (start + SHOW_WIDTH).min(chars.len()))
-        } else {
-            (0, chars.len())
-        };
-        let pre = if start > 0 { "..." } else { "" };
-        let post = if end < chars.len() { "..." } else { "" };
-        let shown: String = chars[start..end].iter().collect();
-        write!(
-            f,
-            "\n   | {pre}{shown}{post}\n   | {}",
-            " ".repeat(pre.len())
-        )?;
-        for i in start..at {
-            f.write_str(if chars.get(i) == Some(&'\t') {
-                "\t"
-            } else {
-                " "
-            })?;
-        }
-        f.write_str("^")
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-/// All the errors found in one file (at least one, at most [`MAX_ERRORS`]), in order of
-/// position.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub struct ParseErrors(pub Vec<ParseError>);
-
-impl fmt::Display for ParseErrors {
-    /// Each error (separated by newlines), then `N errors` when there is more than one.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{e}")?;
-        }
-        let n = self.0.len();
-        if n > 1 {
-            write!(f, "\n{n} errors")?;
-            if n >= MAX_ERRORS {
-                write!(f, " (at most {MAX_ERRORS} are reported)")?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Failure to load a night file: it could not be read, or it is invalid.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    /// The file could not be read (missing, unreadable, or larger than
-    /// [`MAX_FILE_BYTES`]).
-    #[error("cannot read {}: {source}", file.display())]
-    Io {
-        /// The file.
-        file: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file was read but is not a valid night (or JSON) file.
-    #[error(transparent)]
-    Parse(#[from] ParseErrors),
-}
 
 // ---------------------------------------------------------------------------------------
 // Public entry points
@@ -236,55 +114,13 @@ pub fn parse_str(src: &str, file: &Path) -> Result<Ensemble, ParseErrors> {
 /// Like [`parse_str`] on raw bytes (for example standard input): content that is not
 /// UTF-8 is a located error at the first invalid byte.
 pub fn parse_bytes(bytes: &[u8], file: &Path) -> Result<Ensemble, ParseErrors> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => parse_str(s, file),
-        Err(e) => {
-            let bad = e.valid_up_to();
-            let valid = std::str::from_utf8(&bytes[..bad]).unwrap_or_default();
-            let line_start = valid.rfind('\n').map_or(0, |i| i + 1);
-            let line = valid.matches('\n').count() + 1;
-            let col = valid[line_start..].chars().count() + 1;
-            let line_end = bytes[line_start..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(bytes.len(), |i| line_start + i);
-            let text = String::from_utf8_lossy(&bytes[line_start..line_end]);
-            Err(ParseErrors(vec![ParseError {
-                file: file.to_path_buf(),
-                line,
-                col,
-                message: format!(
-                    "invalid UTF-8 (byte 0x{:02x}); night and JSON files must be UTF-8 text",
-                    bytes[bad]
-                ),
-                source_line: text.trim_end_matches('\r').to_string(),
-            }]))
-        }
-    }
+    parse_str(decode_utf8(bytes, file, "night and JSON files")?, file)
 }
 
 /// Reads and parses a night file (either format, see [`parse_str`]). Files larger than
 /// [`MAX_FILE_BYTES`] are rejected as an [`LoadError::Io`] error.
 pub fn load(path: &Path) -> Result<Ensemble, LoadError> {
-    let io = |source| LoadError::Io {
-        file: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "the file is larger than {} MiB, the limit for night files",
-                MAX_FILE_BYTES >> 20
-            ),
-        )));
-    }
-    Ok(parse_bytes(&bytes, path)?)
+    Ok(parse_bytes(&read_limited(path, "night files")?, path)?)
 }
 
 /// Writes an ensemble as a `.night` file: a `players:` line, then one line per effect
@@ -1206,6 +1042,7 @@ mod tests {
     use super::*;
     use crate::systems::ar::model::PassiveKind;
     use proptest::prelude::*;
+    use std::path::PathBuf;
 
     fn path() -> &'static Path {
         Path::new("t.night")

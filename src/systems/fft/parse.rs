@@ -51,10 +51,10 @@ use super::model::{
     ActionId, ActionKind, Body, CharId, Character, ExpectedOrder, Flag, Line, LineKind, LogLine,
     Menus, QuickChoice, Reaction, Scenario, SlowAction, DEFAULT_BOUND,
 };
-pub use crate::systems::ar::parse::{ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
+use crate::source::{decode_utf8, read_limited};
+pub use crate::source::{LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Stop collecting errors once their source lines hold this many bytes (pathological
 /// files with huge lines); at least one error is always kept.
@@ -75,24 +75,6 @@ const KEYWORDS: &[&str] = &[
 
 /// The attribute keywords of a `char` line.
 const CHAR_ATTRIBUTES: &[&str] = &["team", "mime", "critical-quick", "counter-magic", "ct"];
-
-/// Failure to load an `.fft` file: it could not be read, or it is invalid.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    /// The file could not be read (missing, unreadable, or larger than
-    /// [`MAX_FILE_BYTES`]).
-    #[error("cannot read {}: {source}", file.display())]
-    Io {
-        /// The file.
-        file: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file was read but is not a valid scenario (invalid UTF-8 included, reported at
-    /// the first bad byte).
-    #[error(transparent)]
-    Parse(#[from] ParseErrors),
-}
 
 // ---------------------------------------------------------------------------------------
 // Public entry points
@@ -116,55 +98,13 @@ pub fn parse_fft(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
 /// Like [`parse_fft`] on raw bytes (for example standard input): content that is not
 /// UTF-8 is a located error at the first invalid byte.
 pub fn parse_bytes(bytes: &[u8], file: &Path) -> Result<Scenario, ParseErrors> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => parse_fft(s, file),
-        Err(e) => {
-            let bad = e.valid_up_to();
-            let valid = std::str::from_utf8(&bytes[..bad]).unwrap_or_default();
-            let line_start = valid.rfind('\n').map_or(0, |i| i + 1);
-            let line = valid.matches('\n').count() + 1;
-            let col = valid[line_start..].chars().count() + 1;
-            let line_end = bytes[line_start..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(bytes.len(), |i| line_start + i);
-            let text = String::from_utf8_lossy(&bytes[line_start..line_end]);
-            Err(ParseErrors(vec![ParseError {
-                file: file.to_path_buf(),
-                line,
-                col,
-                message: format!(
-                    "invalid UTF-8 (byte 0x{:02x}); .fft files must be UTF-8 text",
-                    bytes[bad]
-                ),
-                source_line: text.trim_end_matches('\r').to_string(),
-            }]))
-        }
-    }
+    parse_fft(decode_utf8(bytes, file, ".fft files")?, file)
 }
 
 /// Reads and parses an `.fft` file. Files larger than [`MAX_FILE_BYTES`] are rejected as
 /// a [`LoadError::Io`] error; content that is not UTF-8 is a located parse error.
 pub fn load(path: &Path) -> Result<Scenario, LoadError> {
-    let io = |source| LoadError::Io {
-        file: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "the file is larger than {} MiB, the limit for .fft files",
-                MAX_FILE_BYTES >> 20
-            ),
-        )));
-    }
-    Ok(parse_bytes(&bytes, path)?)
+    Ok(parse_bytes(&read_limited(path, ".fft files")?, path)?)
 }
 
 /// Parses one log line in the seed's notation (`AGR - qs - miss`, `  mRAD - mqs - REI`,
@@ -1564,6 +1504,7 @@ fn read_targets(sc: &Scenario, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::path::PathBuf;
 
     fn path() -> &'static Path {
         Path::new("t.fft")

@@ -1,0 +1,179 @@
+//! Input text shared by every system's parser: located errors ([`ParseError`], shown with
+//! the offending line and a caret), size-limited file reading and UTF-8 decoding.
+//!
+//! Invariants: every error names the file, a 1-based line and a 1-based column (in
+//! characters); reading never loads more than [`MAX_FILE_BYTES`] + 1 bytes.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// At most this many errors are reported for one file.
+pub const MAX_ERRORS: usize = 20;
+
+/// Files larger than this (16 MiB) are rejected by [`read_limited`].
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Longer source lines are shown as a window around the column.
+const SHOW_WIDTH: usize = 160;
+
+/// One located error in an input file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// The file the text came from (as given by the caller).
+    pub file: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub col: usize,
+    /// What is wrong (one line, no position).
+    pub message: String,
+    /// The offending line, without its line end.
+    pub source_line: String,
+}
+
+impl fmt::Display for ParseError {
+    /// `FILE:LINE:COL: error: MESSAGE`, then the line and a caret under the column. Control
+    /// characters are shown as `\u{FFFD}`; lines longer than 160 characters are shown as a
+    /// window around the column.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file.display(),
+            self.line,
+            self.col,
+            self.message
+        )?;
+        let chars: Vec<char> = self
+            .source_line
+            .chars()
+            .map(|c| {
+                if c == '\t' || !c.is_control() {
+                    c
+                } else {
+                    '\u{FFFD}'
+                }
+            })
+            .collect();
+        let at = self.col.saturating_sub(1);
+        let (start, end) = if chars.len() > SHOW_WIDTH {
+            let start = at.saturating_sub(SHOW_WIDTH / 2).min(chars.len());
+            (start, (start + SHOW_WIDTH).min(chars.len()))
+        } else {
+            (0, chars.len())
+        };
+        let pre = if start > 0 { "..." } else { "" };
+        let post = if end < chars.len() { "..." } else { "" };
+        let shown: String = chars[start..end].iter().collect();
+        write!(
+            f,
+            "\n   | {pre}{shown}{post}\n   | {}",
+            " ".repeat(pre.len())
+        )?;
+        for i in start..at {
+            f.write_str(if chars.get(i) == Some(&'\t') {
+                "\t"
+            } else {
+                " "
+            })?;
+        }
+        f.write_str("^")
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// All the errors found in one file (at least one, at most [`MAX_ERRORS`]), in order of
+/// position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct ParseErrors(pub Vec<ParseError>);
+
+impl fmt::Display for ParseErrors {
+    /// Each error (separated by newlines), then `N errors` when there is more than one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        let n = self.0.len();
+        if n > 1 {
+            write!(f, "\n{n} errors")?;
+            if n >= MAX_ERRORS {
+                write!(f, " (at most {MAX_ERRORS} are reported)")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Failure to load an input file: it could not be read, or it is invalid.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read (missing, unreadable, or larger than
+    /// [`MAX_FILE_BYTES`]).
+    #[error("cannot read {}: {source}", file.display())]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file was read but is not valid (invalid UTF-8 included, reported at the first
+    /// bad byte).
+    #[error(transparent)]
+    Parse(#[from] ParseErrors),
+}
+
+/// Reads at most [`MAX_FILE_BYTES`] of `path`; a larger file is an [`LoadError::Io`]
+/// error naming the limit for `what` (for example "night files").
+pub fn read_limited(path: &Path, what: &str) -> Result<Vec<u8>, LoadError> {
+    let io = |source| LoadError::Io {
+        file: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the file is larger than {} MiB, the limit for {what}",
+                MAX_FILE_BYTES >> 20
+            ),
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The bytes as UTF-8 text, or a located error at the first invalid byte saying that
+/// `what` (for example ".fft files") must be UTF-8 text.
+pub fn decode_utf8<'a>(bytes: &'a [u8], file: &Path, what: &str) -> Result<&'a str, ParseErrors> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let bad = e.valid_up_to();
+        let valid = std::str::from_utf8(&bytes[..bad]).unwrap_or_default();
+        let line_start = valid.rfind('\n').map_or(0, |i| i + 1);
+        let line = valid.matches('\n').count() + 1;
+        let col = valid[line_start..].chars().count() + 1;
+        let line_end = bytes[line_start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| line_start + i);
+        let text = String::from_utf8_lossy(&bytes[line_start..line_end]);
+        ParseErrors(vec![ParseError {
+            file: file.to_path_buf(),
+            line,
+            col,
+            message: format!(
+                "invalid UTF-8 (byte 0x{:02x}); {what} must be UTF-8 text",
+                bytes[bad]
+            ),
+            source_line: text.trim_end_matches('\r').to_string(),
+        }])
+    })
+}
