@@ -3,5 +3,13 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`gordian ... | head`) would
+    // panic; take the default action instead and end quietly, like other Unix tools.
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any other thread exists; setting a
+    // signal's disposition to the default has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     gordian::cli::run()
 }

@@ -278,3 +278,28 @@ fn dimacs_prints_a_cnf_header_and_clauses() {
         .count();
     assert_eq!(body, clauses, "the header counts the clauses printed");
 }
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    // `gordian fft enumerate --list | head -1` on ~800 KB of listing (far more than a
+    // pipe buffer): the reader goes away early.
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gordian"))
+        .args(["fft", "enumerate", "--list", "--engine", "direct", &seed(4)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gordian runs");
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_exact(&mut first)
+        .expect("some output");
+    // The read end is dropped here; the rest of the listing goes into a closed pipe.
+    let out = child.wait_with_output().expect("gordian ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
