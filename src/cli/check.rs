@@ -4,7 +4,7 @@
 //! Exit codes: 0 every file read and both engines agree on each; 3 some disagreement
 //! (both answers printed as JSON); 2 otherwise, when some input could not be read or parsed.
 
-use super::{EXIT_DISAGREE, EXIT_INPUT};
+use super::EXIT_INPUT;
 use crate::check::{check_files, Differential, Verdict};
 use crate::inputs;
 use crate::systems::ar::report;
@@ -87,17 +87,7 @@ pub fn run(args: &Args) -> ExitCode {
     }
     rows.sort();
     print_table(&rows);
-    println!(
-        "{} file(s): {agree} agree, {disagree} disagree, {errors} error(s)",
-        rows.len()
-    );
-    if disagree > 0 {
-        ExitCode::from(EXIT_DISAGREE)
-    } else if errors > 0 {
-        ExitCode::from(EXIT_INPUT)
-    } else {
-        ExitCode::SUCCESS
-    }
+    super::check_summary(rows.len(), agree, disagree, errors)
 }
 
 fn row(file: String, stats: Option<[String; 3]>, verdict: &str) -> [String; 5] {

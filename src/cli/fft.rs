@@ -5,7 +5,7 @@
 //! the log is not explained (it diverges, or the next CR order differs); 5 interrupted
 //! by `--timeout`.
 
-use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
+use super::{check_summary, parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
 use crate::batch::with_timeout;
 use crate::systems::fft::engine::{self, EngineKind};
 use crate::systems::fft::model::{Scenario, Variant};
@@ -264,24 +264,7 @@ fn run_variants(a: &VariantsArgs) -> ExitCode {
     if !a.json {
         let mut header = vec!["scenario".to_string()];
         header.extend(Variant::ALL.iter().map(|v| v.name().to_string()));
-        let widths: Vec<usize> = (0..header.len())
-            .map(|i| {
-                rows.iter()
-                    .chain(std::iter::once(&header))
-                    .filter_map(|r| r.get(i))
-                    .map(|c| c.len())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        for r in std::iter::once(&header).chain(&rows) {
-            let cells: Vec<String> = r
-                .iter()
-                .zip(&widths)
-                .map(|(c, &w)| format!("{c:<w$}"))
-                .collect();
-            println!("{}", cells.join("  ").trim_end());
-        }
+        print_table(&header, &rows);
     }
     if bad_input {
         ExitCode::from(EXIT_INPUT)
@@ -505,30 +488,26 @@ pub(super) fn check(paths: &[PathBuf]) -> ExitCode {
     }
     rows.sort();
     let header = ["file", "outcomes (final)", "log explained by", "engines"].map(String::from);
-    let mut width = [0; 4];
-    for r in std::iter::once(&header).chain(&rows) {
+    let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
+    print_table(&header, &rows);
+    check_summary(rows.len(), agree, disagree, errors)
+}
+
+/// Prints a table of left-aligned columns (widths in characters), header first.
+fn print_table(header: &[String], rows: &[Vec<String>]) {
+    let mut width = vec![0; header.len()];
+    for r in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
         for (w, c) in width.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
         }
     }
-    for r in std::iter::once(&header).chain(&rows) {
+    for r in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
         let cells: Vec<String> = r
             .iter()
-            .zip(width)
-            .map(|(c, w)| format!("{c:<w$}"))
+            .zip(&width)
+            .map(|(c, &w)| format!("{c:<w$}"))
             .collect();
         println!("{}", cells.join("  ").trim_end());
-    }
-    println!(
-        "{} file(s): {agree} agree, {disagree} disagree, {errors} error(s)",
-        rows.len()
-    );
-    if disagree > 0 {
-        ExitCode::from(EXIT_DISAGREE)
-    } else if errors > 0 {
-        ExitCode::from(EXIT_INPUT)
-    } else {
-        ExitCode::SUCCESS
     }
 }
 

@@ -84,6 +84,24 @@ pub(crate) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
 }
 
+/// Prints the closing count line of a `check` run and chooses its exit code: 3 if the
+/// engines disagreed on some file, else 2 if some input could not be read, else 0.
+pub(crate) fn check_summary(
+    files: usize,
+    agree: usize,
+    disagree: usize,
+    errors: usize,
+) -> ExitCode {
+    println!("{files} file(s): {agree} agree, {disagree} disagree, {errors} error(s)");
+    if disagree > 0 {
+        ExitCode::from(EXIT_DISAGREE)
+    } else if errors > 0 {
+        ExitCode::from(EXIT_INPUT)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
