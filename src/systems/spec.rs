@@ -91,6 +91,55 @@ pub trait Engine<I: ?Sized, A> {
     fn solve(&self, instance: &I, budget: &Budget) -> Result<A, Interrupted>;
 }
 
+/// One game system as the harness sees it: how to read an instance, its engines (every
+/// engine answers the whole question; answers are compared with `==`), a seeded generator
+/// and the simplifications the shrinker tries. The harness (`check`, `fuzz`, `batch`) is
+/// generic over this trait and names no system; a new system implements it once, in its
+/// own `system.rs`.
+///
+/// Invariants an implementation keeps: `parse(to_text(i))` gives back an instance with
+/// the same answer; `generate` is a pure function of its arguments; every instance of
+/// `simplifications(i)` is valid and strictly smaller by `size`.
+pub trait System: Sized + 'static {
+    /// Short name, the `--system` value and the CLI subcommand (`ar`, `fft`, `lancer`, ...).
+    const NAME: &'static str;
+    /// File extensions (without the dot) that select this system.
+    const EXTENSIONS: &'static [&'static str];
+    /// A validated instance.
+    type Instance: Clone + Send + Sync + std::fmt::Debug;
+    /// An engine's whole answer. Two engines agree iff their answers are `==`.
+    type Answer: Clone + PartialEq + serde::Serialize + Send + Sync + std::fmt::Debug;
+    /// The generator's knobs, flattened into `fuzz`'s flags.
+    type GenArgs: clap::Args + Clone + Send + Sync + std::fmt::Debug;
+
+    /// Parses and validates `text`, read from `file`; every error is located.
+    fn parse(
+        file: &std::path::Path,
+        text: &str,
+    ) -> Result<Self::Instance, crate::source::ParseErrors>;
+    /// The instance in the system's file format (`parse` reads it back).
+    fn to_text(instance: &Self::Instance) -> String;
+    /// Every engine of the system (direct first, then SAT, then brute force if any).
+    fn engines() -> Vec<Box<dyn Engine<Self::Instance, Self::Answer> + Send + Sync>>;
+    /// Whether `engine` (by name) should run on this instance in a differential check
+    /// (brute force only on small instances, for example). Default: every engine.
+    fn runs_on(_engine: &str, _instance: &Self::Instance) -> bool {
+        true
+    }
+    /// A random instance: a pure function of the knobs and the seed.
+    fn generate(args: &Self::GenArgs, seed: u64) -> Self::Instance;
+    /// Candidate simplifications for the shrinker, each valid and strictly smaller.
+    fn simplifications(instance: &Self::Instance) -> Vec<Self::Instance>;
+    /// The size the shrinker minimises (effects, characters, units, ...).
+    fn size(instance: &Self::Instance) -> usize;
+    /// A short label counted in summaries (a classification, "reachable", ...).
+    fn label(answer: &Self::Answer) -> String;
+    /// A one-line summary of the answer, for tables.
+    fn summary(answer: &Self::Answer) -> String;
+    /// The answer's fields for a batch record (one JSON object; small, not the whole answer).
+    fn record(answer: &Self::Answer) -> serde_json::Value;
+}
+
 /// One job of a [`race`]: it gets its own budget, a child of the race's.
 pub type Job<'a, T> = Box<dyn FnOnce(&Budget) -> T + Send + 'a>;
 
