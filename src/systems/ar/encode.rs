@@ -576,7 +576,7 @@ pub fn dimacs(u: &Universe) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::ar::{night, NightParams};
+    use crate::systems::ar::gen::{night, NightParams};
     use crate::systems::ar::model::Ensemble;
     use crate::systems::ar::resolution::{sorted_ids, Classification};
     use crate::systems::ar::{brute, semantics};

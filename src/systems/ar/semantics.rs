@@ -1,6 +1,6 @@
 //! The contract evaluated directly: given a universe, a cut and a candidate (R, S, rho),
 //! decide `fails`, the created set, the coherent redirections and acceptability, word for
-//! word as `shared/design/ar-semantics.md` states them.
+//! word as `docs/ar.md` states them.
 //!
 //! This module is the judge of every engine: it favours literal clarity over speed, and no
 //! engine's search logic lives here. Invariant: every function is a pure function of its
