@@ -303,3 +303,16 @@ fn a_closed_pipe_ends_the_output_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn replaying_a_scenario_without_a_log_is_a_located_error() {
+    let p = temp_file("nolog.fft", "char X team light\nslow X - haste - X\n");
+    let out = gordian(&["fft", "replay", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: the scenario has no `log` section"),
+        "{err}"
+    );
+    assert!(err.contains("nolog.fft:1:1"), "{err}");
+}

@@ -127,3 +127,33 @@ fn dimacs_prints_a_well_formed_cnf() {
     // Three declared effects, each with a cut and a success variable, at least.
     assert!(vars >= 6);
 }
+
+/// A full disk on standard output is a message and exit 1, never a panic (every command
+/// that prints writes through the same guard).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_standard_output_is_an_error_not_a_panic() {
+    let night = temp_file("full.night", "R1 block R2\nR2 block R1\n");
+    for args in [
+        vec!["resolve", night.to_str().unwrap()],
+        vec!["dimacs", night.to_str().unwrap()],
+        vec!["check", night.to_str().unwrap()],
+        vec!["completions", "bash"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full exists on Linux");
+        let out = Command::new(env!("CARGO_BIN_EXE_gordian"))
+            .args(&args)
+            .stdout(full)
+            .output()
+            .expect("gordian runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("error: cannot write to standard output") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+}

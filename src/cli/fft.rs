@@ -175,7 +175,7 @@ pub fn run(args: &Args) -> ExitCode {
             if let Some(b) = a.bound {
                 sc.menus.bound = b;
             }
-            print!("{}", crate::systems::fft::encode::dimacs(&sc, a.variant));
+            say_raw!("{}", crate::systems::fft::encode::dimacs(&sc, a.variant));
             ExitCode::SUCCESS
         }
     }
@@ -189,7 +189,7 @@ fn load(path: &Path) -> Result<Scenario, ExitCode> {
 }
 
 fn print_json(v: &serde_json::Value) {
-    println!(
+    say!(
         "{}",
         serde_json::to_string_pretty(v).expect("JSON values serialise")
     );
@@ -201,10 +201,20 @@ fn run_replay(a: &ReplayArgs) -> ExitCode {
         Err(code) => return code,
     };
     let Some(log) = &sc.log else {
-        eprintln!(
-            "{}: no `log` section to replay (add one, or use `gordian fft enumerate`)",
-            a.file.display()
-        );
+        // A whole-file problem: located at line 1, with the reason.
+        let e = crate::text::ParseError {
+            file: a.file.clone(),
+            line: 1,
+            col: 1,
+            message: "the scenario has no `log` section to replay (add one, or use `gordian \
+                      fft enumerate`)"
+                .to_string(),
+            source_line: std::fs::read_to_string(&a.file)
+                .ok()
+                .and_then(|t| t.lines().next().map(str::to_string))
+                .unwrap_or_default(),
+        };
+        eprintln!("{e}");
         return ExitCode::from(EXIT_INPUT);
     };
     let name = a.file.display().to_string();
@@ -212,7 +222,7 @@ fn run_replay(a: &ReplayArgs) -> ExitCode {
     if a.json {
         print_json(&report::replay_json(&sc, &name, a.variant, &r));
     } else {
-        print!(
+        say_raw!(
             "{}",
             report::replay_text(&sc, &name, a.variant, &r, a.annotate)
         );
@@ -250,7 +260,7 @@ fn run_variants(a: &VariantsArgs) -> ExitCode {
                 .iter()
                 .map(|(v, r)| (v.name().to_string(), report::replay_json(&sc, &name, *v, r)))
                 .collect();
-            println!(
+            say!(
                 "{}",
                 json!({ "file": name, "explains": table.iter().filter(|(_, r)| r.explains()).map(|(v, _)| v.name()).collect::<Vec<_>>(), "variants": per })
             );
@@ -335,14 +345,14 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
         v["cross_checked"] = json!(en.direct.is_some() && en.sat.is_some());
         print_json(&v);
     } else {
-        println!(
+        say!(
             "{name} ({} variant, at most {} quick turns): {} distinct outcomes ({engines}).",
             e.variant,
             sc.menus.bound,
             ans.outcomes.len()
         );
         if ans.exceeds_bound {
-            println!(
+            say!(
                 "Some choices need more than {} quick turns; those runs are not counted \
                  (raise --bound).",
                 sc.menus.bound
@@ -350,7 +360,7 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
         }
         if a.list {
             for (i, o) in ans.outcomes.iter().enumerate() {
-                println!("outcome {}:\n{}", i + 1, report::outcome_text(&sc, o));
+                say!("outcome {}:\n{}", i + 1, report::outcome_text(&sc, o));
             }
         }
     }
@@ -391,21 +401,21 @@ fn run_query(a: &QueryArgs) -> ExitCode {
     } else {
         match &ans.witness {
             Some(run) => {
-                println!(
+                say!(
                     "{name}: {} — witness ({} variant):",
                     a.property.name(),
                     e.variant
                 );
-                print!("{}", report::run_text(&sc, run));
+                say_raw!("{}", report::run_text(&sc, run));
             }
-            None => println!(
+            None => say!(
                 "{name}: {} — none within bound {bound} ({} variant)",
                 a.property.name(),
                 e.variant
             ),
         }
         if ans.cross_checked {
-            println!("(cross-checked: simulator and SAT agree)");
+            say!("(cross-checked: simulator and SAT agree)");
         }
     }
     ExitCode::SUCCESS

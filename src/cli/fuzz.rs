@@ -163,16 +163,16 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
             summary.skipped
         ));
     }
-    println!("{line}");
+    say!("{line}");
     let Some(failure) = summary.failure else {
         if summary.stopped {
-            println!(
+            say!(
                 "interrupted: no disagreement in the cases run (seed {})",
                 cfg.seed
             );
             return signals.exit_code().unwrap_or(ExitCode::from(130));
         }
-        println!("no disagreement (seed {})", cfg.seed);
+        say!("no disagreement (seed {})", cfg.seed);
         return ExitCode::SUCCESS;
     };
     eprintln!(
@@ -202,6 +202,6 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
     {
         eprintln!("  {line}");
     }
-    println!("{}", path.display());
+    say!("{}", path.display());
     ExitCode::FAILURE
 }

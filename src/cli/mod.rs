@@ -7,6 +7,29 @@
 //! 4 (`fft replay`) the log is not explained, 5 a limit was hit (`--timeout`), 130/143
 //! interrupted by SIGINT/SIGTERM (the summary so far is printed).
 
+/// `println!` for standard output that never panics: a write error (a full disk; a closed
+/// pipe when SIGPIPE is ignored) prints a message on standard error and exits 1.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut o = std::io::stdout().lock();
+        if let Err(e) = writeln!(o, $($arg)*) {
+            $crate::cli::write_failed(e)
+        }
+    }};
+}
+
+/// `print!` for standard output that never panics (see `say!`).
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut o = std::io::stdout().lock();
+        if let Err(e) = write!(o, $($arg)*) {
+            $crate::cli::write_failed(e)
+        }
+    }};
+}
+
 mod batch;
 mod check;
 mod dimacs;
@@ -88,6 +111,12 @@ pub(crate) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
 /// Prints a load error (`error: ...`, or a located error).
 pub(crate) fn report_error(e: &crate::text::LoadError) {
     eprintln!("{}", registry::render_load_error(e));
+}
+
+/// Ends the process after a failed write to standard output (exit 1, never a panic).
+pub(crate) fn write_failed(e: std::io::Error) -> ! {
+    eprintln!("error: cannot write to standard output: {e}");
+    std::process::exit(1)
 }
 
 /// Writes `text` to standard output; a write error (a full disk, a closed pipe with

@@ -23,6 +23,6 @@ pub fn print_table(header: &[String], rows: &[Vec<String>]) {
                 .saturating_sub(c.chars().count());
             line.extend(std::iter::repeat_n(' ', pad));
         }
-        println!("{}", line.trim_end());
+        say!("{}", line.trim_end());
     }
 }

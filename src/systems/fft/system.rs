@@ -228,7 +228,7 @@ impl System for Fft {
                 line: 1,
                 col: 1,
                 message: "the scenario has no characters: nothing to run (declare them with \
-                          `characters:` lines, see instances/fft/README.md)"
+                          `char NAME team TEAM` lines, see instances/fft/README.md)"
                     .to_string(),
                 source_line: text.lines().next().unwrap_or_default().to_string(),
             }]));
