@@ -182,6 +182,29 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    proptest::proptest! {
+        /// Random words and values in every flag position never make argument parsing
+        /// panic (overflowing durations and counts are range-checked by clap).
+        #[test]
+        fn random_arguments_never_panic(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "resolve", "check", "fuzz", "batch", "fft", "dimacs", "replay",
+                    "enumerate", "query", "--timeout", "--grace", "--seconds", "--cases",
+                    "--jobs", "--case-timeout", "--players", "--max-effects", "--bound",
+                    "--characters", "--shard", "--system", "--engine", "--seed", "--json",
+                    "1e19", "-1", "0", "NaN", "inf", "18446744073709551616", "3/2", "0/0",
+                    "ar", "fft", "x.night", "-", "", "1", "2.5", "all", "brute",
+                ]),
+                0..8,
+            )
+        ) {
+            let mut argv = vec!["gordian"];
+            argv.extend(words);
+            let _ = Cli::try_parse_from(argv);
+        }
+    }
+
     #[test]
     fn durations_are_range_checked() {
         assert!(parse_seconds("1.5").is_ok());
