@@ -9,6 +9,7 @@ mod check;
 mod dimacs;
 mod fft;
 mod fuzz;
+mod lancer;
 mod progress;
 mod resolve;
 
@@ -51,6 +52,8 @@ enum Command {
     /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
     /// (simulator and SAT, compared), query for a property.
     Fft(fft::Args),
+    /// Lancer event system: resolve, enumerate, query, policies, dimacs.
+    Lancer(lancer::Args),
 }
 
 /// Which engine(s) answer.
@@ -112,6 +115,7 @@ pub fn run() -> ExitCode {
         Command::Fuzz(args) => fuzz::run(&args),
         Command::Batch(args) => batch::run(&args),
         Command::Fft(args) => fft::run(&args),
+        Command::Lancer(args) => lancer::run(&args),
     }
 }
 
