@@ -366,12 +366,14 @@ impl Builder {
                 };
                 self.action = Some(action);
             }
-            _ => return Err((
-                c,
-                format!(
+            _ => {
+                return Err((
+                    c,
+                    format!(
                     "unknown declaration `{kw}` (policy, depth, unit, weapon, reaction, action)"
                 ),
-            )),
+                ))
+            }
         }
         l.done()
     }
