@@ -376,34 +376,68 @@ fn simplifications_are_valid_and_smaller() {
 
 // ---------------------------------------------------------------- differential
 
-fn differential(args: &GenArgs, cases: u64, start: u64) -> (u64, u64) {
+/// Runs both engines through the `System` trait on `cases` generated scenarios from seed
+/// `start`; a case whose engines do not both finish within `limit` is skipped (counted).
+/// Returns (cases compared, disagreements, skipped).
+fn differential(
+    args: &GenArgs,
+    cases: u64,
+    start: u64,
+    limit: std::time::Duration,
+) -> (u64, u64, u64) {
     let engines = Lancer::engines();
-    let mut disagree = 0;
+    let (mut disagree, mut skipped) = (0, 0);
+    let mut slowest = (std::time::Duration::ZERO, 0);
     for seed in start..start + cases {
+        if (seed - start) % 10_000 == 0 && seed > start {
+            eprintln!(
+                "  {} cases, {disagree} disagreements, {skipped} skipped, slowest seed {} ({:?})",
+                seed - start,
+                slowest.1,
+                slowest.0
+            );
+        }
+        let t0 = std::time::Instant::now();
         let s = Lancer::generate(args, seed);
-        let answers: Vec<_> = engines
-            .iter()
-            .map(|e| e.solve(&s, &Budget::new()).expect("not cancelled"))
-            .collect();
-        if answers[0] != answers[1] {
-            disagree += 1;
-            eprintln!("seed {seed} disagrees:\n{}", parse::to_text(&s));
+        let budget = Budget::new();
+        let answers: Vec<_> = crate::batch::with_timeout(Some(limit), &budget, || {
+            engines.iter().map(|e| e.solve(&s, &budget)).collect()
+        });
+        let dt = t0.elapsed();
+        if dt > slowest.0 {
+            slowest = (dt, seed);
+        }
+        match (&answers[0], &answers[1]) {
+            (Ok(a), Ok(b)) => {
+                if a != b {
+                    disagree += 1;
+                    eprintln!("seed {seed} disagrees:\n{}", parse::to_text(&s));
+                }
+            }
+            _ => skipped += 1,
         }
     }
-    (cases, disagree)
+    eprintln!(
+        "  slowest case: seed {} ({:?}); {skipped} skipped over {limit:?}",
+        slowest.1, slowest.0
+    );
+    (cases - skipped, disagree, skipped)
 }
 
 #[test]
 fn engines_agree_on_random_scenarios() {
-    let (n, bad) = differential(&GenArgs::default(), 400, 0);
+    let limit = std::time::Duration::from_secs(20);
+    let (n, bad, skipped) = differential(&GenArgs::default(), 400, 0, limit);
     assert_eq!(bad, 0, "{bad} of {n} random scenarios disagree");
+    assert_eq!(skipped, 0);
     let big = GenArgs {
         units: 4,
         reactions: 5,
         depth: 3,
     };
-    let (n, bad) = differential(&big, 100, 0);
+    let (n, bad, skipped) = differential(&big, 100, 0, limit);
     assert_eq!(bad, 0, "{bad} of {n} larger random scenarios disagree");
+    assert_eq!(skipped, 0);
 }
 
 /// The long fuzz run: `LANCER_FUZZ_CASES=100000 cargo test --release --lib
@@ -431,7 +465,13 @@ fn fuzz_long() {
         reactions: var("LANCER_FUZZ_REACTIONS", 3),
         depth: var("LANCER_FUZZ_DEPTH", 2),
     };
-    let (n, bad) = differential(&args, n, start);
-    eprintln!("lancer fuzz: {n} cases, {bad} disagreements");
+    let secs: u64 = std::env::var("LANCER_FUZZ_CASE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    let (n, bad, skipped) = differential(&args, n, start, std::time::Duration::from_secs(secs));
+    eprintln!(
+        "lancer fuzz: {n} cases compared, {bad} disagreements, {skipped} skipped (over {secs} s)"
+    );
     assert_eq!(bad, 0);
 }
