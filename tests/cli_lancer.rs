@@ -44,7 +44,16 @@ fn enumerate(name: &str, policy: &str) -> Value {
 }
 
 /// (file, policy, outcomes, destroyable units, action cancelled, aborted after effect)
-const EXPECTED: &[(&str, &str, usize, &[&str], bool, bool)] = &[
+type Expected = (
+    &'static str,
+    &'static str,
+    usize,
+    &'static [&'static str],
+    bool,
+    bool,
+);
+
+const EXPECTED: &[Expected] = &[
     ("seed-1-aggression.lancer", "seed", 3, &[], false, false),
     ("seed-2-brace.lancer", "seed", 4, &[], false, false),
     ("seed-3-area.lancer", "seed", 4, &[], false, false),
@@ -139,6 +148,24 @@ fn query_gives_the_naive_witness_of_damage_before_the_abort() {
     // destroyed, attack Vlad aborted
     assert_eq!(w["events"].as_array().expect("events").len(), 8);
     assert_eq!(w["units"][1]["hp"], 4);
+    // replaying the witness's choices gives the same run
+    let choices: Vec<String> = v["choices"]
+        .as_array()
+        .expect("choices")
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    let r = json(&gordian(&[
+        "lancer",
+        "resolve",
+        "--json",
+        "--policy",
+        "naive",
+        "--choices",
+        &choices.join(","),
+        &inst("seed-4-shrike.lancer"),
+    ]));
+    assert_eq!(r["events"], w["events"]);
     let v = json(&gordian(&[
         "lancer",
         "query",

@@ -368,6 +368,18 @@ fn run_query(a: &QueryArgs) -> ExitCode {
     }
     let w = &r[0];
     let pname = prop.name(&sc);
+    let choices = match w {
+        Some(o) => search::choices_for(&sc, policy, o, &Budget::new())
+            .ok()
+            .flatten(),
+        None => None,
+    };
+    let choice_text = choices.as_ref().map(|c| {
+        c.iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    });
     if e.json {
         print_json(&json!({
             "file": name,
@@ -376,15 +388,22 @@ fn run_query(a: &QueryArgs) -> ExitCode {
             "possible": w.is_some(),
             "cross_checked": r.len() == 2,
             "witness": w.as_ref().map(|o| report::outcome_json(&sc, o)),
+            "choices": choices,
         }));
     } else {
         match w {
             None => println!("{name} (policy {}): {pname}: never", policy.name()),
             Some(o) => {
                 println!(
-                    "{name} (policy {}): {pname}: possible; shortest witness ({} events):",
+                    "{name} (policy {}): {pname}: possible; shortest witness ({} events; \
+                     choices {}, replay with `lancer resolve --choices`):",
                     policy.name(),
-                    o.events.len()
+                    o.events.len(),
+                    match &choice_text {
+                        Some(c) if c.is_empty() => "none",
+                        Some(c) => c.as_str(),
+                        None => "?",
+                    }
                 );
                 print!("{}", report::tree(&sc, o));
                 print!("{}", report::state(&sc, o));

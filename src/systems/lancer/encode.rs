@@ -261,13 +261,18 @@ impl Enc<'_> {
                 BraceRule::Any => self.t(),
                 BraceRule::Structure => {
                     let armor = self.sc.units[t].armor;
+                    let resist = if self.sc.units[t].resistant {
+                        self.t()
+                    } else {
+                        u.resist
+                    };
                     let mut terms = Vec::new();
                     for &(a, ch) in &n.amounts {
                         for r in [false, true] {
                             let d = reduce(a, armor, r);
                             for (v, &hv) in u.hp.iter().enumerate() {
                                 if d >= v as u32 {
-                                    let rl = if r { u.resist } else { !u.resist };
+                                    let rl = if r { resist } else { !resist };
                                     let x = self.and(&[ch, rl, hv]);
                                     terms.push(x);
                                 }
@@ -458,13 +463,18 @@ impl Enc<'_> {
             Kind::Damage => {
                 let u = self.units[t].clone();
                 let armor = self.sc.units[t].armor;
+                let resist = if self.sc.units[t].resistant {
+                    self.t()
+                } else {
+                    u.resist
+                };
                 let maxh = u.hp.len() - 1;
                 let mut hp_terms = vec![Vec::new(); maxh + 1];
                 let mut dealt: BTreeMap<u32, Vec<Lit>> = BTreeMap::new();
                 for &(a, ch) in &n.amounts {
                     for r in [false, true] {
                         let d = reduce(a, armor, r);
-                        let rl = if r { u.resist } else { !u.resist };
+                        let rl = if r { resist } else { !resist };
                         let c = self.and(&[ch, rl]);
                         dealt.entry(d).or_default().push(c);
                         for (v, &hv) in u.hp.iter().enumerate() {

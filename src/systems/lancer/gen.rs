@@ -62,6 +62,7 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
             armor: if rng.gen_bool(0.25) { 1 } else { 0 },
             at: cells[i],
             npc: rng.gen_bool(0.4),
+            resistant: rng.gen_bool(0.15),
         })
         .collect();
     let mut weapons = Vec::new();
@@ -184,7 +185,11 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
 
 /// The shrinker's measure.
 pub fn size(sc: &Scenario) -> usize {
-    let stats: u32 = sc.units.iter().map(|u| u.hp + u.structure + u.armor).sum();
+    let stats: u32 = sc
+        .units
+        .iter()
+        .map(|u| u.hp + u.structure + u.armor + u.resistant as u32)
+        .sum();
     let dmg: usize = sc
         .weapons
         .iter()
@@ -318,6 +323,11 @@ pub fn simplifications(sc: &Scenario) -> Vec<Scenario> {
         if unit.structure > 1 {
             let mut s = sc.clone();
             s.units[u].structure -= 1;
+            out.push(s);
+        }
+        if unit.resistant {
+            let mut s = sc.clone();
+            s.units[u].resistant = false;
             out.push(s);
         }
         if unit.armor > 0 {

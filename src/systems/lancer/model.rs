@@ -60,6 +60,8 @@ pub struct Unit {
     pub at: Cell,
     /// A non-player unit: never prompted to brace (Brace is a player mech's reaction).
     pub npc: bool,
+    /// Resistance to all damage (halves every instance, after armour, rounding up).
+    pub resistant: bool,
 }
 
 /// A weapon (or damaging system): the damage values its roll can give.

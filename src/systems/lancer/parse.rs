@@ -167,8 +167,13 @@ impl Builder {
                 if let Some(o) = self.units.iter().find(|u| u.at == at) {
                     return Err((cc, format!("cell {at} is already taken by `{}`", o.name)));
                 }
-                let npc = l.peek() == Some("npc");
-                if npc {
+                let (mut npc, mut resistant) = (false, false);
+                while let Some(t) = l.peek() {
+                    match t {
+                        "npc" if !npc => npc = true,
+                        "resistant" if !resistant => resistant = true,
+                        _ => break,
+                    }
                     l.at += 1;
                 }
                 self.units.push(Unit {
@@ -179,6 +184,7 @@ impl Builder {
                     armor,
                     at,
                     npc,
+                    resistant,
                 });
             }
             "weapon" => {
@@ -487,7 +493,7 @@ pub fn to_text(sc: &Scenario) -> String {
     let mut s = format!("policy {}\ndepth {}\n", sc.policy.name(), sc.depth);
     for u in &sc.units {
         s.push_str(&format!(
-            "unit {} side {} hp {} structure {} armor {} at {} {}{}\n",
+            "unit {} side {} hp {} structure {} armor {} at {} {}{}{}\n",
             u.name,
             u.side,
             u.hp,
@@ -495,7 +501,8 @@ pub fn to_text(sc: &Scenario) -> String {
             u.armor,
             u.at.x,
             u.at.y,
-            if u.npc { " npc" } else { "" }
+            if u.npc { " npc" } else { "" },
+            if u.resistant { " resistant" } else { "" }
         ));
     }
     for w in &sc.weapons {

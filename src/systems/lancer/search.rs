@@ -11,6 +11,7 @@ use super::simulate::{run, Prefix};
 use crate::systems::spec::{Budget, Interrupted};
 use serde::Serialize;
 use std::collections::BTreeSet;
+use std::ops::ControlFlow;
 
 /// A question about the scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -102,13 +103,14 @@ pub fn aborted_after_effect(o: &Outcome) -> bool {
     false
 }
 
-/// Every distinct outcome of the scenario under `policy`, sorted.
-pub fn outcomes(
+/// Runs every choice sequence, passing each run's outcome and choices to `visit` until it
+/// breaks.
+pub fn each_run(
     sc: &Scenario,
     policy: Policy,
     budget: &Budget,
-) -> Result<Vec<Outcome>, Interrupted> {
-    let mut seen = BTreeSet::new();
+    mut visit: impl FnMut(Outcome, &[usize]) -> ControlFlow<()>,
+) -> Result<(), Interrupted> {
     let mut prefix: Vec<usize> = Vec::new();
     loop {
         budget.check()?;
@@ -116,25 +118,54 @@ pub fn outcomes(
             prefix: prefix.clone(),
             taken: Vec::new(),
         };
-        seen.insert(run(sc, policy, &mut ch));
+        let o = run(sc, policy, &mut ch);
+        let choices: Vec<usize> = ch.taken.iter().map(|&(v, _)| v).collect();
+        if visit(o, &choices).is_break() {
+            return Ok(());
+        }
         // Next sequence: bump the last choice that has room, drop what follows.
-        let mut next = None;
-        for i in (0..ch.taken.len()).rev() {
-            let (v, n) = ch.taken[i];
-            if v + 1 < n {
-                next = Some(i);
-                break;
-            }
-        }
-        match next {
-            None => break,
-            Some(i) => {
-                prefix = ch.taken[..i].iter().map(|&(v, _)| v).collect();
-                prefix.push(ch.taken[i].0 + 1);
-            }
-        }
+        let Some(i) = (0..ch.taken.len())
+            .rev()
+            .find(|&i| ch.taken[i].0 + 1 < ch.taken[i].1)
+        else {
+            return Ok(());
+        };
+        prefix = choices[..i].to_vec();
+        prefix.push(choices[i] + 1);
     }
+}
+
+/// Every distinct outcome of the scenario under `policy`, sorted.
+pub fn outcomes(
+    sc: &Scenario,
+    policy: Policy,
+    budget: &Budget,
+) -> Result<Vec<Outcome>, Interrupted> {
+    let mut seen = BTreeSet::new();
+    each_run(sc, policy, budget, |o, _| {
+        seen.insert(o);
+        ControlFlow::Continue(())
+    })?;
     Ok(seen.into_iter().collect())
+}
+
+/// A choice sequence (as `resolve --choices` takes it) whose run gives `target`.
+pub fn choices_for(
+    sc: &Scenario,
+    policy: Policy,
+    target: &Outcome,
+    budget: &Budget,
+) -> Result<Option<Vec<usize>>, Interrupted> {
+    let mut found = None;
+    each_run(sc, policy, budget, |o, ch| {
+        if &o == target {
+            found = Some(ch.to_vec());
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    Ok(found)
 }
 
 /// The shortest witness (fewest events, then smallest in outcome order) of `p`, if any.

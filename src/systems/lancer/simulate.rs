@@ -310,7 +310,8 @@ impl<C: Chooser> Run<'_, C> {
         match self.policy.brace {
             BraceRule::Any => true,
             BraceRule::Structure => {
-                reduce(n.amount, self.sc.units[n.target].armor, u.resist) >= u.hp
+                let def = &self.sc.units[n.target];
+                reduce(n.amount, def.armor, u.resist || def.resistant) >= u.hp
             }
         }
     }
@@ -424,9 +425,10 @@ impl<C: Chooser> Run<'_, C> {
                     Detail::Braced(b)
                 }
                 Kind::Damage => {
-                    let armor = self.sc.units[n.target].armor;
+                    let def = &self.sc.units[n.target];
+                    let (armor, resistant) = (def.armor, def.resistant);
                     let t = &mut self.units[n.target];
-                    let d = reduce(n.amount, armor, t.resist);
+                    let d = reduce(n.amount, armor, t.resist || resistant);
                     t.resist = false;
                     t.hp = t.hp.saturating_sub(d);
                     Detail::Dealt(d)

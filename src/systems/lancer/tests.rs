@@ -211,6 +211,23 @@ fn once_per_round_optional_and_braced_units_do_not_react() {
 }
 
 #[test]
+fn armour_then_resistance_and_resistance_does_not_stack() {
+    // 4 damage, armour 1, resistant: (4 - 1) / 2 rounded up = 2 >= hp 2, so the prompt
+    // appears; bracing adds no second halving: 2 dealt either way, then structure.
+    let s = sc("unit A side x hp 9 structure 1 at 0 0 npc\n\
+        unit B side y hp 2 structure 2 armor 1 at 1 0 resistant\n\
+        weapon W damage 4\n\
+        action A activate W at B\n");
+    let outs = both(&s, Policy::SEED);
+    assert_eq!(outs.len(), 3);
+    for o in outs.iter().filter(|o| o.events.len() > 2) {
+        assert!(o.events.iter().any(|e| e.detail == Detail::Dealt(2)));
+        assert_eq!((o.units[1].hp, o.units[1].structure), (2, 1));
+    }
+    assert_eq!(outs.iter().filter(|o| o.units[1].braced).count(), 1);
+}
+
+#[test]
 fn choices_are_asked_only_when_they_matter() {
     let s = shipped("seed-4-shrike.lancer");
     let mut ch = Prefix::default();
@@ -389,7 +406,7 @@ fn differential(
     let (mut disagree, mut skipped) = (0, 0);
     let mut slowest = (std::time::Duration::ZERO, 0);
     for seed in start..start + cases {
-        if (seed - start) % 10_000 == 0 && seed > start {
+        if (seed - start).is_multiple_of(10_000) && seed > start {
             eprintln!(
                 "  {} cases, {disagree} disagreements, {skipped} skipped, slowest seed {} ({:?})",
                 seed - start,
