@@ -492,3 +492,27 @@ fn fuzz_long() {
     );
     assert_eq!(bad, 0);
 }
+
+/// Prints one generated scenario: `LANCER_SEED=N cargo test --release --lib
+/// systems::lancer::tests::print_generated -- --ignored --nocapture` (to inspect a slow or
+/// failing fuzz case with `gordian lancer ...`).
+#[test]
+#[ignore]
+fn print_generated() {
+    let seed: u64 = std::env::var("LANCER_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let var = |k: &str, d: u8| {
+        std::env::var(k)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(d)
+    };
+    let args = GenArgs {
+        units: var("LANCER_FUZZ_UNITS", 3),
+        reactions: var("LANCER_FUZZ_REACTIONS", 3),
+        depth: var("LANCER_FUZZ_DEPTH", 2),
+    };
+    print!("{}", parse::to_text(&generate(&args, seed)));
+}
