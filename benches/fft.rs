@@ -4,9 +4,9 @@
 //! differential (both engines, every variant and property).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gordian::gen::fft::small_scenario;
+use gordian::systems::fft::gen::small_scenario;
 use gordian::systems::fft::model::{Scenario, Variant};
-use gordian::systems::fft::{check, encode, parse, replay, search};
+use gordian::systems::fft::{encode, parse, replay, search};
 use gordian::systems::spec::Budget;
 use std::hint::black_box;
 use std::path::Path;
@@ -61,7 +61,10 @@ fn bench_differential(c: &mut Criterion) {
     g.bench_function("50 random scenarios", |b| {
         b.iter(|| {
             for sc in &scenarios {
-                black_box(check::differential(sc, &Budget::new()).unwrap());
+                black_box(
+                    gordian::harness::Differential::<gordian::systems::fft::Fft>::all()
+                        .compare(sc, &Budget::new()),
+                );
             }
         })
     });

@@ -5,14 +5,43 @@
 //! outcome of 300 random small scenarios (and of the shipped ones) with the simulator's
 //! exhaustive search (the baseline) and with SAT bounded model checking.
 
-use gordian::gen::ar::small_night;
-use gordian::gen::fft::small_scenario;
-use gordian::systems::ar::{self, EngineKind, Universe};
+use gordian::systems::ar::gen::small_night;
+use gordian::systems::ar::{self, Universe};
+use gordian::systems::fft::gen::small_scenario;
 use gordian::systems::fft::model::{Scenario, Variant};
 use gordian::systems::fft::{encode, parse, search};
 use gordian::systems::spec::Budget;
 use rayon::prelude::*;
 use std::time::Instant;
+
+/// Which engine(s) a benchmark runs: one engine called directly, or both through the
+/// harness (raced in parallel, compared), as `resolve` does.
+#[derive(Clone, Copy, Debug)]
+enum EngineKind {
+    Direct,
+    Sat,
+    Both,
+}
+
+fn solve(u: &Universe, kind: EngineKind) {
+    let budget = Budget::new();
+    match kind {
+        EngineKind::Direct => {
+            std::hint::black_box(ar::direct::analyse(u, &budget).expect("solved"));
+        }
+        EngineKind::Sat => {
+            std::hint::black_box(ar::encode::analyse(u, &budget).expect("solved"));
+        }
+        EngineKind::Both => {
+            let d = gordian::harness::Differential::<ar::Ar>::only(&["direct", "sat"])
+                .expect("engines exist")
+                .with_grace(Some(ar::DEFAULT_GRACE));
+            let c = d.compare(u, &budget);
+            assert!(c.cross_checked(), "the engines agree");
+            std::hint::black_box(c);
+        }
+    }
+}
 
 fn main() {
     let nights: Vec<Universe> = (0..10_000u64)
@@ -34,7 +63,7 @@ fn main() {
         for (i, &(_, kind, parallel)) in runs.iter().enumerate() {
             let t = Instant::now();
             let solve = |u: &Universe| {
-                std::hint::black_box(ar::solve(u, kind, &Budget::new()).expect("solved"));
+                solve(u, kind);
             };
             if parallel {
                 nights.par_iter().for_each(solve);

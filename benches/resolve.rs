@@ -6,11 +6,40 @@ use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
-use gordian::gen::ar::{night, small_night, NightParams};
-use gordian::systems::ar::{self, encode, parse, EngineKind, Ensemble, Universe};
+use gordian::systems::ar::gen::{night, small_night, NightParams};
+use gordian::systems::ar::{self, encode, parse, Ensemble, Universe};
 use gordian::systems::spec::Budget;
 use std::hint::black_box;
 use std::path::Path;
+
+/// Which engine(s) a benchmark runs: one engine called directly, or both through the
+/// harness (raced in parallel, compared), as `resolve` does.
+#[derive(Clone, Copy, Debug)]
+enum EngineKind {
+    Direct,
+    Sat,
+    Both,
+}
+
+fn solve(u: &Universe, kind: EngineKind) {
+    let budget = Budget::new();
+    match kind {
+        EngineKind::Direct => {
+            std::hint::black_box(ar::direct::analyse(u, &budget).expect("solved"));
+        }
+        EngineKind::Sat => {
+            std::hint::black_box(ar::encode::analyse(u, &budget).expect("solved"));
+        }
+        EngineKind::Both => {
+            let d = gordian::harness::Differential::<ar::Ar>::only(&["direct", "sat"])
+                .expect("engines exist")
+                .with_grace(Some(ar::DEFAULT_GRACE));
+            let c = d.compare(u, &budget);
+            assert!(c.cross_checked(), "the engines agree");
+            std::hint::black_box(c);
+        }
+    }
+}
 
 /// `count` random 12-player nights of 4 to 12 effects, every kind and passives.
 fn small_nights(count: u64) -> Vec<Universe> {
@@ -62,7 +91,7 @@ fn per_engine(g: &mut BenchmarkGroup<'_, WallTime>, nights: &[Universe]) {
         g.bench_function(name, |b| {
             b.iter(|| {
                 for u in nights {
-                    black_box(ar::solve(u, kind, &Budget::new()).expect("solved"));
+                    solve(u, kind);
                 }
             })
         });
@@ -118,7 +147,7 @@ fn enumeration(c: &mut Criterion) {
         let u = mutual_pairs(pairs);
         for (name, kind) in [("direct", EngineKind::Direct), ("sat", EngineKind::Sat)] {
             g.bench_with_input(BenchmarkId::new(name, 1 << pairs), &u, |b, u| {
-                b.iter(|| black_box(ar::solve(u, kind, &Budget::new()).expect("solved")))
+                b.iter(|| solve(u, kind))
             });
         }
     }

@@ -122,10 +122,14 @@ fn batch_reports_every_instance_good_or_bad() {
     assert!(mutual["optimal_cuts"].is_null());
     assert_eq!(recs[&p("good/kill.night")]["classification"], "non-paradox");
 
+    // A night without effects has nothing to resolve: a located input error, not a
+    // silent empty answer.
     let empty = &recs[&p("empty.night")];
-    assert_eq!(
-        empty["classification"], "non-paradox",
-        "an empty night is valid"
+    assert_eq!(empty["error_kind"], "input", "{empty}");
+    let msg = empty["error"].as_str().expect("message");
+    assert!(
+        msg.contains(":1:1: error: the night has no effects"),
+        "{msg}"
     );
 
     let bad = &recs[&p("bad.night")];
@@ -142,7 +146,7 @@ fn batch_reports_every_instance_good_or_bad() {
 
     let summary = String::from_utf8_lossy(&out.stderr);
     assert!(
-        summary.contains("6 instance(s)") && summary.contains("2 input error(s)"),
+        summary.contains("6 instance(s)") && summary.contains("3 input error(s)"),
         "{summary}"
     );
 }
@@ -182,16 +186,19 @@ fn resume_neither_redoes_nor_loses_records() {
     assert_eq!(added.len(), 1);
     assert_eq!(added[0]["path"], removed["path"]);
 
-    // A partially written last line is tolerated: its instance is redone on a new line.
+    // A partially written last line is removed (the report stays JSON lines) and its
+    // instance redone.
     let cut = now.trim_end().rfind('\n').expect("several lines") + 1;
     let partial_path: Value = serde_json::from_str(now[cut..].trim_end()).expect("JSON");
-    let mut truncated = now[..cut + 20].to_string();
+    let truncated = now[..cut + 20].to_string();
     std::fs::write(&report, &truncated).expect("write");
     assert!(run().status.success());
     let after = std::fs::read_to_string(&report).expect("report");
-    truncated.push('\n');
-    assert!(after.starts_with(&truncated), "never truncated");
-    let redone: Vec<Value> = after[truncated.len()..]
+    assert!(after.starts_with(&now[..cut]), "complete lines kept");
+    for line in after.lines() {
+        serde_json::from_str::<Value>(line).expect("every line is a JSON record");
+    }
+    let redone: Vec<Value> = after[cut..]
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON"))
         .collect();
@@ -269,7 +276,15 @@ fn fuzz_runs_and_summarises() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("40 case(s) in"), "{text}");
+    assert!(text.starts_with("40 ar case(s) in"), "{text}");
     let bad = gordian(&["fuzz", "--kinds", "visit,teleport"]);
     assert_eq!(bad.status.code(), Some(2));
+    // A flag of another system's generator is an error naming that system.
+    let foreign = gordian(&["fuzz", "--system", "fft", "--players", "3", "--cases", "1"]);
+    assert_eq!(foreign.status.code(), Some(2), "{foreign:?}");
+    let err = String::from_utf8_lossy(&foreign.stderr);
+    assert!(
+        err.starts_with("error: --players is a flag of the ar generator"),
+        "{err}"
+    );
 }

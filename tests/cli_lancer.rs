@@ -285,3 +285,34 @@ fn dimacs_names_choices_and_properties() {
     assert!(text.contains("c property"));
     assert!(text.lines().any(|l| l.starts_with("p cnf ")));
 }
+
+#[test]
+fn check_and_fuzz_run_lancer_through_the_generic_harness() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/lancer");
+    let out = gordian(&["check", dir.to_str().expect("utf-8 path")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for f in ["seed-1-aggression", "seed-4-shrike", "overwatch-move"] {
+        assert!(text.contains(f), "{text}");
+    }
+    let tmp = std::env::temp_dir().join(format!("gordian-lancer-fuzz-{}", std::process::id()));
+    let out = gordian(&[
+        "fuzz",
+        "--system",
+        "lancer",
+        "--cases",
+        "300",
+        "--lancer-depth",
+        "1",
+        "--out",
+        tmp.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -1,41 +1,34 @@
-//! `gordian batch PATH...`: many nights resolved in parallel, one JSON line each, to a
-//! report file or standard output; resumable (`--resume`) and shardable (`--shard K/N`).
+//! `gordian batch PATH...`: many instances (any system: by extension, or `--system`)
+//! answered in parallel, one JSON line each, to a report file or standard output;
+//! resumable (`--resume`) and shardable (`--shard K/N`).
 //!
 //! Exit codes: 0 every instance has its record (error records included); 3 the engines
-//! disagreed on some instance; 2 bad arguments or a report that cannot be opened; 1 the
-//! report could not be written.
+//! disagreed on some instance; 2 bad arguments or a report that cannot be used (missing
+//! directory, locked by another run, not a report); 1 the report could not be written;
+//! 130/143 interrupted (the records written so far stay; `--resume` continues).
 
-use super::parse_seconds;
-use super::{progress, EXIT_DISAGREE, EXIT_INPUT};
-use crate::batch::{self, ErrorKind, Options, Shard};
-use crate::check::{Differential, Direct, DynEngine, Sat};
-use clap::ValueEnum;
+use super::registry::{self, EngineChoice, RunOptions, SystemName};
+use super::signals::Signals;
+use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT};
+use crate::harness::batch::{self, ErrorKind, Job, Shard};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Which engine(s) answer each instance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BatchEngine {
-    /// Direct and SAT in parallel, compared.
-    Both,
-    /// The SAT engine alone.
-    Sat,
-    /// The direct engine alone.
-    Direct,
-}
-
 /// Arguments of `gordian batch`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Night files (any name) and directories (walked recursively for `.night` and
-    /// `.json` files).
+    /// Instance files (any name) and directories (walked recursively for the extensions of
+    /// every system, or of `--system`).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+    /// The system of every file (default: from each file's extension).
+    #[arg(long, value_enum)]
+    system: Option<SystemName>,
     /// Worker threads (default: the available parallelism).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: Option<u64>,
     /// Write the JSON lines to this file instead of standard output.
     #[arg(long)]
@@ -51,50 +44,55 @@ pub struct Args {
     timeout: Option<Duration>,
     /// Which engine(s) answer; `both` runs direct and SAT in parallel and compares them.
     #[arg(long, value_enum, default_value = "both")]
-    engine: BatchEngine,
-    /// With `both`: seconds the slower engine may go on after the faster one answered;
-    /// then the record is the faster engine's alone (`cross_checked: false`).
+    engine: EngineChoice,
+    /// With several engines: seconds the slower ones may go on after the first answered;
+    /// then the record is the first engine's alone (`cross_checked: false`).
     #[arg(long, value_parser = parse_seconds, default_value = "10")]
     grace: Duration,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
+    let signals = Signals::install();
     let (mut out, done): (Box<dyn Write + Send>, HashSet<String>) = match &args.out {
         Some(path) => match batch::open_report(path, args.resume) {
             Ok((f, done)) => (Box::new(f), done),
             Err(e) => {
-                eprintln!("cannot open the report {}: {e}", path.display());
+                eprintln!("error: {e}");
                 return ExitCode::from(EXIT_INPUT);
             }
         },
         None => (Box::new(std::io::stdout()), HashSet::new()),
     };
-    let (jobs, skipped) = batch::plan(&args.paths, args.shard, &done);
-    let engines: Vec<&DynEngine> = match args.engine {
-        BatchEngine::Both => vec![&Direct, &Sat],
-        BatchEngine::Sat => vec![&Sat],
-        BatchEngine::Direct => vec![&Direct],
-    };
-    let opts = Options {
-        diff: Differential {
-            engines,
-            brute_up_to: 0,
-            grace: Some(args.grace),
-        },
+    let (jobs, skipped) = batch::plan(
+        &args.paths,
+        &registry::extensions(args.system),
+        args.shard,
+        &done,
+    );
+    let opts = RunOptions {
+        engine: args.engine,
+        grace: Some(args.grace),
         timeout: args.timeout,
+    };
+    let forced = args.system;
+    let resolve = move |job: &Job| match registry::system_of(&job.path, forced) {
+        Ok(name) => (registry::get(name).batch)(job, &opts),
+        Err(msg) => batch::error_record(job.key(), ErrorKind::Input, format!("error: {msg}")),
     };
     let threads = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,
     );
     let bar = progress::bar(Some(jobs.len() as u64), "instances");
-    let result = batch::run(&jobs, &opts, threads, &mut *out, &|_| bar.inc(1));
+    let result = batch::run(&jobs, &resolve, threads, &mut *out, &signals.any, &|_| {
+        bar.inc(1)
+    });
     bar.finish_and_clear();
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("cannot write the report: {e}");
+            eprintln!("error: cannot write the report: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -102,7 +100,7 @@ pub fn run(args: &Args) -> ExitCode {
     let mut parts: Vec<String> = summary
         .classes
         .iter()
-        .map(|(c, n)| format!("{n} {}", c.name()))
+        .map(|(c, n)| format!("{n} {c}"))
         .collect();
     parts.extend(
         summary
@@ -125,8 +123,16 @@ pub fn run(args: &Args) -> ExitCode {
             String::new()
         }
     );
+    if let Some(code) = signals.exit_code() {
+        eprintln!(
+            "interrupted: {} of {} instance(s) written; run again with --resume to continue",
+            summary.written,
+            jobs.len()
+        );
+        return code;
+    }
     if summary.errors.contains_key(&ErrorKind::Disagreement) {
-        eprintln!("the engines disagree on some instance; this is a bug in gordian.");
+        eprintln!("error: the engines disagree on some instance; this is a bug in gordian.");
         ExitCode::from(EXIT_DISAGREE)
     } else {
         ExitCode::SUCCESS

@@ -1,128 +1,282 @@
-//! `gordian check PATH...`: every night under the paths through the direct and SAT
-//! engines (in parallel across files), answers compared in full, a table at the end.
+//! `gordian check PATH...`: every instance under the paths (any system: by extension, or
+//! `--system`) through the system's engines in parallel across files, answers compared in
+//! full; a table per system at the end (or one JSON document with `--json`).
 //!
-//! Exit codes: 0 every file read and both engines agree on each; 3 some disagreement
-//! (both answers printed as JSON); 2 otherwise, when some input could not be read or parsed.
+//! Exit codes: 3 some disagreement (every answer printed as JSON); else 2 when some input
+//! could not be read or parsed (or nothing was found); else 5 when some instance hit
+//! `--timeout`; else 0. SIGINT/SIGTERM: files not started are skipped, the table so far is
+//! printed, exit 130/143.
 
-use super::EXIT_INPUT;
-use crate::check::{check_files, Differential, Verdict};
-use crate::inputs;
-use crate::systems::ar::report;
+use super::registry::{self, EngineChoice, FileCheck, RunOptions, SystemName};
+use super::signals::Signals;
+use super::table::print_table;
+use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use crate::harness::inputs;
+use rayon::prelude::*;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 /// Arguments of `gordian check`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Night files (any name) and directories (walked recursively for `.night` and
-    /// `.json` files).
+    /// Instance files (any name; `-` reads standard input) and directories (walked
+    /// recursively for the extensions of every system, or of `--system`).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Which game system: `ar` (nights, `.night`/`.json`) or `fft` (turn-flow scenarios,
-    /// `.fft`: both engines on every variant, and each log replayed).
-    #[arg(long, value_enum, default_value = "ar")]
-    system: super::System,
+    /// The system of every file (default: from each file's extension: `.night`/`.json`
+    /// ?AR, `.fft` FFT).
+    #[arg(long, value_enum)]
+    system: Option<SystemName>,
+    /// Which engines answer and are compared.
+    #[arg(long, value_enum, default_value = "all")]
+    engine: EngineChoice,
+    /// Print one JSON document (every file's verdict and row, and the counts) instead of
+    /// the tables.
+    #[arg(long)]
+    json: bool,
+    /// Files checked in parallel (default: the available parallelism).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    jobs: Option<u64>,
+    /// Per-file time limit in seconds; a file over it counts as a timeout.
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+}
+
+struct Checked {
+    path: String,
+    system: Option<SystemName>,
+    result: FileCheck,
+}
+
+fn verdict(c: &FileCheck) -> &'static str {
+    match c {
+        FileCheck::Agree { .. } => "agree",
+        FileCheck::Alone { .. } => "alone",
+        FileCheck::Disagree { .. } => "DISAGREE",
+        FileCheck::Timeout => "timeout",
+        FileCheck::Input(_) | FileCheck::BadEngine(_) => "error",
+    }
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    if args.system == super::System::Fft {
-        return super::fft::check(&args.paths);
-    }
-    let found = inputs::collect(&args.paths);
-    let mut rows: Vec<[String; 5]> = Vec::new();
-    let (mut agree, mut disagree, mut errors) = (0, 0, 0);
-    for (path, e) in &found.errors {
-        eprintln!("cannot read {}: {e}\n", path.display());
-        rows.push(row(path.display().to_string(), None, "error"));
-        errors += 1;
-    }
+    let signals = Signals::install();
+    let found = inputs::collect(&args.paths, &registry::extensions(args.system));
+    let mut checked: Vec<Checked> = found
+        .errors
+        .iter()
+        .map(|(path, e)| Checked {
+            path: path.display().to_string(),
+            system: None,
+            result: FileCheck::Input(format!("error: cannot read {}: {e}", path.display())),
+        })
+        .collect();
     if found.files.is_empty() && found.errors.is_empty() {
-        eprintln!("no night files (.night or .json) found");
+        let exts: Vec<String> = registry::extensions(args.system)
+            .iter()
+            .map(|x| format!(".{x}"))
+            .collect();
+        eprintln!("error: no instance files ({}) found", exts.join(" "));
         return ExitCode::from(EXIT_INPUT);
     }
-    for fc in check_files(&found.files, &Differential::standard()) {
-        let name = fc.path.display().to_string();
-        match &fc.result {
-            Err(e) => {
-                eprintln!("{e}\n");
-                rows.push(row(name, None, "error"));
-                errors += 1;
+    let opts = RunOptions {
+        engine: args.engine,
+        grace: None,
+        timeout: args.timeout,
+    };
+    let bar = progress::bar(Some(found.files.len() as u64), "files");
+    let threads = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |j| j as usize,
+    );
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot start {threads} threads: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let results: Vec<Option<Checked>> = pool.install(|| {
+        found
+            .files
+            .par_iter()
+            .map(|f| {
+                if signals.any.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let path = f.display().to_string();
+                let c = match registry::system_of(f, args.system) {
+                    Err(msg) => Checked {
+                        path,
+                        system: None,
+                        result: FileCheck::Input(format!("error: {msg}")),
+                    },
+                    Ok(name) => Checked {
+                        path,
+                        system: Some(name),
+                        result: (registry::get(name).check)(f, &opts),
+                    },
+                };
+                bar.inc(1);
+                Some(c)
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let skipped = results.iter().filter(|r| r.is_none()).count();
+    checked.extend(results.into_iter().flatten());
+    checked.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in &checked {
+        *counts.entry(verdict(&c.result)).or_default() += 1;
+    }
+    let n = |k: &str| counts.get(k).copied().unwrap_or(0);
+    let printed = if args.json {
+        print_json(&checked, &counts, skipped)
+    } else {
+        print_human(&checked, skipped)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    if let Some(code) = signals.exit_code() {
+        return code;
+    }
+    if n("DISAGREE") > 0 {
+        ExitCode::from(EXIT_DISAGREE)
+    } else if n("error") > 0 {
+        ExitCode::from(EXIT_INPUT)
+    } else if n("timeout") > 0 {
+        ExitCode::from(EXIT_LIMIT)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_human(checked: &[Checked], skipped: usize) -> Result<(), ExitCode> {
+    let mut out = String::new();
+    for c in checked {
+        match &c.result {
+            FileCheck::Input(msg) | FileCheck::BadEngine(msg) => eprintln!("{msg}\n"),
+            FileCheck::Disagree { answers } => {
+                eprintln!(
+                    "{}: the engines disagree; this is a bug in gordian.",
+                    c.path
+                );
+                let v = json!({"file": c.path, "answers": answers});
+                out.push_str(&serde_json::to_string_pretty(&v).expect("JSON values serialise"));
+                out.push('\n');
             }
-            Ok((u, c)) => match c.verdict() {
-                Verdict::Agree(a) => {
-                    let cuts = a.cuts.as_ref().map_or(0, |c| c.optimal.len());
-                    let stats = [
-                        a.classification().name().to_string(),
-                        a.resolutions.len().to_string(),
-                        cuts.to_string(),
-                    ];
-                    rows.push(row(name, Some(stats), "agree"));
-                    agree += 1;
-                }
-                Verdict::Disagree | Verdict::Interrupted | Verdict::Alone(_) => {
-                    eprintln!("{name}: the engines disagree; this is a bug in gordian.");
-                    let answers: serde_json::Map<String, Value> = c
-                        .runs
+            FileCheck::Alone { unfinished, .. } => eprintln!(
+                "{}: NOT cross-checked: {} did not finish",
+                c.path,
+                unfinished.join(", ")
+            ),
+            FileCheck::Timeout => eprintln!("{}: timed out", c.path),
+            FileCheck::Agree { .. } => {}
+        }
+    }
+    super::out(&out)?;
+    let systems: Vec<Option<SystemName>> = {
+        let mut v: Vec<_> = checked.iter().map(|c| c.system).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    for sys in systems {
+        let columns: Vec<&str> = match sys {
+            Some(s) => (registry::get(s).columns)(),
+            None => Vec::new(),
+        };
+        let mut header = vec![match sys {
+            Some(s) => format!("file ({})", registry::get(s).id),
+            None => "file".to_string(),
+        }];
+        header.extend(columns.iter().map(|c| c.to_string()));
+        header.push("engines".to_string());
+        let rows: Vec<Vec<String>> = checked
+            .iter()
+            .filter(|c| c.system == sys)
+            .map(|c| {
+                let mut row = vec![c.path.clone()];
+                let cells = match &c.result {
+                    FileCheck::Agree { row, .. } | FileCheck::Alone { row, .. } => row.clone(),
+                    _ => vec!["-".to_string(); columns.len()],
+                };
+                row.extend(cells);
+                row.push(verdict(&c.result).to_string());
+                row
+            })
+            .collect();
+        print_table(&header, &rows);
+        super::out("\n")?;
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in checked {
+        *counts.entry(verdict(&c.result)).or_default() += 1;
+    }
+    let n = |k: &str| counts.get(k).copied().unwrap_or(0);
+    let mut line = format!(
+        "{} file(s): {} agree, {} disagree, {} error(s)",
+        checked.len(),
+        n("agree"),
+        n("DISAGREE"),
+        n("error")
+    );
+    if n("timeout") > 0 {
+        line.push_str(&format!(", {} timed out", n("timeout")));
+    }
+    if n("alone") > 0 {
+        line.push_str(&format!(", {} not cross-checked", n("alone")));
+    }
+    if skipped > 0 {
+        line.push_str(&format!(", {skipped} not checked (interrupted)"));
+    }
+    super::out(&format!("{line}\n"))
+}
+
+fn print_json(
+    checked: &[Checked],
+    counts: &BTreeMap<&str, usize>,
+    skipped: usize,
+) -> Result<(), ExitCode> {
+    let files: Vec<Value> = checked
+        .iter()
+        .map(|c| {
+            let mut v = json!({
+                "path": c.path,
+                "system": c.system.map(|s| registry::get(s).id),
+                "verdict": verdict(&c.result).to_lowercase(),
+            });
+            match &c.result {
+                FileCheck::Agree { row, label } => {
+                    let cols = (registry::get(c.system.expect("checked")).columns)();
+                    let cells: serde_json::Map<String, Value> = cols
                         .iter()
-                        .map(|r| {
-                            let v = match &r.result {
-                                Ok(a) => report::to_json(u, a, None),
-                                Err(e) => json!({"error": e.to_string()}),
-                            };
-                            (r.engine.to_string(), v)
-                        })
+                        .zip(row)
+                        .map(|(k, x)| (k.to_string(), json!(x)))
                         .collect();
-                    let v = json!({"file": name, "answers": answers});
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&v).expect("JSON values serialise")
-                    );
-                    rows.push(row(name, None, "DISAGREE"));
-                    disagree += 1;
+                    v["row"] = Value::Object(cells);
+                    v["label"] = json!(label);
                 }
-            },
-        }
-    }
-    rows.sort();
-    print_table(&rows);
-    super::check_summary(rows.len(), agree, disagree, errors)
-}
-
-fn row(file: String, stats: Option<[String; 3]>, verdict: &str) -> [String; 5] {
-    let [c, r, k] = stats.unwrap_or_else(|| ["-".into(), "-".into(), "-".into()]);
-    [file, c, r, k, verdict.to_string()]
-}
-
-fn print_table(rows: &[[String; 5]]) {
-    let header = [
-        "file",
-        "classification",
-        "resolutions",
-        "optimal cuts",
-        "engines",
-    ]
-    .map(String::from);
-    let mut width = [0; 5];
-    for r in std::iter::once(&header).chain(rows) {
-        for (w, cell) in width.iter_mut().zip(r) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for r in std::iter::once(&header).chain(rows) {
-        let line = format!(
-            "{:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {}",
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            w0 = width[0],
-            w1 = width[1],
-            w2 = width[2],
-            w3 = width[3],
-        );
-        println!("{}", line.trim_end());
-    }
+                FileCheck::Alone { row, unfinished } => {
+                    v["row"] = json!(row);
+                    v["unfinished"] = json!(unfinished);
+                }
+                FileCheck::Disagree { answers } => v["answers"] = answers.clone(),
+                FileCheck::Input(m) | FileCheck::BadEngine(m) => v["error"] = json!(m),
+                FileCheck::Timeout => v["error"] = json!("timed out"),
+            }
+            v
+        })
+        .collect();
+    let doc = json!({"files": files, "counts": counts, "not_checked": skipped});
+    super::out(&format!(
+        "{}\n",
+        serde_json::to_string_pretty(&doc).expect("JSON values serialise")
+    ))
 }

@@ -2,26 +2,27 @@
 //! for running another solver on it.
 
 use super::EXIT_INPUT;
-use crate::systems::ar::{encode, parse, Universe};
+use crate::harness::inputs;
+use crate::systems::ar::{encode, Ar};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `gordian dimacs`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The night file (`.night` or `.json`).
+    /// The night file (`.night` or `.json`; `-` reads standard input).
     file: PathBuf,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    match parse::load(&args.file) {
-        Ok(ens) => {
-            print!("{}", encode::dimacs(&Universe::new(&ens)));
-            ExitCode::SUCCESS
-        }
+    match inputs::load::<Ar>(&args.file) {
+        Ok(u) => match super::out(&encode::dimacs(&u)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
         Err(e) => {
-            eprintln!("{e}");
+            super::report_error(&e);
             ExitCode::from(EXIT_INPUT)
         }
     }

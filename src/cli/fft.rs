@@ -5,8 +5,9 @@
 //! the log is not explained (it diverges, or the next CR order differs); 5 interrupted
 //! by `--timeout`.
 
-use super::{check_summary, parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
-use crate::batch::with_timeout;
+use super::table::print_table;
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use crate::harness::differential::with_timeout;
 use crate::systems::fft::engine::{self, EngineKind};
 use crate::systems::fft::model::{Scenario, Variant};
 use crate::systems::fft::search::Property;
@@ -19,8 +20,6 @@ use std::time::Duration;
 
 /// Exit code of `fft replay` when the log is not explained.
 pub const EXIT_UNEXPLAINED: u8 = 4;
-/// Exit code when `--timeout` interrupted the work.
-pub const EXIT_TIMEOUT: u8 = 5;
 
 /// Arguments of `gordian fft`.
 #[derive(clap::Args, Debug)]
@@ -183,8 +182,8 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
-    parse::load(path).map_err(|e| {
-        eprintln!("{e}");
+    crate::harness::inputs::load::<crate::systems::fft::Fft>(path).map_err(|e| {
+        super::report_error(&e);
         ExitCode::from(EXIT_INPUT)
     })
 }
@@ -287,7 +286,7 @@ fn interrupted(e: &Explore) -> ExitCode {
         e.file.display(),
         e.timeout.map_or(0.0, |t| t.as_secs_f64())
     );
-    ExitCode::from(EXIT_TIMEOUT)
+    ExitCode::from(EXIT_LIMIT)
 }
 
 fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
@@ -410,161 +409,4 @@ fn run_query(a: &QueryArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// `gordian check --system fft PATH...`: every scenario under the paths, both engines on
-/// every variant (outcomes and property witnesses compared), and its log replayed under
-/// every variant; a table at the end. Exit codes as `check`.
-pub(super) fn check(paths: &[PathBuf]) -> ExitCode {
-    use crate::systems::fft::check::differential;
-    let found = crate::inputs::collect_with(paths, crate::inputs::is_fft_file);
-    let mut rows: Vec<[String; 4]> = Vec::new();
-    let (mut agree, mut disagree, mut errors) = (0, 0, 0);
-    for (path, e) in &found.errors {
-        eprintln!("cannot read {}: {e}\n", path.display());
-        rows.push([
-            path.display().to_string(),
-            "-".into(),
-            "-".into(),
-            "error".into(),
-        ]);
-        errors += 1;
-    }
-    if found.files.is_empty() && found.errors.is_empty() {
-        eprintln!("no FFT scenarios (.fft) found");
-        return ExitCode::from(EXIT_INPUT);
-    }
-    use rayon::prelude::*;
-    let results: Vec<_> = found
-        .files
-        .par_iter()
-        .map(|f| {
-            let sc = parse::load(f).map_err(|e| e.to_string())?;
-            let budget = Budget::new();
-            let diffs = differential(&sc, &budget).map_err(|_| "interrupted".to_string())?;
-            let outcomes = crate::systems::fft::search::enumerate(&sc, Variant::Final, &budget)
-                .map(|e| e.outcomes.len().to_string())
-                .unwrap_or_else(|_| "-".into());
-            let explains = sc.log.as_ref().map(|log| {
-                let ok: Vec<&str> = variants::compare(&sc, log)
-                    .iter()
-                    .filter(|(_, r)| r.explains())
-                    .map(|(v, _)| v.name())
-                    .collect();
-                if ok.is_empty() {
-                    "none".to_string()
-                } else {
-                    ok.join(",")
-                }
-            });
-            Ok::<_, String>((
-                outcomes,
-                explains.unwrap_or_else(|| "(no log)".into()),
-                diffs,
-            ))
-        })
-        .collect();
-    for (f, r) in found.files.iter().zip(results) {
-        let name = f.display().to_string();
-        match r {
-            Err(e) => {
-                eprintln!("{e}\n");
-                rows.push([name, "-".into(), "-".into(), "error".into()]);
-                errors += 1;
-            }
-            Ok((outcomes, explains, diffs)) if diffs.is_empty() => {
-                rows.push([name, outcomes, explains, "agree".into()]);
-                agree += 1;
-            }
-            Ok((outcomes, explains, diffs)) => {
-                eprintln!("{name}: the engines disagree; this is a bug in gordian.");
-                for d in diffs {
-                    eprintln!("  {d}");
-                }
-                rows.push([name, outcomes, explains, "DISAGREE".into()]);
-                disagree += 1;
-            }
-        }
-    }
-    rows.sort();
-    let header = ["file", "outcomes (final)", "log explained by", "engines"].map(String::from);
-    let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
-    print_table(&header, &rows);
-    check_summary(rows.len(), agree, disagree, errors)
-}
-
-/// Prints a table of left-aligned columns (widths in characters), header first.
-fn print_table(header: &[String], rows: &[Vec<String>]) {
-    let mut width = vec![0; header.len()];
-    for r in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
-        for (w, c) in width.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    for r in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
-        let cells: Vec<String> = r
-            .iter()
-            .zip(&width)
-            .map(|(c, &w)| format!("{c:<w$}"))
-            .collect();
-        println!("{}", cells.join("  ").trim_end());
-    }
-}
-
-/// `gordian fuzz --system fft`: random scenarios through both engines on every variant;
-/// the first failure is shrunk and written as a `.fft` file. Exit codes as `fuzz`.
-pub(super) fn fuzz(cfg: &crate::systems::fft::check::FuzzConfig, out: &Path) -> ExitCode {
-    use crate::fuzz::Limit;
-    use crate::systems::fft::check::{differential, fuzz, shrink};
-    let bar = match cfg.limit {
-        Limit::Cases(n) => super::progress::bar(Some(n), "scenarios"),
-        Limit::Time(t) => {
-            super::progress::bar(None, &format!("scenarios in {} s", t.as_secs_f64()))
-        }
-    };
-    let summary = fuzz(cfg, &|| bar.inc(1));
-    bar.finish_and_clear();
-    let secs = summary.elapsed.as_secs_f64();
-    println!(
-        "{} scenario(s) in {secs:.2} s ({:.1}/s), {} outcomes enumerated (final variant), \
-         every variant and property compared; {} skipped (over --case-timeout)",
-        summary.cases,
-        summary.cases as f64 / secs.max(1e-9),
-        summary.outcomes,
-        summary.skipped
-    );
-    let Some(failure) = summary.failure else {
-        println!("no disagreement (seed {})", cfg.seed);
-        return ExitCode::SUCCESS;
-    };
-    eprintln!(
-        "case {} (scenario seed {}): the engines disagree; shrinking ...",
-        failure.index, failure.seed
-    );
-    for d in &failure.differences {
-        eprintln!("  {d}");
-    }
-    let fails = |s: &Scenario| differential(s, &Budget::new()).is_ok_and(|d| !d.is_empty());
-    let small = shrink(&failure.scenario, &fails);
-    let diffs = differential(&small, &Budget::new()).unwrap_or_default();
-    let mut text = format!(
-        "# gordian fuzz --system fft --seed {}: case {} (scenario seed {}), shrunk.\n\
-         # The simulator and the SAT encoding disagree here:\n",
-        cfg.seed, failure.index, failure.seed
-    );
-    for d in &diffs {
-        text.push_str(&format!("#   {d}\n"));
-    }
-    text.push_str(&parse::to_fft(&small));
-    let path = out.join(format!(
-        "fuzz-fft-seed{}-case{}.fft",
-        cfg.seed, failure.index
-    ));
-    if let Err(e) = std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, &text)) {
-        eprintln!("cannot write {}: {e}", path.display());
-        eprint!("{text}");
-        return ExitCode::FAILURE;
-    }
-    println!("{}", path.display());
-    ExitCode::FAILURE
 }

@@ -1,164 +1,216 @@
-//! `gordian fuzz`: random nights through the direct and SAT engines (and brute force on
-//! small ones), in parallel; the first disagreement is shrunk and written as a `.night`
-//! file.
+//! `gordian fuzz`: random instances of one system (`--system`, default ?AR) through every
+//! engine of that system, in parallel; the first disagreement is shrunk and written in the
+//! system's format. Each system's generator flags are its own: a flag of another system
+//! is an error naming the system it belongs to.
 //!
-//! Exit codes: 0 no disagreement; 1 a disagreement (the shrunk night's path is printed)
-//! or a failure to write it; 2 bad arguments.
+//! Exit codes: 0 no disagreement; 1 a disagreement (the shrunk instance's path is
+//! printed) or a failure to write it; 2 bad arguments or an unusable `--out`; 130/143
+//! interrupted (the summary of the cases run is printed).
 
-use super::parse_seconds;
-use super::progress;
-use crate::check::{Differential, Direct, Sat};
-use crate::fuzz::{self, Config, Limit};
-use crate::gen::ar::NightParams;
-use crate::systems::ar::ActionKind;
-use std::path::PathBuf;
+use super::registry::SystemName;
+use super::signals::Signals;
+use super::{parse_seconds, progress, EXIT_INPUT};
+use crate::harness::fuzz::{self, Config, Limit};
+use crate::harness::Differential;
+use crate::systems::ar::system::ArGen;
+use crate::systems::ar::Ar;
+use crate::systems::fft::system::FftGen;
+use crate::systems::fft::Fft;
+use crate::systems::lancer::gen::GenArgs as LancerGen;
+use crate::systems::lancer::system::Lancer;
+use crate::systems::spec::System;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args as _};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 /// Arguments of `gordian fuzz`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
+    /// The system to fuzz.
+    #[arg(long, value_enum, default_value = "ar")]
+    system: SystemName,
     /// Number of cases (default 1000 unless --seconds is given).
-    #[arg(long, conflicts_with = "seconds")]
+    #[arg(long, conflicts_with = "seconds", value_parser = clap::value_parser!(u64).range(1..))]
     cases: Option<u64>,
     /// Fuzz for this many seconds instead of a number of cases.
     #[arg(long, value_parser = parse_seconds)]
     seconds: Option<Duration>,
-    /// The run's seed; case i's night is a pure function of the options, the seed and i.
+    /// The run's seed; case i is a pure function of the options, the seed and i.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Players per night.
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..))]
-    players: u64,
-    /// Each night has between 1 and this many effects.
-    #[arg(long, default_value_t = 10)]
-    max_effects: usize,
-    /// Action kinds to draw from, comma-separated.
-    #[arg(long, value_delimiter = ',', value_parser = parse_kind,
-          default_value = "visit,block,stop,protect,kill,deflect")]
-    kinds: Vec<ActionKind>,
-    /// Probability that an effect is a passive.
-    #[arg(long, default_value_t = 0.15, value_parser = parse_rate)]
-    passive_rate: f64,
-    /// Number of distinct priority levels drawn at random (0: the kinds' defaults).
-    #[arg(long, default_value_t = 0)]
-    priority_levels: u32,
-    /// Where a shrunk failing night (or scenario) is written.
+    /// Where a shrunk failing instance is written (created if missing).
     #[arg(long, default_value = "fuzz-failures")]
     out: PathBuf,
-    /// Which game system: `ar` (nights) or `fft` (turn-flow scenarios: every variant's
-    /// enumeration and property queries compared between simulator and SAT).
-    #[arg(long, value_enum, default_value = "ar")]
-    system: super::System,
-    /// With `--system fft`: characters per scenario.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=26))]
-    characters: u64,
-    /// With `--system fft`: slow actions per scenario.
-    #[arg(long, default_value_t = 2)]
-    slow_actions: usize,
-    /// With `--system fft`: most quick turns per phase.
-    #[arg(long, default_value_t = 3)]
-    bound: usize,
-    /// With `--system fft`: seconds a case may take; slower cases (some random scenarios
-    /// have millions of runs) are cancelled and counted as skipped.
+    /// Seconds one case may take; slower cases (some random scenarios have millions of
+    /// runs) are cancelled and counted as skipped, never as failures.
     #[arg(long, default_value = "2", value_parser = parse_seconds)]
     case_timeout: Duration,
+    #[command(flatten, next_help_heading = "?AR generator (--system ar)")]
+    ar: ArGen,
+    #[command(flatten, next_help_heading = "FFT generator (--system fft)")]
+    fft: FftGen,
+    #[command(flatten, next_help_heading = "Lancer generator (--system lancer)")]
+    lancer: LancerGen,
 }
 
-fn parse_kind(s: &str) -> Result<ActionKind, String> {
-    ActionKind::from_name(s.trim()).ok_or_else(|| {
-        let all: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
-        format!("unknown action kind `{s}` (one of {})", all.join(", "))
-    })
-}
-
-fn parse_rate(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
-        _ => Err(format!("`{s}` is not a probability between 0 and 1")),
-    }
-}
-
-/// Runs the subcommand.
-pub fn run(args: &Args) -> ExitCode {
-    let limit = match (args.cases, args.seconds) {
-        (_, Some(t)) => Limit::Time(t),
-        (n, None) => Limit::Cases(n.unwrap_or(1000)),
+/// The generator flags of each system: (system, its argument ids).
+fn generator_flags() -> Vec<(SystemName, &'static str, Vec<String>)> {
+    let ids = |c: clap::Command| -> Vec<String> {
+        c.get_arguments().map(|a| a.get_id().to_string()).collect()
     };
-    if args.system == super::System::Fft {
-        let cfg = crate::systems::fft::check::FuzzConfig {
-            params: crate::gen::fft::ScenarioParams {
-                characters: args.characters as usize,
-                slow: args.slow_actions,
-                bound: args.bound,
-                ..Default::default()
-            },
-            seed: args.seed,
-            limit,
-            case_timeout: Some(args.case_timeout),
-        };
-        return super::fft::fuzz(&cfg, &args.out);
+    vec![
+        (
+            SystemName::Ar,
+            Ar::NAME,
+            ids(ArGen::augment_args(clap::Command::new("ar"))),
+        ),
+        (
+            SystemName::Fft,
+            Fft::NAME,
+            ids(FftGen::augment_args(clap::Command::new("fft"))),
+        ),
+        (
+            SystemName::Lancer,
+            Lancer::NAME,
+            ids(LancerGen::augment_args(clap::Command::new("lancer"))),
+        ),
+    ]
+}
+
+/// A flag given on the command line that belongs to another system's generator.
+fn foreign_flag(system: SystemName, m: &ArgMatches) -> Option<String> {
+    for (owner, name, ids) in generator_flags() {
+        if owner == system {
+            continue;
+        }
+        for id in ids {
+            if m.value_source(&id) == Some(ValueSource::CommandLine) {
+                let flag = format!("--{}", id.replace('_', "-"));
+                return Some(format!(
+                    "error: {flag} is a flag of the {name} generator (--system {name}), not of \
+                     --system {}",
+                    match system {
+                        SystemName::Ar => Ar::NAME,
+                        SystemName::Fft => Fft::NAME,
+                        SystemName::Lancer => Lancer::NAME,
+                    }
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Runs the subcommand (`m`: its matches, to tell given flags from defaults).
+pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
+    if let Some(msg) = foreign_flag(args.system, m) {
+        eprintln!("{msg}");
+        return ExitCode::from(EXIT_INPUT);
+    }
+    if let Err(e) = writable_dir(&args.out) {
+        eprintln!("error: --out {}: {e}", args.out.display());
+        return ExitCode::from(EXIT_INPUT);
     }
     let cfg = Config {
-        params: NightParams {
-            players: args.players as usize,
-            effects: args.max_effects,
-            kinds: args.kinds.clone(),
-            passive_rate: args.passive_rate,
-            priority_levels: args.priority_levels,
-            ..NightParams::default()
-        },
-        max_effects: args.max_effects,
         seed: args.seed,
-        limit,
+        limit: match (args.cases, args.seconds) {
+            (_, Some(t)) => Limit::Time(t),
+            (n, None) => Limit::Cases(n.unwrap_or(1000)),
+        },
+        case_timeout: Some(args.case_timeout),
     };
-    let diff = Differential::with_brute(vec![&Direct, &Sat]);
-    let bar = match limit {
+    match args.system {
+        SystemName::Ar => fuzz_system::<Ar>(&args.ar, &cfg, &args.out),
+        SystemName::Fft => fuzz_system::<Fft>(&args.fft, &cfg, &args.out),
+        SystemName::Lancer => fuzz_system::<Lancer>(&args.lancer, &cfg, &args.out),
+    }
+}
+
+/// Creates `dir` if needed and checks a file can be written in it, before any case runs.
+fn writable_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".gordian-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"")?;
+    std::fs::remove_file(&probe)
+}
+
+fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCode {
+    let signals = Signals::install();
+    let diff = Differential::<S>::all();
+    let bar = match cfg.limit {
         Limit::Cases(n) => progress::bar(Some(n), "cases"),
         Limit::Time(t) => progress::bar(None, &format!("cases in {} s", t.as_secs_f64())),
     };
-    let summary = fuzz::run(&cfg, &diff, &|| bar.inc(1));
+    let summary = fuzz::run::<S>(gen, &diff, cfg, &signals.any, &|| bar.inc(1));
     bar.finish_and_clear();
     let secs = summary.elapsed.as_secs_f64();
-    let classes: Vec<String> = summary
-        .classes
+    let labels: Vec<String> = summary
+        .labels
         .iter()
-        .map(|(c, n)| format!("{n} {}", c.name()))
+        .map(|(c, n)| format!("{n} {c}"))
         .collect();
-    println!(
-        "{} case(s) in {secs:.2} s ({:.1} cases/s): {}; brute force also ran on {}",
+    let engines: Vec<String> = summary
+        .engine_runs
+        .iter()
+        .map(|(e, n)| format!("{e} {n}"))
+        .collect();
+    let mut line = format!(
+        "{} {} case(s) in {secs:.2} s ({:.1} cases/s): {}; engine runs: {}",
         summary.cases,
+        S::NAME,
         summary.cases as f64 / secs.max(1e-9),
-        if classes.is_empty() {
+        if labels.is_empty() {
             "nothing".to_string()
         } else {
-            classes.join(", ")
+            labels.join(", ")
         },
-        summary.brute
+        engines.join(", ")
     );
+    if summary.skipped > 0 {
+        line.push_str(&format!(
+            "; {} skipped (over --case-timeout)",
+            summary.skipped
+        ));
+    }
+    println!("{line}");
     let Some(failure) = summary.failure else {
-        println!("no disagreement (seed {})", args.seed);
+        if summary.stopped {
+            println!(
+                "interrupted: no disagreement in the cases run (seed {})",
+                cfg.seed
+            );
+            return signals.exit_code().unwrap_or(ExitCode::from(130));
+        }
+        println!("no disagreement (seed {})", cfg.seed);
         return ExitCode::SUCCESS;
     };
     eprintln!(
-        "case {} (night seed {}): the engines disagree; shrinking ...",
+        "case {} (generator seed {}): the engines disagree; shrinking ...",
         failure.index, failure.seed
     );
     for line in &failure.answers {
         eprintln!("  {line}");
     }
-    let shrunk = fuzz::shrink_failure(&failure.night, &diff);
-    let text = fuzz::failure_file(&cfg, &failure, &shrunk);
-    let path = args.out.join(format!(
-        "fuzz-seed{}-case{}.night",
-        args.seed, failure.index
+    let shrunk = fuzz::shrink_failure::<S>(&failure.instance, &diff, cfg.case_timeout);
+    let text = fuzz::failure_file::<S>(gen, cfg, &failure, &shrunk);
+    let path = out.join(format!(
+        "fuzz-{}-seed{}-case{}.{}",
+        S::NAME,
+        cfg.seed,
+        failure.index,
+        S::EXTENSIONS[0]
     ));
-    if let Err(e) = std::fs::create_dir_all(&args.out).and_then(|()| std::fs::write(&path, &text)) {
-        eprintln!("cannot write {}: {e}", path.display());
+    if let Err(e) = std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, &text)) {
+        eprintln!("error: cannot write {}: {e}", path.display());
         eprint!("{text}");
         return ExitCode::FAILURE;
     }
-    for line in shrunk.comparison.describe(&shrunk.universe) {
+    for line in shrunk
+        .comparison
+        .describe(|a| S::summary(&shrunk.instance, a))
+    {
         eprintln!("  {line}");
     }
     println!("{}", path.display());

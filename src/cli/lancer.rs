@@ -5,8 +5,8 @@
 //! Exit codes: 0 success; 2 bad input; 3 the engines disagree (a bug); 5 interrupted by
 //! `--timeout`.
 
-use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
-use crate::batch::with_timeout;
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use crate::harness::differential::with_timeout;
 use crate::systems::lancer::model::{Outcome, Policy, Scenario};
 use crate::systems::lancer::search::Property;
 use crate::systems::lancer::simulate::{self, Prefix};
@@ -16,9 +16,6 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-
-/// Exit code when `--timeout` interrupted the work.
-pub const EXIT_TIMEOUT: u8 = 5;
 
 /// Arguments of `gordian lancer`.
 #[derive(clap::Args, Debug)]
@@ -161,7 +158,7 @@ fn print_json(v: &serde_json::Value) {
 
 fn timed_out() -> ExitCode {
     eprintln!("interrupted by --timeout");
-    ExitCode::from(EXIT_TIMEOUT)
+    ExitCode::from(EXIT_LIMIT)
 }
 
 fn run_resolve(a: &ResolveArgs) -> ExitCode {

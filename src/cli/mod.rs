@@ -1,8 +1,11 @@
-//! The command line: clap definitions, one file per subcommand. The only place that
-//! prints or chooses an exit code.
+//! The command line: clap definitions, one file per subcommand, one per system's own
+//! commands (`fft.rs`), the system registry (`registry.rs`), one table printer and one
+//! progress module. The only place that prints or chooses an exit code.
 //!
-//! Exit codes: 0 success (a paradox is a result, not an error), 1 internal failure,
-//! 2 bad input (with a located message), 3 the engines disagree.
+//! Exit codes: 0 success (a paradox is a result, not an error), 1 internal failure (or a
+//! fuzz failure found), 2 bad input (with a located message), 3 the engines disagree,
+//! 4 (`fft replay`) the log is not explained, 5 a limit was hit (`--timeout`), 130/143
+//! interrupted by SIGINT/SIGTERM (the summary so far is printed).
 
 mod batch;
 mod check;
@@ -11,15 +14,22 @@ mod fft;
 mod fuzz;
 mod lancer;
 mod progress;
+mod registry;
 mod resolve;
+mod signals;
+mod table;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
+
+pub use registry::{EngineChoice, SystemName};
 
 /// Exit code for bad input.
 pub const EXIT_INPUT: u8 = 2;
 /// Exit code for an engine disagreement.
 pub const EXIT_DISAGREE: u8 = 3;
+/// Exit code when a time or size limit was hit.
+pub const EXIT_LIMIT: u8 = 5;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -36,97 +46,122 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Resolve one ?AR night (`.night` or `.json`): classification, every acceptable
-    /// resolution, optimal cuts of a paradox, exact outcome probabilities.
+    /// Resolve one ?AR night (`.night` or `.json`, `-` for standard input):
+    /// classification, every acceptable resolution, optimal cuts of a paradox, exact
+    /// outcome probabilities.
     Resolve(resolve::Args),
     /// Print the SAT encoding of one night as DIMACS CNF (cut variables left free).
     Dimacs(dimacs::Args),
-    /// Check nights (files, or directories walked recursively) with both engines and
-    /// compare their answers in full; a table at the end.
+    /// Check instances of any system (files, or directories walked recursively) with
+    /// every engine and compare their answers in full; a table at the end.
     Check(check::Args),
-    /// Fuzz the engines against each other on random nights; shrink and save the first
-    /// disagreement.
+    /// Fuzz a system's engines against each other on random instances; shrink and save
+    /// the first disagreement.
     Fuzz(fuzz::Args),
-    /// Resolve many nights in parallel, one JSON line each; resumable and shardable.
+    /// Answer many instances of any system in parallel, one JSON line each; resumable
+    /// and shardable.
     Batch(batch::Args),
     /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
     /// (simulator and SAT, compared), query for a property.
     Fft(fft::Args),
     /// Lancer event system: resolve, enumerate, query, policies, dimacs.
     Lancer(lancer::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of gordian.
+    Man,
 }
 
-/// Which engine(s) answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum EngineChoice {
-    /// The direct engine and the SAT engine in parallel, compared.
-    Both,
-    /// The SAT engine alone.
-    Sat,
-    /// The direct engine alone.
-    Direct,
-    /// Brute force (tiny nights only; for checking).
-    Brute,
-}
-
-/// Which game system a command works on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum System {
-    /// ?AR night resolution.
-    Ar,
-    /// FFT turn flow.
-    Fft,
-}
-
-/// Parses a positive number of seconds (a clap value parser).
+/// Parses a positive number of seconds (a clap value parser): at most one year, so no
+/// deadline computed from it can overflow.
 pub(crate) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    const YEAR: f64 = 365.0 * 24.0 * 3600.0;
     s.parse::<f64>()
         .ok()
+        .filter(|t| t.is_finite() && *t > 0.0 && *t <= YEAR)
         .and_then(|t| std::time::Duration::try_from_secs_f64(t).ok())
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
+        .ok_or_else(|| {
+            format!("`{s}` is not a number of seconds between 0 (excluded) and one year")
+        })
 }
 
-/// Prints the closing count line of a `check` run and chooses its exit code: 3 if the
-/// engines disagreed on some file, else 2 if some input could not be read, else 0.
-pub(crate) fn check_summary(
-    files: usize,
-    agree: usize,
-    disagree: usize,
-    errors: usize,
-) -> ExitCode {
-    println!("{files} file(s): {agree} agree, {disagree} disagree, {errors} error(s)");
-    if disagree > 0 {
-        ExitCode::from(EXIT_DISAGREE)
-    } else if errors > 0 {
-        ExitCode::from(EXIT_INPUT)
-    } else {
-        ExitCode::SUCCESS
-    }
+/// Prints a load error (`error: ...`, or a located error).
+pub(crate) fn report_error(e: &crate::source::LoadError) {
+    eprintln!("{}", registry::render_load_error(e));
+}
+
+/// Writes `text` to standard output; a write error (a full disk, a closed pipe with
+/// SIGPIPE ignored) is reported with exit code 1, never a panic.
+pub(crate) fn out(text: &str) -> Result<(), ExitCode> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes())
+        .and_then(|()| o.flush())
+        .map_err(|e| {
+            eprintln!("error: cannot write to standard output: {e}");
+            ExitCode::FAILURE
+        })
 }
 
 /// Runs the command line and returns the process exit code.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
     match cli.command {
         Command::Resolve(args) => resolve::run(&args),
         Command::Dimacs(args) => dimacs::run(&args),
         Command::Check(args) => check::run(&args),
-        Command::Fuzz(args) => fuzz::run(&args),
+        Command::Fuzz(args) => {
+            let sub = matches
+                .subcommand_matches("fuzz")
+                .expect("the fuzz subcommand was parsed");
+            fuzz::run(&args, sub)
+        }
         Command::Batch(args) => batch::run(&args),
         Command::Fft(args) => fft::run(&args),
         Command::Lancer(args) => lancer::run(&args),
+        Command::Completions { shell } => {
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "gordian", &mut buf);
+            match out(&String::from_utf8_lossy(&buf)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(code) => code,
+            }
+        }
+        Command::Man => {
+            let mut buf = Vec::new();
+            if let Err(e) = clap_mangen::Man::new(Cli::command()).render(&mut buf) {
+                eprintln!("error: cannot render the manual page: {e}");
+                return ExitCode::FAILURE;
+            }
+            match out(&String::from_utf8_lossy(&buf)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(code) => code,
+            }
+        }
     }
 }
 
-impl From<EngineChoice> for crate::systems::ar::EngineKind {
-    fn from(c: EngineChoice) -> Self {
-        use crate::systems::ar::EngineKind;
-        match c {
-            EngineChoice::Both => EngineKind::Both,
-            EngineChoice::Sat => EngineKind::Sat,
-            EngineChoice::Direct => EngineKind::Direct,
-            EngineChoice::Brute => EngineKind::Brute,
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_are_range_checked() {
+        assert!(parse_seconds("1.5").is_ok());
+        for bad in ["0", "-1", "1e19", "inf", "NaN", "x", ""] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
         }
     }
 }

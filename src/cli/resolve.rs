@@ -1,7 +1,11 @@
-//! `gordian resolve FILE`: one night, every engine asked, a human or JSON report.
+//! `gordian resolve FILE`: one night, the chosen engines asked (direct and SAT in parallel
+//! by default, compared), a human or JSON report.
 
-use super::{EngineChoice, EXIT_DISAGREE, EXIT_INPUT};
-use crate::systems::ar::{self, parse, report, Universe};
+use super::registry::{self, EngineChoice, SystemName};
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use crate::harness::differential::with_timeout;
+use crate::harness::{inputs, Differential, Verdict};
+use crate::systems::ar::{self, report, Ar};
 use crate::systems::spec::Budget;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +14,7 @@ use std::time::Duration;
 /// Arguments of `gordian resolve`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The night file (`.night` line format, or `.json`).
+    /// The night file (`.night` line format, or `.json`; `-` reads standard input).
     file: PathBuf,
     /// Print the stable JSON object instead of the human report.
     #[arg(long)]
@@ -18,85 +22,149 @@ pub struct Args {
     /// Also make one reproducible random pick with this seed.
     #[arg(long)]
     seed: Option<u64>,
-    /// Which engine answers; `both` runs direct and SAT in parallel and compares them.
+    /// Which engine answers; `both` runs direct and SAT in parallel and compares them,
+    /// `all` adds brute force on tiny nights.
     #[arg(long, value_enum, default_value = "both")]
     engine: EngineChoice,
     /// Re-validate every answer with the reference semantics before reporting.
     #[arg(long)]
     self_check: bool,
-    /// With `--engine both`: seconds the slower engine may go on after the faster one
-    /// answered; then the answer is the faster engine's alone, and says so.
-    #[arg(long, default_value_t = 10.0)]
-    grace: f64,
+    /// With several engines: seconds the slower ones may go on after the first answered;
+    /// then the answer is the first engine's alone, and says so.
+    #[arg(long, default_value = "10", value_parser = parse_seconds)]
+    grace: Duration,
+    /// Give up after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    let ens = match parse::load(&args.file) {
-        Ok(e) => e,
+    if let Ok(sys) = registry::system_of(&args.file, None) {
+        if sys != SystemName::Ar {
+            let e = registry::get(sys);
+            eprintln!(
+                "error: {} is {} {} (system `{}`), and `resolve` reads ?AR nights; see \
+                 `gordian {} --help` for its commands, or run `gordian check {}`",
+                args.file.display(),
+                if e.noun.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                },
+                e.noun,
+                e.id,
+                e.id,
+                args.file.display()
+            );
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
+    let u = match inputs::load::<Ar>(&args.file) {
+        Ok(u) => u,
         Err(e) => {
-            eprintln!("{e}");
+            super::report_error(&e);
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    let u = Universe::new(&ens);
-    let budget = Budget::new();
-    let grace = match Duration::try_from_secs_f64(args.grace) {
-        Ok(g) => g,
-        Err(_) => {
-            eprintln!("--grace: `{}` is not a number of seconds", args.grace);
-            return ExitCode::from(EXIT_INPUT);
-        }
-    };
-    let answer = match ar::solve_with(&u, args.engine.into(), &budget, Some(grace)) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{}: {e}", args.file.display());
-            return ExitCode::FAILURE;
-        }
-    };
-    if let Some((a, b)) = &answer.disagreement {
+    let diff = match args.engine.names() {
+        None => Differential::<Ar>::all(),
+        Some(names) => match Differential::<Ar>::only(names) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(EXIT_INPUT);
+            }
+        },
+    }
+    .with_grace(Some(args.grace));
+    if args.engine == EngineChoice::Brute && u.len() > ar::brute::MAX_UNIVERSE {
         eprintln!(
-            "{}: the engines disagree; this is a bug in gordian.",
-            args.file.display()
+            "error: too large for brute force ({} effects in the universe, at most {})",
+            u.len(),
+            ar::brute::MAX_UNIVERSE
         );
-        let both = serde_json::json!({
-            "direct": report::to_json(&u, a, None),
-            "sat": report::to_json(&u, b, None),
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&both).expect("JSON values serialise")
-        );
-        return ExitCode::from(EXIT_DISAGREE);
+        return ExitCode::from(EXIT_INPUT);
     }
+    let budget = Budget::new();
+    let c = with_timeout(args.timeout, &budget, || diff.compare(&u, &budget));
+    let analysis = match c.verdict() {
+        Verdict::Agree(a) | Verdict::Alone(a) => a,
+        Verdict::Interrupted => {
+            eprintln!(
+                "error: {}: no engine finished within the time limit",
+                args.file.display()
+            );
+            return ExitCode::from(EXIT_LIMIT);
+        }
+        Verdict::Disagree => {
+            eprintln!(
+                "error: {}: the engines disagree; this is a bug in gordian.",
+                args.file.display()
+            );
+            let answers: serde_json::Map<String, serde_json::Value> = c
+                .runs
+                .iter()
+                .map(|r| {
+                    let v = match &r.result {
+                        Ok(a) => report::to_json(&u, a, None),
+                        Err(e) => serde_json::json!({"error": e.to_string()}),
+                    };
+                    (r.engine.to_string(), v)
+                })
+                .collect();
+            let text = serde_json::to_string_pretty(&answers).expect("JSON values serialise");
+            return match super::out(&format!("{text}\n")) {
+                Ok(()) => ExitCode::from(EXIT_DISAGREE),
+                Err(code) => code,
+            };
+        }
+    };
     if args.self_check {
-        if let Err(v) = ar::self_check(&u, &answer.analysis) {
-            eprintln!("{}: self-check failed: {v}", args.file.display());
+        if let Err(v) = ar::self_check(&u, analysis) {
+            eprintln!("error: {}: self-check failed: {v}", args.file.display());
             return ExitCode::FAILURE;
         }
     }
-    if args.json {
-        let mut v = report::to_json(&u, &answer.analysis, args.seed);
-        v["engine"] = serde_json::json!(answer.engine);
-        v["cross_checked"] = serde_json::json!(answer.cross_checked);
-        v["unfinished"] = serde_json::json!(answer.unfinished);
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).expect("JSON values serialise")
-        );
+    let cross_checked = c.cross_checked();
+    let unfinished = c.unfinished();
+    let answered: Vec<&str> = c
+        .runs
+        .iter()
+        .filter(|r| r.result.is_ok())
+        .map(|r| r.engine)
+        .collect();
+    let engine = if cross_checked && answered.len() == 2 {
+        "both".to_string()
     } else {
-        print!("{}", report::to_human(&u, &answer.analysis, args.seed));
-        let how = match (answer.cross_checked, answer.unfinished) {
-            (true, _) => "cross-checked: direct and SAT engines agree".to_string(),
-            (false, Some(other)) => format!(
-                "answered by the {} engine alone: NOT cross-checked, the {other} engine did \
+        answered.join("+")
+    };
+    let text = if args.json {
+        let mut v = report::to_json(&u, analysis, args.seed);
+        v["engine"] = serde_json::json!(engine);
+        v["cross_checked"] = serde_json::json!(cross_checked);
+        v["unfinished"] = serde_json::json!(unfinished.first());
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).expect("JSON values serialise")
+        )
+    } else {
+        let how = if cross_checked {
+            format!("cross-checked: {} engines agree", answered.join(" and "))
+        } else if !unfinished.is_empty() {
+            format!(
+                "answered by the {engine} engine alone: NOT cross-checked, the {} engine did \
                  not finish within {}s after it",
-                answer.engine, args.grace
-            ),
-            (false, None) => format!("answered by the {} engine alone", answer.engine),
+                unfinished.join(", "),
+                args.grace.as_secs_f64()
+            )
+        } else {
+            format!("answered by the {engine} engine alone")
         };
-        println!("({how})");
+        format!("{}({how})\n", report::to_human(&u, analysis, args.seed))
+    };
+    match super::out(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
     }
-    ExitCode::SUCCESS
 }

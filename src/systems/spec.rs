@@ -93,23 +93,26 @@ pub trait Engine<I: ?Sized, A> {
 
 /// One game system as the harness sees it: how to read an instance, its engines (every
 /// engine answers the whole question; answers are compared with `==`), a seeded generator
-/// and the simplifications the shrinker tries. The harness (`check`, `fuzz`, `batch`) is
-/// generic over this trait and names no system; a new system implements it once, in its
-/// own `system.rs`.
+/// and the simplifications the shrinker tries, and how an answer shows in a table, a batch
+/// record and JSON. The harness (`check`, `fuzz`, `batch`) is generic over this trait and
+/// names no system; a new system implements it once, in its own `system.rs`.
 ///
 /// Invariants an implementation keeps: `parse(to_text(i))` gives back an instance with
 /// the same answer; `generate` is a pure function of its arguments; every instance of
-/// `simplifications(i)` is valid and strictly smaller by `size`.
+/// `simplifications(i)` is valid and strictly smaller by `size`; the text format treats
+/// lines starting with `#` as comments (the fuzzer writes its header that way).
 pub trait System: Sized + 'static {
     /// Short name, the `--system` value and the CLI subcommand (`ar`, `fft`, `lancer`, ...).
     const NAME: &'static str;
-    /// File extensions (without the dot) that select this system.
+    /// File extensions (without the dot, lower case) that select this system.
     const EXTENSIONS: &'static [&'static str];
+    /// What an instance is called in messages ("night", "scenario", ...).
+    const NOUN: &'static str;
     /// A validated instance.
     type Instance: Clone + Send + Sync + std::fmt::Debug;
     /// An engine's whole answer. Two engines agree iff their answers are `==`.
-    type Answer: Clone + PartialEq + serde::Serialize + Send + Sync + std::fmt::Debug;
-    /// The generator's knobs, flattened into `fuzz`'s flags.
+    type Answer: Clone + PartialEq + Send + Sync + std::fmt::Debug;
+    /// The generator's knobs, flattened into `fuzz`'s flags (names unique across systems).
     type GenArgs: clap::Args + Clone + Send + Sync + std::fmt::Debug;
 
     /// Parses and validates `text`, read from `file`; every error is located.
@@ -119,10 +122,11 @@ pub trait System: Sized + 'static {
     ) -> Result<Self::Instance, crate::source::ParseErrors>;
     /// The instance in the system's file format (`parse` reads it back).
     fn to_text(instance: &Self::Instance) -> String;
-    /// Every engine of the system (direct first, then SAT, then brute force if any).
+    /// Every engine of the system: direct first, then SAT, then any reference engine
+    /// (brute force) that only runs where [`System::runs_on`] allows.
     fn engines() -> Vec<Box<dyn Engine<Self::Instance, Self::Answer> + Send + Sync>>;
-    /// Whether `engine` (by name) should run on this instance in a differential check
-    /// (brute force only on small instances, for example). Default: every engine.
+    /// Whether `engine` (by name) runs on this instance in a differential check (brute
+    /// force only on small instances, for example). Default: every engine.
     fn runs_on(_engine: &str, _instance: &Self::Instance) -> bool {
         true
     }
@@ -134,10 +138,17 @@ pub trait System: Sized + 'static {
     fn size(instance: &Self::Instance) -> usize;
     /// A short label counted in summaries (a classification, "reachable", ...).
     fn label(answer: &Self::Answer) -> String;
-    /// A one-line summary of the answer, for tables.
-    fn summary(answer: &Self::Answer) -> String;
-    /// The answer's fields for a batch record (one JSON object; small, not the whole answer).
-    fn record(answer: &Self::Answer) -> serde_json::Value;
+    /// A one-line description of the answer (fuzz reports, disagreements).
+    fn summary(instance: &Self::Instance, answer: &Self::Answer) -> String;
+    /// The column names of `check`'s table, after the file name.
+    fn columns() -> Vec<&'static str>;
+    /// One row of `check`'s table (as many cells as [`System::columns`]).
+    fn row(instance: &Self::Instance, answer: &Self::Answer) -> Vec<String>;
+    /// The whole answer as JSON (printed when engines disagree).
+    fn to_json(instance: &Self::Instance, answer: &Self::Answer) -> serde_json::Value;
+    /// The answer's fields for a batch record (one JSON object; small, not the whole
+    /// answer).
+    fn record(instance: &Self::Instance, answer: &Self::Answer) -> serde_json::Value;
 }
 
 /// One job of a [`race`]: it gets its own budget, a child of the race's.

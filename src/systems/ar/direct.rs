@@ -11,7 +11,12 @@
 //!   bulletproof owner);
 //! * (C3) `live[u] and not s[u] -> some attacker of u in S`;
 //! * (C4) for a created c(p, v): `live[c] <-> some trigger of c in S` (p is in S, since
-//!   passives succeed unless cut and a frame fixes which passives are cut).
+//!   passives succeed unless cut and a frame fixes which passives are cut);
+//! * (C5) grounded creation: the live created effects can be ordered so that each has a
+//!   trigger in S that is declared or earlier in the order. C1-C4 propagate during the
+//!   search; C5 is checked on every complete labelling of a component (a derivation chain
+//!   never leaves its component: trigger edges join it), and labellings whose created
+//!   effects only support each other are rejected.
 //!
 //! The search labels effects IN (s), OUT (live, not s) or CUT/ABSENT (not live), propagating
 //! each constraint with counters (attackers in S / undecided, triggers in S / undecided)
@@ -19,7 +24,7 @@
 //! the lexicographic cost vector of the cut effects as the bound.
 //!
 //! Invariants: the engine never calls the SAT layer; every solution it reports satisfies
-//! C1-C4 for the frame, hence (by construction of the frame) the contract; tests re-check
+//! C1-C5 for the frame, hence (by construction of the frame) the contract; tests re-check
 //! every answer with `semantics::check`.
 
 use super::model::{ActionKind, Kind, PassiveKind, Player};
@@ -479,6 +484,42 @@ impl<'f> Search<'f> {
         })
     }
 
+    /// (C5) on a labelling complete on `scope` (a union of components): every live
+    /// created effect is derivable from triggers in S that are declared or themselves
+    /// derived (least fixed point).
+    fn grounded(&self, scope: &[Ix]) -> bool {
+        let f = self.f;
+        let n = f.n;
+        let nd = f.level.len();
+        let mut pending: Vec<Ix> = scope
+            .iter()
+            .copied()
+            .filter(|&c| f.created[c] && self.val[n + c] == TRUE)
+            .collect();
+        if pending.is_empty() {
+            return true;
+        }
+        let mut derived = vec![false; n];
+        loop {
+            let before = pending.len();
+            pending.retain(|&c| {
+                let ok = f.triggers[c]
+                    .iter()
+                    .any(|&g| self.val[g] == TRUE && (g < nd || derived[g]));
+                if ok {
+                    derived[c] = true;
+                }
+                !ok
+            });
+            if pending.is_empty() {
+                return true;
+            }
+            if pending.len() == before {
+                return false;
+            }
+        }
+    }
+
     /// Depth-first search over the variables of `scope` (a union of components); `visit`
     /// sees every labelling complete on the scope and returns `true` to stop the search.
     /// `bound` prunes a node whose cost vector already exceeds it. Returns whether the
@@ -498,7 +539,7 @@ impl<'f> Search<'f> {
             return Ok(false);
         }
         let Some(var) = self.pick(scope) else {
-            return Ok(visit(self));
+            return Ok(self.grounded(scope) && visit(self));
         };
         let n = self.f.n;
         // Two branches on s (IN / not IN); liveness follows by propagation: in cut search
@@ -632,6 +673,9 @@ impl Search<'_> {
         let mut out = Vec::new();
         for comp in &f.components {
             if self.pick(comp).is_none() {
+                if !self.grounded(comp) {
+                    return Ok(None);
+                }
                 continue;
             }
             let mut sols = Vec::new();
@@ -928,6 +972,9 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
         let mut per_comp: Vec<Vec<Vec<Ix>>> = Vec::new();
         for comp in &frame.components {
             if search.pick(comp).is_none() {
+                if !search.grounded(comp) {
+                    continue 'configs;
+                }
                 continue;
             }
             let found = component_cuts(&mut search, comp, &base, budget)?;

@@ -10,7 +10,9 @@
 //! * `s[u] -> live[u]`; `s[y] -> !act(a, y)` for every a;
 //! * `live[y] and !s[y] -> OR_a act(a, y)` (an effect of R\S necessarily fails);
 //! * for a created c(p, v): `live[c] <-> s[p] and OR_g (s[g] and owner(p) in rho(g))` over
-//!   the actions g of v (creation).
+//!   the actions g of v (creation, completed);
+//! * grounded creation: derivation levels on every cycle of created effects that may
+//!   trigger each other (see [`Encoding::encode_grounding`]; `docs/grounding.md`).
 //!
 //! **Redirection.** Processing an active deflection g of player d whose slot is at c != d
 //! moves every slot at d to c, and afterwards no slot is ever at d again (a slot only
@@ -55,6 +57,8 @@ use super::universe::{Ix, Origin, Universe};
 use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, Solver};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -333,30 +337,97 @@ impl<'u> Encoding<'u> {
             clause.extend(fails);
             self.solver.add_clause(&clause);
         }
+        // Creation (completion): live[c] <-> s[p] and some trigger of c in S.
         let t = self.solver.true_lit();
-        for c in u.n_declared..n {
+        let mut triggers: Vec<Vec<(Ix, Lit)>> = vec![Vec::new(); n];
+        for (c, mine) in triggers.iter_mut().enumerate().skip(u.n_declared) {
             let Origin::Created { passive, visitor } = u.effects[c].origin else {
                 unreachable!("universe effects past n_declared are created")
             };
             let owner = u.effects[passive].actor;
-            let mut triggers: Vec<Lit> = Vec::new();
+            let mut any: Vec<Lit> = Vec::new();
             for g in 0..n {
                 let ge = &u.effects[g];
                 if ge.action().is_none() || ge.actor != visitor {
                     continue;
                 }
                 let on = self.at(g, owner);
-                if on == t {
-                    triggers.push(self.s[g]);
-                } else if on != !t {
-                    let both = self.and(&[self.s[g], on]);
-                    triggers.push(both);
+                if on == !t {
+                    continue;
                 }
+                mine.push((g, on));
+                any.push(if on == t {
+                    self.s[g]
+                } else {
+                    self.and(&[self.s[g], on])
+                });
             }
-            let any = self.solver.or(&triggers);
+            let any = self.solver.or(&any);
             let both = self.solver.and(&[self.s[passive], any]);
             self.solver.add_clause(&[!self.live[c], both]);
             self.solver.add_clause(&[self.live[c], !both]);
+        }
+        self.encode_grounding(&triggers);
+    }
+
+    /// Grounded creation (condition 2: the *least* created set). Completion alone admits
+    /// created effects that only trigger each other, so every strongly connected component
+    /// of the graph "created c may be triggered by created g" with m > 1 members gets
+    /// derivation levels: `d_0[c]` is a trigger of c from outside the component in S,
+    /// `d_k[c] -> d_0[c] or OR_g (s[g] and d_(k-1)[g] and g at owner(c))` over the
+    /// component's members g, and `live[c] -> d_(m-1)[c]` (a derivation inside a component
+    /// of m members needs at most m - 1 steps). Triggers from lower components need no
+    /// levels: those components are grounded themselves, and without a cycle completion is
+    /// exactly the least fixed point. The level variables are never projected, so
+    /// enumeration still sees each resolution once.
+    fn encode_grounding(&mut self, triggers: &[Vec<(Ix, Lit)>]) {
+        let u = self.u;
+        let nd = u.n_declared;
+        let created = u.len() - nd;
+        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(created, 0);
+        let nodes: Vec<_> = (0..created).map(|_| g.add_node(())).collect();
+        for c in nd..u.len() {
+            for &(h, _) in triggers[c].iter().filter(|&&(h, _)| h >= nd) {
+                g.add_edge(nodes[c - nd], nodes[h - nd], ());
+            }
+        }
+        for scc in tarjan_scc(&g).into_iter().filter(|scc| scc.len() > 1) {
+            let members: Vec<Ix> = scc.iter().map(|v| v.index() + nd).collect();
+            let mut pos: HashMap<Ix, usize> = HashMap::with_capacity(members.len());
+            for (i, &c) in members.iter().enumerate() {
+                pos.insert(c, i);
+            }
+            let inside = |h: Ix| pos.contains_key(&h);
+            let ext: Vec<Lit> = members
+                .iter()
+                .map(|&c| {
+                    let lits: Vec<Lit> = triggers[c]
+                        .iter()
+                        .filter(|&&(h, _)| !inside(h))
+                        .map(|&(h, on)| self.and(&[self.s[h], on]))
+                        .collect();
+                    self.or(&lits)
+                })
+                .collect();
+            let mut level = ext.clone();
+            for _ in 1..members.len() {
+                let mut next = Vec::with_capacity(members.len());
+                for (i, &c) in members.iter().enumerate() {
+                    let d = self.solver.new_lit();
+                    let mut clause = vec![!d, ext[i]];
+                    for &(h, on) in triggers[c].iter().filter(|&&(h, _)| inside(h)) {
+                        let j = pos[&h];
+                        let step = self.and(&[self.s[h], level[j], on]);
+                        clause.push(step);
+                    }
+                    self.clause(&clause);
+                    next.push(d);
+                }
+                level = next;
+            }
+            for (i, &c) in members.iter().enumerate() {
+                self.clause(&[!self.live[c], level[i]]);
+            }
         }
     }
 
@@ -505,7 +576,7 @@ pub fn dimacs(u: &Universe) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::ar::{night, NightParams};
+    use crate::systems::ar::gen::{night, NightParams};
     use crate::systems::ar::model::Ensemble;
     use crate::systems::ar::resolution::{sorted_ids, Classification};
     use crate::systems::ar::{brute, semantics};
@@ -629,6 +700,61 @@ mod tests {
         let mut want: Vec<_> = names.iter().map(|d| all_at(&ids, d)).collect();
         want.sort();
         assert_eq!(ways(&u, &a.resolutions[0]), want);
+    }
+
+    /// `V visit A`, `A reflexive:kill`, `V reflexive:stop`: the contract's own example of
+    /// self-supporting creation. By hand (contract, condition 2): if the visit succeeds it
+    /// creates A's kill on V, which creates V's stop on A, which stops the visit; if it
+    /// fails nothing is derived and nothing fails it. Paradox; the optimal cut is the visit
+    /// (priority 6; cutting a passive costs one at priority 0).
+    fn self_sustaining_loop() -> Ensemble {
+        Ensemble::from_triples(&[
+            ("V", "visit", &["A"]),
+            ("A", "reflexive:kill", &[]),
+            ("V", "reflexive:stop", &[]),
+        ])
+    }
+
+    #[test]
+    fn the_encoding_rejects_self_supporting_creation() {
+        let u = Universe::new(&self_sustaining_loop());
+        // The weak candidate: both created effects in R and S, the visit stopped. It
+        // satisfies completion, so only the grounding clauses can exclude it.
+        let ids = |i: Ix| u.effects[i].id.clone();
+        let created: Vec<Ix> = (u.n_declared..u.len()).collect();
+        assert_eq!(
+            created.iter().map(|&i| ids(i)).collect::<Vec<_>>(),
+            vec!["e2>V", "e3>A"]
+        );
+        let mut enc = Encoding::new(&u, &Budget::new());
+        let mut assume: Vec<Lit> = vec![!enc.s[0], enc.s[1], enc.s[2]];
+        assume.extend(created.iter().flat_map(|&c| [enc.s[c], enc.live[c]]));
+        assume.extend(enc.x.iter().map(|&x| !x));
+        assert_eq!(enc.solver.solve(&assume), crate::sat::SatResult::Unsat);
+        let (_, a) = analyse_both(&self_sustaining_loop());
+        assert_eq!(a.classification(), Classification::Paradox);
+        let cuts = cut_names(&u, &a);
+        assert_eq!(cuts.len(), 1);
+        assert_eq!(cuts[0].0, vec!["e1"]);
+        assert_eq!(cuts[0].1, vec![vec!["e2".to_string(), "e3".to_string()]]);
+    }
+
+    #[test]
+    fn the_encoding_accepts_a_grounded_two_step_chain() {
+        // `V visit A` creates A's visit on V (step 1), which creates V's kill on A (step 2).
+        // The two created effects also trigger each other (a cycle the grounding levels
+        // cover), but the declared visit starts the chain: one resolution, everything in S.
+        let ens = Ensemble::from_triples(&[
+            ("V", "visit", &["A"]),
+            ("A", "reflexive:visit", &[]),
+            ("V", "reflexive:kill", &[]),
+        ]);
+        let (u, a) = analyse_both(&ens);
+        assert_eq!(a.classification(), Classification::NonParadox);
+        assert_eq!(
+            a.resolutions[0].succeeded_ids(&u),
+            vec!["e1", "e2", "e2>V", "e3", "e3>A"]
+        );
     }
 
     /// `P5 deflect P2`, `P2 stop P5` (found by the fuzzer). By hand: S = {} leaves e1

@@ -1,120 +1,59 @@
-//! Choosing and running engines: direct, SAT, brute force, or direct and SAT in parallel
-//! (rayon) with a full comparison of their answers.
+//! The ?AR engines as [`Engine`]s of the system — direct search, SAT, brute force — and
+//! the self-check that re-validates any engine's answer with the reference semantics.
 //!
-//! Invariant: an answer reported as cross-checked was produced by both engines and the
-//! two analyses were equal after canonicalisation; a disagreement is returned as data,
-//! never hidden.
+//! Invariant: each engine answers the whole analysis or `Interrupted`; which engines run
+//! and how their answers are compared is the harness's business, not this module's.
 
 use super::resolution::{Analysis, Cut};
 use super::universe::Universe;
 use super::{brute, direct, encode, semantics};
-use crate::systems::spec::{race, Budget, Interrupted, Job};
+use crate::systems::spec::{Budget, Engine, Interrupted};
 use std::time::Duration;
 
 /// How long the slower engine may go on after the faster one answered, by default.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
-/// Which engine(s) answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineKind {
-    /// Direct and SAT in parallel, compared.
-    Both,
-    /// SAT alone.
-    Sat,
-    /// Direct alone.
-    Direct,
-    /// Brute force alone (tiny nights).
-    Brute,
+/// Brute force runs in differential checks up to this universe size: it stays fast there.
+pub const BRUTE_UP_TO: usize = 12;
+
+/// The direct search engine.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Direct;
+
+impl Engine<Universe, Analysis> for Direct {
+    fn name(&self) -> &'static str {
+        "direct"
+    }
+    fn solve(&self, u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
+        direct::analyse(u, budget)
+    }
 }
 
-/// What running the chosen engine(s) gave.
-#[derive(Clone, Debug)]
-pub struct Answer {
-    /// The analysis (the direct engine's when two engines ran).
-    pub analysis: Analysis,
-    /// Which engine produced it (`both` when cross-checked).
-    pub engine: &'static str,
-    /// Whether a second engine produced the same analysis.
-    pub cross_checked: bool,
-    /// When the engines disagree: (direct, SAT).
-    pub disagreement: Option<(Analysis, Analysis)>,
-    /// An engine that was asked but stopped after its grace period ran out.
-    pub unfinished: Option<&'static str>,
+/// The SAT engine.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sat;
+
+impl Engine<Universe, Analysis> for Sat {
+    fn name(&self) -> &'static str {
+        "sat"
+    }
+    fn solve(&self, u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
+        encode::analyse(u, budget)
+    }
 }
 
-/// Why no answer came back.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SolveError {
-    /// The budget was cancelled.
-    #[error(transparent)]
-    Interrupted(#[from] Interrupted),
-    /// Brute force refuses universes this large.
-    #[error("too large for brute force ({0} effects in the universe, at most {max})", max = brute::MAX_UNIVERSE)]
-    TooLarge(usize),
-}
+/// Brute force: every subset and redirection, judged by the reference semantics. On a
+/// universe larger than [`brute::MAX_UNIVERSE`] it answers `Interrupted`, as it gives up.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Brute;
 
-/// Runs the chosen engine(s) on `u`, with [`DEFAULT_GRACE`] for the slower of two.
-pub fn solve(u: &Universe, kind: EngineKind, budget: &Budget) -> Result<Answer, SolveError> {
-    solve_with(u, kind, budget, Some(DEFAULT_GRACE))
-}
-
-/// Runs the chosen engine(s) on `u`. With [`EngineKind::Both`], once one engine has
-/// answered the other gets `grace` more time (`None`: unbounded); if it runs out, the
-/// answer is the first engine's alone, and says so.
-pub fn solve_with(
-    u: &Universe,
-    kind: EngineKind,
-    budget: &Budget,
-    grace: Option<Duration>,
-) -> Result<Answer, SolveError> {
-    let single = |analysis, engine| Answer {
-        analysis,
-        engine,
-        cross_checked: false,
-        disagreement: None,
-        unfinished: None,
-    };
-    match kind {
-        EngineKind::Direct => Ok(single(direct::analyse(u, budget)?, "direct")),
-        EngineKind::Sat => Ok(single(encode::analyse(u, budget)?, "sat")),
-        EngineKind::Brute => {
-            let a = brute::analyse(u).ok_or(SolveError::TooLarge(u.len()))?;
-            Ok(single(a, "brute"))
-        }
-        EngineKind::Both => {
-            let jobs: Vec<Job<Result<Analysis, Interrupted>>> = vec![
-                Box::new(|b: &Budget| direct::analyse(u, b)),
-                Box::new(|b: &Budget| encode::analyse(u, b)),
-            ];
-            let mut out = race(budget, grace, jobs).into_iter();
-            let (d, s) = (out.next().expect("two jobs"), out.next().expect("two jobs"));
-            budget.check()?;
-            match (d, s) {
-                (Ok(d), Ok(s)) if d == s => Ok(Answer {
-                    analysis: d,
-                    engine: "both",
-                    cross_checked: true,
-                    disagreement: None,
-                    unfinished: None,
-                }),
-                (Ok(d), Ok(s)) => Ok(Answer {
-                    analysis: d.clone(),
-                    engine: "both",
-                    cross_checked: false,
-                    disagreement: Some((d, s)),
-                    unfinished: None,
-                }),
-                (Ok(d), Err(_)) => Ok(Answer {
-                    unfinished: Some("sat"),
-                    ..single(d, "direct")
-                }),
-                (Err(_), Ok(s)) => Ok(Answer {
-                    unfinished: Some("direct"),
-                    ..single(s, "sat")
-                }),
-                (Err(e), Err(_)) => Err(e.into()),
-            }
-        }
+impl Engine<Universe, Analysis> for Brute {
+    fn name(&self) -> &'static str {
+        "brute"
+    }
+    fn solve(&self, u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
+        budget.check()?;
+        brute::analyse(u).ok_or(Interrupted)
     }
 }
 

@@ -1,20 +1,24 @@
-//! ?AR ("??? Action Resolution") night resolution, as fixed by `shared/design/ar-semantics.md`.
+//! ?AR ("??? Action Resolution") night resolution, as stated in `docs/ar.md`.
 
 pub mod brute;
 pub mod direct;
 pub mod encode;
 pub mod engine;
+pub mod gen;
 pub mod model;
 pub mod parse;
 pub mod report;
 pub mod resolution;
 pub mod semantics;
+pub mod shrink;
+pub mod system;
 pub mod universe;
 
 #[cfg(test)]
 mod tests;
 
-pub use engine::{self_check, solve, solve_with, Answer, EngineKind, SolveError, DEFAULT_GRACE};
+pub use engine::{self_check, Brute, Direct, Sat, BRUTE_UP_TO, DEFAULT_GRACE};
 pub use model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
 pub use resolution::{Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap};
+pub use system::Ar;
 pub use universe::Universe;

@@ -1,6 +1,6 @@
 //! The contract evaluated directly: given a universe, a cut and a candidate (R, S, rho),
 //! decide `fails`, the created set, the coherent redirections and acceptability, word for
-//! word as `shared/design/ar-semantics.md` states them.
+//! word as `docs/ar.md` states them.
 //!
 //! This module is the judge of every engine: it favours literal clarity over speed, and no
 //! engine's search logic lives here. Invariant: every function is a pure function of its
@@ -78,9 +78,13 @@ pub fn fails(u: &Universe, cut: &Cut, s: &FixedBitSet, rho: &TargetMap, f: Ix) -
     false
 }
 
-/// The created effects triggered under (S, rho): c(p, v) for every p in S and every
-/// action g in S with actor v != owner(p) and owner(p) among g's final targets.
-/// Returns `None` if such a pair has no index in the universe (a universe bug).
+/// Condition 2 (grounded creation): the *least* set X of created effects such that
+/// c(p, v) is in X whenever p is in S and some action g in S, declared or in X, with actor
+/// v != owner(p) has owner(p) among its final targets. Computed as a least fixed point:
+/// start from nothing and add what the declared successes trigger, then what those
+/// created successes trigger, until nothing changes. A created effect in S that is not
+/// derived this way triggers nothing (it is not in R). Returns `None` if a derived pair
+/// has no index in the universe (a universe bug).
 pub fn created_set(
     u: &Universe,
     cut: &Cut,
@@ -88,25 +92,35 @@ pub fn created_set(
     rho: &TargetMap,
 ) -> Option<FixedBitSet> {
     let mut out = FixedBitSet::with_capacity(u.len());
-    for p in s.ones() {
-        if is_cut(u, cut, p) {
-            continue;
-        }
-        let Kind::Passive(PassiveKind::Reflexive(_)) = kind_of(u, p) else {
-            continue;
-        };
-        let owner = u.effects[p].actor;
-        for g in s.ones() {
-            let ge = &u.effects[g];
-            if ge.action().is_none() || is_cut(u, cut, g) || ge.actor == owner {
+    loop {
+        let mut grew = false;
+        for p in s.ones() {
+            if is_cut(u, cut, p) {
                 continue;
             }
-            if rho[g].contains(&owner) {
-                out.insert(u.created(p, ge.actor)?);
+            let Kind::Passive(PassiveKind::Reflexive(_)) = kind_of(u, p) else {
+                continue;
+            };
+            let owner = u.effects[p].actor;
+            for g in s.ones() {
+                let ge = &u.effects[g];
+                if ge.action().is_none() || is_cut(u, cut, g) || ge.actor == owner {
+                    continue;
+                }
+                let derived = ge.is_declared() || out.contains(g);
+                if derived && rho[g].contains(&owner) {
+                    let c = u.created(p, ge.actor)?;
+                    if !out.contains(c) {
+                        out.insert(c);
+                        grew = true;
+                    }
+                }
             }
         }
+        if !grew {
+            return Some(out);
+        }
     }
-    Some(out)
 }
 
 /// Redirection: every distinct final-target map over R's (uncut) action slots, one per
@@ -155,7 +169,8 @@ pub enum Violation {
     SucceedsButFails(String),
     /// A cut effect is in S.
     CutSucceeds(String),
-    /// R \ E differs from the created set.
+    /// R \ E differs from the least set of created effects derivable from the declared
+    /// successes (condition 2).
     Creation,
     /// rho is not one of the coherent redirections.
     Redirection,
@@ -210,4 +225,41 @@ pub fn check(
 /// Whether universe effect `i` is a created effect.
 pub fn is_created(u: &Universe, i: Ix) -> bool {
     matches!(u.effects[i].origin, Origin::Created { .. })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::systems::ar::model::Ensemble;
+
+    /// The contract's example (condition 2, "Why least"): `V visit A`, `A reflexive:kill`,
+    /// `V reflexive:stop`, with the candidate R = E + {A kills V, V stops A}, S = the
+    /// passives and both created effects (the visit stopped). Both created effects are
+    /// triggered under S, so the candidate is a fixed point; neither is derivable from a
+    /// succeeding declared action, so it is not the least one: rejected.
+    #[test]
+    fn self_supporting_creation_is_rejected() {
+        let ens = Ensemble::from_triples(&[
+            ("V", "visit", &["A"]),
+            ("A", "reflexive:kill", &[]),
+            ("V", "reflexive:stop", &[]),
+        ]);
+        let u = Universe::new(&ens);
+        let cut = Cut::with_capacity(u.n_declared);
+        let mut all = FixedBitSet::with_capacity(u.len());
+        all.insert_range(..);
+        let mut s = all.clone();
+        s.set(0, false);
+        let rho = declared_targets(&u, &cut, &all);
+        assert_eq!(check(&u, &cut, &all, &s, &rho), Err(Violation::Creation));
+        assert!(created_set(&u, &cut, &s, &rho).expect("indexed").is_clear());
+        // With the visit succeeding, the chain is grounded: both are derived.
+        s.set(0, true);
+        assert_eq!(
+            created_set(&u, &cut, &s, &rho)
+                .expect("indexed")
+                .count_ones(..),
+            2
+        );
+    }
 }

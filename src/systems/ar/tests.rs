@@ -3,7 +3,7 @@
 //! the reference semantics.
 
 use super::*;
-use crate::gen::ar::{night, NightParams};
+use crate::systems::ar::gen::{night, NightParams};
 use crate::systems::spec::Budget;
 use proptest::prelude::*;
 

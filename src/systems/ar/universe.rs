@@ -4,7 +4,12 @@
 //! Invariants: indices `0..n_declared` are the declared effects in file order; the rest are
 //! potential created effects, one per (reflexive passive, visitor) pair that some action
 //! could trigger under *some* redirection, so every created effect of every acceptable
-//! resolution has an index here (the converse need not hold). A slot's possible final
+//! resolution has an index here (the converse need not hold). The universe is built as
+//! the closure of what the *declared* actions could start, which is exactly the shape of
+//! grounded creation (contract condition 2: every created effect is derived, step by
+//! step, from succeeding declared actions): each step of a derivation is an edge of this
+//! closure, under any success set and any redirection. It over-approximates; acceptance
+//! (groundedness included) is decided by the engines, never by the universe. A slot's possible final
 //! targets are the players reachable from its declared target in the deflection graph
 //! (player -> target of that player's `deflect`), which over-approximates every processing
 //! order of every set of active deflections.

@@ -293,13 +293,21 @@ fn simulator_and_sat_agree_on_hundreds_of_random_scenarios() {
     let budget = Budget::new();
     let mut outcomes = 0;
     for seed in 0..300 {
-        let sc = crate::gen::fft::small_scenario(seed);
-        let diffs = super::check::differential(&sc, &budget).unwrap();
+        let sc = crate::systems::fft::gen::small_scenario(seed);
+        let c = crate::harness::Differential::<super::Fft>::all().compare(&sc, &budget);
         assert!(
-            diffs.is_empty(),
-            "seed {seed}: {diffs:?}\n{}",
+            matches!(c.verdict(), crate::harness::Verdict::Agree(_)),
+            "seed {seed}: {:?}\n{}",
+            c.describe(|a| format!("{a:?}")),
             parse::to_fft(&sc)
         );
+        for v in Variant::ALL {
+            for p in search::Property::ALL {
+                let q = super::engine::query(&sc, v, p, super::engine::EngineKind::Both, &budget)
+                    .unwrap();
+                assert!(q.disagreement.is_none(), "seed {seed} {v:?} {p:?}");
+            }
+        }
         outcomes += search::enumerate(&sc, Variant::Final, &budget)
             .unwrap()
             .outcomes

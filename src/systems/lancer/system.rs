@@ -9,7 +9,7 @@ use super::search::Property;
 use super::{encode, gen, parse, search};
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// The Lancer event system.
 #[derive(Clone, Copy, Debug)]
@@ -75,6 +75,7 @@ impl Engine<Scenario, Answer> for Sat {
 impl System for Lancer {
     const NAME: &'static str = "lancer";
     const EXTENSIONS: &'static [&'static str] = &["lancer"];
+    const NOUN: &'static str = "scenario";
     type Instance = Scenario;
     type Answer = Answer;
     type GenArgs = gen::GenArgs;
@@ -106,7 +107,7 @@ impl System for Lancer {
             "never-cancelled".into()
         }
     }
-    fn summary(a: &Answer) -> String {
+    fn summary(_: &Scenario, a: &Answer) -> String {
         let d = a.destroyable();
         format!(
             "{} outcome(s) under {}; can be destroyed: {}; action cancellable: {}; aborted after an effect: {}",
@@ -117,7 +118,37 @@ impl System for Lancer {
             if a.any(Property::AbortedAfterEffect) { "yes" } else { "no" },
         )
     }
-    fn record(a: &Answer) -> serde_json::Value {
+    fn columns() -> Vec<&'static str> {
+        vec![
+            "policy",
+            "outcomes",
+            "destroyable",
+            "cancelled",
+            "aborted-after-effect",
+        ]
+    }
+    fn row(_: &Scenario, a: &Answer) -> Vec<String> {
+        let d = a.destroyable();
+        let yn = |b: bool| if b { "yes" } else { "no" }.to_string();
+        vec![
+            a.policy.name().to_string(),
+            a.outcomes.len().to_string(),
+            if d.is_empty() {
+                "-".into()
+            } else {
+                d.join(",")
+            },
+            yn(a.any(Property::ActionCancelled)),
+            yn(a.any(Property::AbortedAfterEffect)),
+        ]
+    }
+    fn to_json(sc: &Scenario, a: &Answer) -> Value {
+        json!({
+            "policy": a.policy.name(),
+            "outcomes": a.outcomes.iter().map(|o| super::report::outcome_json(sc, o)).collect::<Vec<_>>(),
+        })
+    }
+    fn record(_: &Scenario, a: &Answer) -> Value {
         let fired: Vec<&String> = (0..a.reactions.len())
             .filter(|&r| a.any(Property::Fires(r)))
             .map(|r| &a.reactions[r])

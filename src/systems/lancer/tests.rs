@@ -417,9 +417,10 @@ fn differential(
         let t0 = std::time::Instant::now();
         let s = Lancer::generate(args, seed);
         let budget = Budget::new();
-        let answers: Vec<_> = crate::batch::with_timeout(Some(limit), &budget, || {
-            engines.iter().map(|e| e.solve(&s, &budget)).collect()
-        });
+        let answers: Vec<_> =
+            crate::harness::differential::with_timeout(Some(limit), &budget, || {
+                engines.iter().map(|e| e.solve(&s, &budget)).collect()
+            });
         let dt = t0.elapsed();
         if dt > slowest.0 {
             slowest = (dt, seed);
@@ -448,13 +449,46 @@ fn engines_agree_on_random_scenarios() {
     assert_eq!(bad, 0, "{bad} of {n} random scenarios disagree");
     assert_eq!(skipped, 0);
     let big = GenArgs {
-        units: 4,
-        reactions: 5,
-        depth: 3,
+        lancer_units: 4,
+        lancer_reactions: 5,
+        lancer_depth: 3,
     };
     let (n, bad, skipped) = differential(&big, 100, 0, limit);
     assert_eq!(bad, 0, "{bad} of {n} larger random scenarios disagree");
     assert_eq!(skipped, 0);
+}
+
+#[test]
+fn the_generic_harness_fuzzes_and_shrinks_lancer() {
+    use crate::harness::differential::Differential;
+    use crate::harness::fuzz::{run, shrink, Config, Limit};
+    let cfg = Config {
+        seed: 7,
+        limit: Limit::Cases(200),
+        case_timeout: Some(std::time::Duration::from_secs(20)),
+    };
+    let diff = Differential::<Lancer>::all();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let s = run::<Lancer>(&GenArgs::default(), &diff, &cfg, &stop, &|| {});
+    assert_eq!(s.cases, 200);
+    assert!(s.failure.is_none(), "the engines disagree");
+    assert_eq!(s.skipped, 0);
+    // Shrinking a planted failure ("some unit can be destroyed") keeps one unit that can
+    // be destroyed and drops every reaction that is not needed.
+    let destroys = |sc: &Scenario| {
+        search::outcomes(sc, sc.policy, &Budget::new())
+            .expect("not cancelled")
+            .iter()
+            .any(|o| o.units.iter().any(|u| u.destroyed))
+    };
+    let start = (0..200)
+        .map(|seed| generate(&GenArgs::default(), seed))
+        .find(|sc| destroys(sc) && sc.reactions.len() >= 2)
+        .expect("some random scenario can destroy a unit");
+    let small = shrink::<Lancer>(&start, destroys);
+    assert!(Lancer::size(&small) < Lancer::size(&start));
+    assert!(destroys(&small));
+    assert!(Lancer::simplifications(&small).iter().all(|t| !destroys(t)));
 }
 
 /// The long fuzz run: `LANCER_FUZZ_CASES=100000 cargo test --release --lib
@@ -478,9 +512,9 @@ fn fuzz_long() {
             .unwrap_or(d)
     };
     let args = GenArgs {
-        units: var("LANCER_FUZZ_UNITS", 3),
-        reactions: var("LANCER_FUZZ_REACTIONS", 3),
-        depth: var("LANCER_FUZZ_DEPTH", 2),
+        lancer_units: var("LANCER_FUZZ_UNITS", 3),
+        lancer_reactions: var("LANCER_FUZZ_REACTIONS", 3),
+        lancer_depth: var("LANCER_FUZZ_DEPTH", 2),
     };
     let secs: u64 = std::env::var("LANCER_FUZZ_CASE_SECS")
         .ok()
@@ -510,9 +544,9 @@ fn print_generated() {
             .unwrap_or(d)
     };
     let args = GenArgs {
-        units: var("LANCER_FUZZ_UNITS", 3),
-        reactions: var("LANCER_FUZZ_REACTIONS", 3),
-        depth: var("LANCER_FUZZ_DEPTH", 2),
+        lancer_units: var("LANCER_FUZZ_UNITS", 3),
+        lancer_reactions: var("LANCER_FUZZ_REACTIONS", 3),
+        lancer_depth: var("LANCER_FUZZ_DEPTH", 2),
     };
     print!("{}", parse::to_text(&generate(&args, seed)));
 }

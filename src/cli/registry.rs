@@ -1,0 +1,238 @@
+//! The systems the CLI knows, as a table of generic entry points: the only place where the
+//! harness's generic functions meet concrete systems. Adding a system adds one line to
+//! [`entries`] and one variant to [`SystemName`].
+
+use crate::harness::batch::{self, Job, Record};
+use crate::harness::differential::with_timeout;
+use crate::harness::{inputs, Differential, Verdict};
+use crate::source::LoadError;
+use crate::systems::spec::{Budget, System};
+use crate::systems::{ar::Ar, fft::Fft, lancer::system::Lancer};
+use clap::ValueEnum;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Duration;
+
+/// A system's name on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]
+pub enum SystemName {
+    /// ?AR night resolution (`.night`, `.json`).
+    Ar,
+    /// FFT turn flow (`.fft`).
+    Fft,
+    /// Lancer event system (`.lancer`).
+    Lancer,
+}
+
+/// Which engines answer: every engine of the system, or a named one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineChoice {
+    /// Every engine of the system (brute force too, where the system has one and the
+    /// instance is small), compared.
+    All,
+    /// The direct and the SAT engine in parallel, compared.
+    Both,
+    /// The direct engine alone.
+    Direct,
+    /// The SAT engine alone.
+    Sat,
+    /// Brute force alone (only ?AR has one; tiny instances).
+    Brute,
+}
+
+impl EngineChoice {
+    /// The engine names, or `None` for every engine.
+    pub fn names(self) -> Option<&'static [&'static str]> {
+        match self {
+            EngineChoice::All => None,
+            EngineChoice::Both => Some(&["direct", "sat"]),
+            EngineChoice::Direct => Some(&["direct"]),
+            EngineChoice::Sat => Some(&["sat"]),
+            EngineChoice::Brute => Some(&["brute"]),
+        }
+    }
+}
+
+/// How `check` and `batch` run each instance.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// The engines.
+    pub engine: EngineChoice,
+    /// Grace for the slower engines once one answered.
+    pub grace: Option<Duration>,
+    /// Per-instance time limit.
+    pub timeout: Option<Duration>,
+}
+
+/// What checking one file gave.
+#[derive(Clone, Debug)]
+pub enum FileCheck {
+    /// Every engine answered the same.
+    Agree {
+        /// The system's table cells.
+        row: Vec<String>,
+        /// The answer's label.
+        label: String,
+    },
+    /// Some engine answered, the others were stopped: not cross-checked.
+    Alone {
+        /// The system's table cells.
+        row: Vec<String>,
+        /// The engines that did not finish.
+        unfinished: Vec<&'static str>,
+    },
+    /// The engines disagree (or one panicked): every answer, as JSON by engine.
+    Disagree {
+        /// The answers (or errors), by engine.
+        answers: Value,
+    },
+    /// No engine answered within the time limit.
+    Timeout,
+    /// The file could not be read or parsed.
+    Input(String),
+    /// The engine choice does not exist for this system.
+    BadEngine(String),
+}
+
+/// One system's entry points.
+pub struct Entry {
+    /// Its name.
+    pub name: SystemName,
+    /// Its `NAME`.
+    pub id: &'static str,
+    /// Its file extensions.
+    pub extensions: &'static [&'static str],
+    /// What an instance is called.
+    pub noun: &'static str,
+    /// Its `check` table columns (after the file).
+    pub columns: fn() -> Vec<&'static str>,
+    /// Loads and checks one file.
+    pub check: fn(&Path, &RunOptions) -> FileCheck,
+    /// Loads and answers one batch job.
+    pub batch: fn(&Job, &RunOptions) -> Record,
+}
+
+fn entry<S: System>(name: SystemName) -> Entry {
+    Entry {
+        name,
+        id: S::NAME,
+        extensions: S::EXTENSIONS,
+        noun: S::NOUN,
+        columns: S::columns,
+        check: check_file::<S>,
+        batch: batch_job::<S>,
+    }
+}
+
+/// Every system, in `SystemName` order.
+pub fn entries() -> Vec<Entry> {
+    vec![
+        entry::<Ar>(SystemName::Ar),
+        entry::<Fft>(SystemName::Fft),
+        entry::<Lancer>(SystemName::Lancer),
+    ]
+}
+
+/// The entry of a system.
+pub fn get(name: SystemName) -> Entry {
+    entries()
+        .into_iter()
+        .find(|e| e.name == name)
+        .expect("every SystemName has an entry")
+}
+
+/// The extensions of the given system, or of every system.
+pub fn extensions(only: Option<SystemName>) -> Vec<&'static str> {
+    entries()
+        .into_iter()
+        .filter(|e| only.is_none_or(|n| e.name == n))
+        .flat_map(|e| e.extensions.iter().copied())
+        .collect()
+}
+
+/// The system of a file: `forced` if given, else by extension (`-` is ?AR unless forced).
+pub fn system_of(path: &Path, forced: Option<SystemName>) -> Result<SystemName, String> {
+    if let Some(n) = forced {
+        return Ok(n);
+    }
+    if path.as_os_str() == inputs::STDIN {
+        return Ok(SystemName::Ar);
+    }
+    entries()
+        .into_iter()
+        .find(|e| inputs::has_extension(path, e.extensions))
+        .map(|e| e.name)
+        .ok_or_else(|| {
+            let exts: Vec<String> = extensions(None).iter().map(|x| format!(".{x}")).collect();
+            format!(
+                "{}: cannot tell which system this file is for: its extension is none of {} \
+                 (name the system with --system)",
+                path.display(),
+                exts.join(" ")
+            )
+        })
+}
+
+/// The differential for an engine choice.
+pub fn differential<S: System>(opts: &RunOptions) -> Result<Differential<S>, String> {
+    let d = match opts.engine.names() {
+        None => Differential::all(),
+        Some(names) => Differential::only(names)?,
+    };
+    Ok(d.with_grace(opts.grace))
+}
+
+fn check_file<S: System>(path: &Path, opts: &RunOptions) -> FileCheck {
+    let diff = match differential::<S>(opts) {
+        Ok(d) => d,
+        Err(e) => return FileCheck::BadEngine(e),
+    };
+    let instance = match inputs::load::<S>(path) {
+        Ok(i) => i,
+        Err(e) => return FileCheck::Input(render_load_error(&e)),
+    };
+    let budget = Budget::new();
+    let c = with_timeout(opts.timeout, &budget, || diff.compare(&instance, &budget));
+    match c.verdict() {
+        Verdict::Agree(a) => FileCheck::Agree {
+            row: S::row(&instance, a),
+            label: S::label(a),
+        },
+        Verdict::Alone(a) => FileCheck::Alone {
+            row: S::row(&instance, a),
+            unfinished: c.unfinished(),
+        },
+        Verdict::Interrupted => FileCheck::Timeout,
+        Verdict::Disagree => {
+            let answers: serde_json::Map<String, Value> = c
+                .runs
+                .iter()
+                .map(|r| {
+                    let v = match &r.result {
+                        Ok(a) => S::to_json(&instance, a),
+                        Err(e) => json!({"error": e.to_string()}),
+                    };
+                    (r.engine.to_string(), v)
+                })
+                .collect();
+            FileCheck::Disagree {
+                answers: Value::Object(answers),
+            }
+        }
+    }
+}
+
+fn batch_job<S: System>(job: &Job, opts: &RunOptions) -> Record {
+    match differential::<S>(opts) {
+        Ok(d) => batch::resolve_one::<S>(job, &d, opts.timeout),
+        Err(e) => batch::error_record(job.key(), batch::ErrorKind::Input, e),
+    }
+}
+
+/// A load error as the CLI shows it: every message starts with `error:` or a location.
+pub fn render_load_error(e: &LoadError) -> String {
+    match e {
+        LoadError::Io { .. } => format!("error: {e}"),
+        LoadError::Parse(p) => p.to_string(),
+    }
+}

@@ -1,0 +1,523 @@
+//! Batch runs: many instances (of any system) in parallel, one JSON line per instance,
+//! written to a report as each finishes; resumable and shardable.
+//!
+//! Invariants: every planned instance yields exactly one record, a bad, oversized, timed
+//! out or disagreeing instance an error record, never the end of the batch; each record
+//! is one line written and flushed whole, so a crash loses at most the line being
+//! written; a report is only ever appended to when resuming, and a partially written
+//! last line is removed (it is not taken as done), so the report stays JSON lines; a
+//! report is locked while a run writes it;
+//! the shard `K/N` of the sorted inputs is those at index `i` with `i % N == K - 1`, so the
+//! N shards partition the inputs exactly.
+
+use super::differential::{with_timeout, Differential, Verdict};
+use super::inputs;
+use crate::systems::spec::{Budget, System};
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::io::{self, BufRead, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// One of N deterministic partitions of the sorted inputs: `K/N`, `1 <= K <= N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// K, 1-based.
+    pub k: usize,
+    /// N.
+    pub n: usize,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("invalid shard `{s}`: expected K/N with 1 <= K <= N, e.g. 2/4");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: usize = k.trim().parse().map_err(|_| bad())?;
+        let n: usize = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+impl Shard {
+    /// The items of this shard: index `i` with `i % n == k - 1`.
+    pub fn select<T>(&self, items: Vec<T>) -> Vec<T> {
+        items
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % self.n == self.k - 1)
+            .map(|(_, x)| x)
+            .collect()
+    }
+}
+
+/// One instance to resolve.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Job {
+    /// Its path as found.
+    pub path: PathBuf,
+    /// Set when the path could not even be read as a file or directory.
+    pub unreadable: Option<String>,
+}
+
+impl Job {
+    /// The path as written in records (lossy for non-UTF-8 paths).
+    pub fn key(&self) -> String {
+        self.path.to_string_lossy().into_owned()
+    }
+}
+
+/// The instances to run: files under `paths` (directories walked for `extensions`, see
+/// [`inputs::collect`]) and unreadable paths, sorted by path, restricted to `shard`, less
+/// those in `done`. Also returns how many were skipped because they were in `done`.
+pub fn plan(
+    paths: &[PathBuf],
+    extensions: &[&str],
+    shard: Option<Shard>,
+    done: &HashSet<String>,
+) -> (Vec<Job>, usize) {
+    let found = inputs::collect(paths, extensions);
+    let mut jobs: Vec<Job> = found
+        .files
+        .into_iter()
+        .map(|path| Job {
+            path,
+            unreadable: None,
+        })
+        .chain(found.errors.into_iter().map(|(path, e)| Job {
+            unreadable: Some(format!("cannot read {}: {e}", path.display())),
+            path,
+        }))
+        .collect();
+    jobs.sort();
+    jobs.dedup_by(|a, b| a.path == b.path);
+    if let Some(s) = shard {
+        jobs = s.select(jobs);
+    }
+    let before = jobs.len();
+    jobs.retain(|j| !done.contains(&j.key()));
+    let skipped = before - jobs.len();
+    (jobs, skipped)
+}
+
+/// Why an instance has no answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ErrorKind {
+    /// Unreadable or invalid file (the message is located).
+    Input,
+    /// The timeout cancelled the engines.
+    Timeout,
+    /// The engines disagree, or one panicked: a bug in gordian.
+    Disagreement,
+}
+
+impl ErrorKind {
+    /// As written in records.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Input => "input",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Disagreement => "disagreement",
+        }
+    }
+}
+
+/// One instance's answer: its JSON line and what it counts as.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// The path, as in [`Job::key`].
+    pub path: String,
+    /// The answer's label (see `System::label`), or the kind of error.
+    pub status: Result<String, ErrorKind>,
+    /// The JSON object written as one line.
+    pub json: Value,
+}
+
+/// An error record for `path`.
+pub fn error_record(path: String, kind: ErrorKind, message: String) -> Record {
+    let json = json!({"path": path, "error": message, "error_kind": kind.name()});
+    Record {
+        path,
+        status: Err(kind),
+        json,
+    }
+}
+
+/// Loads and answers one instance of `S`; never fails, an error is a record. The record
+/// has `path`, `system`, the system's own fields (`System::record`), `engines`,
+/// `times_ms`, `cross_checked` and, when an engine was stopped, `unfinished`.
+pub fn resolve_one<S: System>(
+    job: &Job,
+    diff: &Differential<S>,
+    timeout: Option<Duration>,
+) -> Record {
+    let path = job.key();
+    if let Some(msg) = &job.unreadable {
+        return error_record(path, ErrorKind::Input, msg.clone());
+    }
+    let instance = match inputs::load::<S>(&job.path) {
+        Ok(i) => i,
+        Err(e) => return error_record(path, ErrorKind::Input, e.to_string()),
+    };
+    let budget = Budget::new();
+    let c = with_timeout(timeout, &budget, || diff.compare(&instance, &budget));
+    let engines: Vec<&str> = c.runs.iter().map(|r| r.engine).collect();
+    let times: serde_json::Map<String, Value> = c
+        .runs
+        .iter()
+        .map(|r| (r.engine.to_string(), json!((r.ms * 1e3).round() / 1e3)))
+        .collect();
+    let mut rec = match c.verdict() {
+        Verdict::Agree(a) | Verdict::Alone(a) => {
+            let mut json = json!({"path": path, "system": S::NAME});
+            if let Value::Object(fields) = S::record(&instance, a) {
+                json.as_object_mut().expect("a JSON object").extend(fields);
+            }
+            Record {
+                json,
+                path,
+                status: Ok(S::label(a)),
+            }
+        }
+        Verdict::Disagree => {
+            let msg = format!(
+                "the engines disagree (a bug in gordian): {}",
+                c.describe(|a| S::summary(&instance, a)).join("; ")
+            );
+            error_record(path, ErrorKind::Disagreement, msg)
+        }
+        Verdict::Interrupted => {
+            let msg = match timeout {
+                Some(t) => format!("timed out after {} s", t.as_secs_f64()),
+                None => "interrupted".to_string(),
+            };
+            error_record(path, ErrorKind::Timeout, msg)
+        }
+    };
+    rec.json["engines"] = json!(engines);
+    rec.json["times_ms"] = Value::Object(times);
+    rec.json["cross_checked"] = json!(c.cross_checked());
+    let unfinished = c.unfinished();
+    if rec.status.is_ok() && !unfinished.is_empty() {
+        rec.json["unfinished"] = json!(unfinished);
+    }
+    rec
+}
+
+/// Counts of what a batch produced.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Records written.
+    pub written: u64,
+    /// Answers per label (see `System::label`).
+    pub classes: BTreeMap<String, u64>,
+    /// Error records per kind.
+    pub errors: BTreeMap<ErrorKind, u64>,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+impl Summary {
+    fn add(&mut self, r: &Record) {
+        self.written += 1;
+        match &r.status {
+            Ok(c) => *self.classes.entry(c.clone()).or_default() += 1,
+            Err(k) => *self.errors.entry(*k).or_default() += 1,
+        }
+    }
+}
+
+/// Answers `jobs` with `resolve` on a pool of `threads` threads, writing and flushing one
+/// line per instance to `out` as it finishes (in completion order), and calling
+/// `on_record` after each. Stops at the first write error and returns it; once `stop` is
+/// set, no further instance is started (those running finish and are written).
+pub fn run(
+    jobs: &[Job],
+    resolve: &(dyn Fn(&Job) -> Record + Sync),
+    threads: usize,
+    out: &mut (dyn Write + Send),
+    stop: &AtomicBool,
+    on_record: &(dyn Fn(&Record) + Sync),
+) -> io::Result<Summary> {
+    let start = Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(io::Error::other)?;
+    let state = Mutex::new((out, Summary::default(), None::<io::Error>));
+    pool.install(|| {
+        jobs.par_iter().for_each(|job| {
+            if lock(&state).2.is_some() || stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let rec = resolve(job);
+            let mut line = rec.json.to_string();
+            line.push('\n');
+            let mut st = lock(&state);
+            if st.2.is_some() {
+                return;
+            }
+            match st.0.write_all(line.as_bytes()).and_then(|()| st.0.flush()) {
+                Ok(()) => {
+                    st.1.add(&rec);
+                    drop(st);
+                    on_record(&rec);
+                }
+                Err(e) => st.2 = Some(e),
+            }
+        })
+    });
+    let (_, mut summary, err) = state.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(e) = err {
+        return Err(e);
+    }
+    summary.elapsed = start.elapsed();
+    Ok(summary)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The paths recorded in a report's text; lines that are not complete JSON objects with a
+/// `path` (such as a partially written last line) are ignored.
+pub fn done_paths(report: &str) -> HashSet<String> {
+    report
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v.get("path")?.as_str().map(str::to_string))
+        .collect()
+}
+
+/// Why a report cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// It could not be opened, read or repaired.
+    #[error("cannot open the report {}: {source}", path.display())]
+    Io {
+        /// The report.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Another run holds its lock.
+    #[error("the report {} is being written by another gordian run (it is locked)", path.display())]
+    Locked {
+        /// The report.
+        path: PathBuf,
+    },
+    /// A complete line of it is not a record.
+    #[error("{}:{line}: not a gordian batch report: {why}", path.display())]
+    NotAReport {
+        /// The report.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// Opens the report at `path` and locks it exclusively (a second run on the same report is
+/// refused). Resuming: opens it for appending (creating it if missing), returns the paths
+/// it already has (read line by line: memory grows with the number of records, not the
+/// file), and removes a partially written last line. A complete line that is not a JSON
+/// object with a `path` means the file is not a report: refused, nothing written.
+/// Otherwise: creates or truncates it.
+pub fn open_report(
+    path: &Path,
+    resume: bool,
+) -> Result<(std::fs::File, HashSet<String>), ReportError> {
+    let io = |source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io)?;
+    match f.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(ReportError::Locked {
+                path: path.to_path_buf(),
+            })
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+    }
+    if !resume {
+        f.set_len(0).map_err(io)?;
+        return Ok((f, HashSet::new()));
+    }
+    let mut done = HashSet::new();
+    let mut complete_len: u64 = 0;
+    {
+        let mut reader = io::BufReader::new(&f);
+        let mut buf = Vec::new();
+        let mut line = 0;
+        loop {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
+            if n == 0 {
+                break;
+            }
+            line += 1;
+            if buf.last() != Some(&b'\n') {
+                break; // a partial last line: removed below
+            }
+            complete_len += n as u64;
+            let text = String::from_utf8_lossy(&buf);
+            if text.trim().is_empty() {
+                continue;
+            }
+            let rec = serde_json::from_str::<Value>(&text).ok();
+            match rec.as_ref().and_then(|v| v.get("path")?.as_str()) {
+                Some(p) => {
+                    done.insert(p.to_string());
+                }
+                None => {
+                    return Err(ReportError::NotAReport {
+                        path: path.to_path_buf(),
+                        line,
+                        why: "the line is not a JSON record with a \"path\"".to_string(),
+                    })
+                }
+            }
+        }
+    }
+    f.set_len(complete_len).map_err(io)?;
+    f.seek(SeekFrom::End(0)).map_err(io)?;
+    Ok((f, done))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::toy::{Sleeper, Toy};
+
+    #[test]
+    fn shards_partition_exactly() {
+        let items: Vec<usize> = (0..23).collect();
+        for n in 1..6 {
+            let mut all: Vec<usize> = (1..=n)
+                .flat_map(|k| Shard { k, n }.select(items.clone()))
+                .collect();
+            all.sort();
+            assert_eq!(all, items);
+        }
+        assert_eq!("2/3".parse(), Ok(Shard { k: 2, n: 3 }));
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn done_paths_tolerate_a_partial_line() {
+        let text = "{\"path\":\"a.night\",\"classification\":\"paradox\"}\n\
+                    not json\n{\"path\":\"b.night\",\"error\":\"x\"}\n{\"path\":\"c.ni";
+        let done = done_paths(text);
+        let mut v: Vec<_> = done.into_iter().collect();
+        v.sort();
+        assert_eq!(v, ["a.night", "b.night"]);
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("gordian-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_timeout_is_an_error_record() {
+        let dir = temp_dir("batch-timeout");
+        let file = dir.join("slow.toy");
+        std::fs::write(&file, "1 2\n").unwrap();
+        let diff: Differential<Toy> = Differential {
+            engines: vec![Box::new(Sleeper)],
+            grace: None,
+            filtered: false,
+        };
+        let job = Job {
+            path: file,
+            unreadable: None,
+        };
+        let rec = resolve_one(&job, &diff, Some(Duration::from_millis(50)));
+        assert_eq!(rec.status, Err(ErrorKind::Timeout));
+        assert_eq!(rec.json["error"], "timed out after 0.05 s");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_record_carries_the_systems_fields() {
+        let dir = temp_dir("batch-record");
+        let file = dir.join("a.toy");
+        std::fs::write(&file, "# three numbers\n1 2 4\n").unwrap();
+        let job = Job {
+            path: file,
+            unreadable: None,
+        };
+        let rec = resolve_one(&job, &Differential::<Toy>::all(), None);
+        assert_eq!(rec.status, Ok("odd".to_string()));
+        assert_eq!(rec.json["sum"], 7);
+        assert_eq!(rec.json["system"], "toy");
+        assert_eq!(rec.json["cross_checked"], true);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn resuming_removes_a_partial_line_and_refuses_a_foreign_file() {
+        let dir = temp_dir("batch-report");
+        let report = dir.join("r.jsonl");
+        std::fs::write(&report, "{\"path\":\"a.toy\"}\n{\"path\":\"b.t").unwrap();
+        let (f, done) = open_report(&report, true).unwrap();
+        drop(f);
+        assert_eq!(done.into_iter().collect::<Vec<_>>(), ["a.toy"]);
+        assert_eq!(
+            std::fs::read_to_string(&report).unwrap(),
+            "{\"path\":\"a.toy\"}\n"
+        );
+        let foreign = dir.join("notes.txt");
+        std::fs::write(&foreign, "shopping list\nmilk\n").unwrap();
+        let err = open_report(&foreign, true).unwrap_err();
+        assert!(
+            matches!(err, ReportError::NotAReport { line: 1, .. }),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&foreign).unwrap(),
+            "shopping list\nmilk\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_locked_report_is_refused() {
+        let dir = temp_dir("batch-lock");
+        let report = dir.join("r.jsonl");
+        let (first, _) = open_report(&report, false).unwrap();
+        let err = open_report(&report, true).unwrap_err();
+        assert!(matches!(err, ReportError::Locked { .. }), "{err}");
+        drop(first);
+        assert!(open_report(&report, true).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

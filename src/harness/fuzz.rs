@@ -1,0 +1,324 @@
+//! Differential fuzzing of any system: random instances from the system's generator, each
+//! answered by every engine of a [`Differential`]; the first failing instance is shrunk
+//! ([`shrink`]) and written in the system's format with a `#` header saying what
+//! disagreed.
+//!
+//! Invariants: case `i` of seed `S` is a pure function of the generator arguments, `S`
+//! and `i` ([`case_seed`]), so any case can be regenerated; cases run in parallel (rayon),
+//! handed out in index order, and stop at the first failure, the limit, or a stop request;
+//! when several cases fail before the others notice, the one with the lowest index is
+//! kept; a case over the per-case timeout is counted as skipped, never as a failure.
+
+use super::differential::{with_timeout, Comparison, Differential, Verdict};
+use crate::systems::spec::{Budget, System};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// When to stop fuzzing (besides a failure).
+#[derive(Clone, Copy, Debug)]
+pub enum Limit {
+    /// After this many cases.
+    Cases(u64),
+    /// After this much time.
+    Time(Duration),
+}
+
+/// How to fuzz (the generator's knobs are the system's own `GenArgs`).
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// The run's seed.
+    pub seed: u64,
+    /// When to stop.
+    pub limit: Limit,
+    /// A case over this is cancelled and counted as skipped.
+    pub case_timeout: Option<Duration>,
+}
+
+/// One step of SplitMix64: a bijective 64-bit mix.
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The generator seed of case `index` of the run with seed `seed`.
+pub fn case_seed(seed: u64, index: u64) -> u64 {
+    splitmix64(splitmix64(seed) ^ index)
+}
+
+/// The first failing case, as generated.
+#[derive(Clone, Debug)]
+pub struct Failure<I> {
+    /// Its index in the run.
+    pub index: u64,
+    /// Its generator seed.
+    pub seed: u64,
+    /// The instance.
+    pub instance: I,
+    /// The engines' answers on it, one line each.
+    pub answers: Vec<String>,
+}
+
+/// What a run saw.
+#[derive(Clone, Debug)]
+pub struct Summary<I> {
+    /// Cases run (skipped ones included).
+    pub cases: u64,
+    /// Agreed answers by label (see `System::label`), with their counts.
+    pub labels: BTreeMap<String, u64>,
+    /// How many cases each engine ran on.
+    pub engine_runs: BTreeMap<&'static str, u64>,
+    /// Cases cancelled by the per-case timeout.
+    pub skipped: u64,
+    /// The failing case with the lowest index, if any.
+    pub failure: Option<Failure<I>>,
+    /// Whether the run was stopped from outside (a signal) before its limit.
+    pub stopped: bool,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+impl<I> Default for Summary<I> {
+    fn default() -> Self {
+        Summary {
+            cases: 0,
+            labels: BTreeMap::new(),
+            engine_runs: BTreeMap::new(),
+            skipped: 0,
+            failure: None,
+            stopped: false,
+            elapsed: Duration::ZERO,
+        }
+    }
+}
+
+impl<I> Summary<I> {
+    fn merge(mut self, other: Summary<I>) -> Summary<I> {
+        self.cases += other.cases;
+        self.skipped += other.skipped;
+        for (c, n) in other.labels {
+            *self.labels.entry(c).or_default() += n;
+        }
+        for (e, n) in other.engine_runs {
+            *self.engine_runs.entry(e).or_default() += n;
+        }
+        self.failure = match (self.failure, other.failure) {
+            (Some(a), Some(b)) => Some(if a.index <= b.index { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+}
+
+/// Runs the cases in parallel; calls `on_case` after each one (for progress display).
+/// Setting `stop` ends the run early (cases already started finish).
+pub fn run<S: System>(
+    gen: &S::GenArgs,
+    diff: &Differential<S>,
+    cfg: &Config,
+    stop: &AtomicBool,
+    on_case: &(dyn Fn() + Sync),
+) -> Summary<S::Instance> {
+    let start = Instant::now();
+    let failed = AtomicBool::new(false);
+    let (end, deadline) = match cfg.limit {
+        Limit::Cases(n) => (n, None),
+        Limit::Time(t) => (u64::MAX, start.checked_add(t)),
+    };
+    // `par_bridge` hands out indices in order, so the cases run are (about) a prefix.
+    let mut summary = (0..end)
+        .par_bridge()
+        .map(|i| {
+            if failed.load(Ordering::Relaxed)
+                || stop.load(Ordering::Relaxed)
+                || deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                return None;
+            }
+            let seed = case_seed(cfg.seed, i);
+            let instance = S::generate(gen, seed);
+            let budget = Budget::new();
+            let c = with_timeout(cfg.case_timeout, &budget, || {
+                diff.compare(&instance, &budget)
+            });
+            let mut s = Summary {
+                cases: 1,
+                ..Summary::default()
+            };
+            for r in &c.runs {
+                s.engine_runs.insert(r.engine, 1);
+            }
+            match c.verdict() {
+                Verdict::Agree(a) => {
+                    s.labels.insert(S::label(a), 1);
+                }
+                Verdict::Interrupted | Verdict::Alone(_) => s.skipped = 1,
+                Verdict::Disagree => {
+                    failed.store(true, Ordering::Relaxed);
+                    s.failure = Some(Failure {
+                        index: i,
+                        seed,
+                        answers: c.describe(|a| S::summary(&instance, a)),
+                        instance,
+                    });
+                }
+            }
+            on_case();
+            Some(s)
+        })
+        .while_some()
+        .reduce(Summary::default, Summary::merge);
+    summary.stopped = stop.load(Ordering::Relaxed);
+    summary.elapsed = start.elapsed();
+    summary
+}
+
+/// Shrinks `instance` while `still_fails` holds: takes the first simplification (see
+/// `System::simplifications`) that still fails, until none does. The result is locally
+/// minimal over the system's simplifications; only strictly smaller candidates are taken,
+/// so it terminates.
+pub fn shrink<S: System>(
+    instance: &S::Instance,
+    mut still_fails: impl FnMut(&S::Instance) -> bool,
+) -> S::Instance {
+    let mut cur = instance.clone();
+    'outer: loop {
+        let size = S::size(&cur);
+        for cand in S::simplifications(&cur) {
+            if S::size(&cand) < size && still_fails(&cand) {
+                cur = cand;
+                continue 'outer;
+            }
+        }
+        return cur;
+    }
+}
+
+/// A failing instance shrunk to a locally minimal one, with the engines' answers on it.
+#[derive(Clone, Debug)]
+pub struct Shrunk<S: System> {
+    /// The minimal instance.
+    pub instance: S::Instance,
+    /// The engines' (disagreeing) answers on it.
+    pub comparison: Comparison<S::Answer>,
+}
+
+/// Shrinks a failing instance while the engines still disagree on it.
+pub fn shrink_failure<S: System>(
+    instance: &S::Instance,
+    diff: &Differential<S>,
+    case_timeout: Option<Duration>,
+) -> Shrunk<S> {
+    let small = shrink::<S>(instance, |i| diff.fails(i, case_timeout));
+    let budget = Budget::new();
+    let comparison = with_timeout(case_timeout, &budget, || diff.compare(&small, &budget));
+    Shrunk {
+        instance: small,
+        comparison,
+    }
+}
+
+/// The file for a shrunk failure: a `#` header (what disagreed, where the instance came
+/// from, the generator's arguments) and the instance in the system's format.
+pub fn failure_file<S: System>(
+    gen: &S::GenArgs,
+    cfg: &Config,
+    f: &Failure<S::Instance>,
+    s: &Shrunk<S>,
+) -> String {
+    let mut out = format!(
+        "# gordian fuzz: the engines disagree on this {}; this is a bug in gordian.\n",
+        S::NOUN
+    );
+    out.push_str(&format!(
+        "# case {} of seed {} (generator seed {}), shrunk from size {} to {}\n",
+        f.index,
+        cfg.seed,
+        f.seed,
+        S::size(&f.instance),
+        S::size(&s.instance)
+    ));
+    out.push_str(&format!("# generator: {gen:?}\n"));
+    for line in s.comparison.describe(|a| S::summary(&s.instance, a)) {
+        out.push_str(&format!("# {}\n", line.replace('\n', " ")));
+    }
+    out.push_str(&S::to_text(&s.instance));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::toy::{Toy, ToyGen, WrongOnSeven};
+
+    fn planted() -> Differential<Toy> {
+        let mut d = Differential::<Toy>::only(&["direct"]).expect("toy has direct");
+        d.engines.push(Box::new(WrongOnSeven));
+        d
+    }
+
+    #[test]
+    fn honest_engines_agree_on_every_case() {
+        let cfg = Config {
+            seed: 3,
+            limit: Limit::Cases(200),
+            case_timeout: None,
+        };
+        let s = run::<Toy>(
+            &ToyGen { len: 6 },
+            &Differential::all(),
+            &cfg,
+            &AtomicBool::new(false),
+            &|| {},
+        );
+        assert_eq!(s.cases, 200);
+        assert!(s.failure.is_none());
+        assert_eq!(s.labels.values().sum::<u64>(), 200);
+        assert_eq!(s.engine_runs["direct"], 200);
+    }
+
+    #[test]
+    fn a_planted_bug_is_found_and_shrunk_to_its_core() {
+        let cfg = Config {
+            seed: 1,
+            limit: Limit::Cases(10_000),
+            case_timeout: None,
+        };
+        let gen = ToyGen { len: 8 };
+        let diff = planted();
+        let s = run::<Toy>(&gen, &diff, &cfg, &AtomicBool::new(false), &|| {});
+        let f = s.failure.expect("a list with a 7 turns up");
+        assert!(f.instance.contains(&7));
+        assert_eq!(f.instance, Toy::generate(&gen, case_seed(1, f.index)));
+        let shrunk = shrink_failure(&f.instance, &diff, None);
+        assert_eq!(shrunk.instance, vec![7]);
+        let text = failure_file(&gen, &cfg, &f, &shrunk);
+        assert!(text.ends_with("\n7\n"), "{text}");
+        assert!(text.contains("# direct: sum 7\n# wrong: sum 8\n"), "{text}");
+        // The file reads back as the shrunk instance.
+        let back = Toy::parse(std::path::Path::new("f.toy"), &text).expect("valid");
+        assert_eq!(back, vec![7]);
+    }
+
+    #[test]
+    fn a_stop_request_ends_the_run() {
+        let cfg = Config {
+            seed: 0,
+            limit: Limit::Cases(u64::MAX),
+            case_timeout: None,
+        };
+        let stop = AtomicBool::new(true);
+        let s = run::<Toy>(
+            &ToyGen { len: 3 },
+            &Differential::all(),
+            &cfg,
+            &stop,
+            &|| {},
+        );
+        assert!(s.stopped);
+        assert_eq!(s.cases, 0);
+    }
+}

@@ -1,0 +1,18 @@
+//! The harness: everything that works the same for every game system, generic over
+//! [`System`](crate::systems::spec::System) and naming none of them. Differential comparison
+//! of a system's engines and the race between them ([`differential`]), fuzzing with
+//! shrinking ([`fuzz`]), batch runs with resume, shards and timeouts ([`batch`]), and
+//! input discovery and loading by extension ([`inputs`]).
+//!
+//! Boundary: nothing here imports `crate::systems::<system>`; a system reaches the harness
+//! only through its `System` implementation, and the CLI chooses the system.
+
+pub mod batch;
+pub mod differential;
+pub mod fuzz;
+pub mod inputs;
+
+pub use differential::{Comparison, Differential, DynEngine, Run, RunError, Verdict};
+
+#[cfg(test)]
+pub(crate) mod toy;

@@ -1,0 +1,266 @@
+//! ?AR as a [`System`]: nights (`.night`, `.json`) in, whole analyses out, compared between
+//! the direct, SAT and (on small universes) brute-force engines; random nights from
+//! [`gen`](super::gen) and the shrinker's simplifications from [`shrink`](super::shrink).
+//!
+//! Invariant: the instance is the night's [`Universe`] (built once, shared by every
+//! engine); `to_text` writes the night with explicit ids and priorities, so a shrunk
+//! failure reads back to the same universe.
+
+use super::engine::{Brute, Direct, Sat, BRUTE_UP_TO};
+use super::gen::{night, NightParams};
+use super::model::ActionKind;
+use super::resolution::{sorted_ids, Analysis};
+use super::{parse, report, shrink, Universe};
+use crate::source::{ParseError, ParseErrors};
+use crate::systems::spec::{Engine, System};
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// The ?AR system.
+pub struct Ar;
+
+/// The night generator's knobs (`gordian fuzz --system ar`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct ArGen {
+    /// Players per night.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub players: u64,
+    /// Each night has between 1 and this many effects.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub max_effects: u64,
+    /// Action kinds to draw from, comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = parse_kind,
+          default_value = "visit,block,stop,protect,kill,deflect")]
+    pub kinds: Vec<ActionKind>,
+    /// Probability that an effect is a passive.
+    #[arg(long, default_value_t = 0.15, value_parser = parse_rate)]
+    pub passive_rate: f64,
+    /// Number of distinct priority levels drawn at random (0: the kinds' defaults).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub priority_levels: u32,
+}
+
+fn parse_kind(s: &str) -> Result<ActionKind, String> {
+    ActionKind::from_name(s.trim()).ok_or_else(|| {
+        let all: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown action kind `{s}` (one of {})", all.join(", "))
+    })
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
+        _ => Err(format!("`{s}` is not a probability between 0 and 1")),
+    }
+}
+
+impl ArGen {
+    /// The generator parameters for a night of `effects` effects.
+    pub fn params(&self, effects: usize) -> NightParams {
+        NightParams {
+            players: self.players as usize,
+            effects,
+            kinds: self.kinds.clone(),
+            passive_rate: self.passive_rate,
+            priority_levels: self.priority_levels,
+            ..NightParams::default()
+        }
+    }
+}
+
+/// A one-line summary of an analysis: classification, resolutions with their succeeded
+/// sets and ways; for a paradox the optimal cuts and their cost.
+pub fn describe(u: &Universe, a: &Analysis) -> String {
+    let sets = |v: Vec<Vec<String>>| {
+        v.iter()
+            .map(|s| format!("{{{}}}", s.join(" ")))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
+    let mut out = format!(
+        "{}, {} resolution(s), {} way(s)",
+        a.classification().name(),
+        a.resolutions.len(),
+        ways
+    );
+    if !a.resolutions.is_empty() {
+        let s = a.resolutions.iter().map(|r| r.succeeded_ids(u)).collect();
+        out.push_str(&format!(", S = {}", sets(s)));
+    }
+    if let Some(c) = &a.cuts {
+        let cuts = c
+            .optimal
+            .iter()
+            .map(|(f, _)| sorted_ids(u, f.ones()))
+            .collect();
+        out.push_str(&format!(
+            ", {} optimal cut(s) {} of cost {:?}",
+            c.optimal.len(),
+            sets(cuts),
+            c.cost
+        ));
+    }
+    out
+}
+
+/// Rejects a night without effects: there is nothing to resolve, and an empty answer
+/// would look like a verdict.
+fn non_empty(file: &Path, text: &str, u: Universe) -> Result<Universe, ParseErrors> {
+    if !u.ensemble.effects.is_empty() {
+        return Ok(u);
+    }
+    let (line, source_line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map_or((1, text.lines().next().unwrap_or_default()), |(i, l)| {
+            (i + 1, l)
+        });
+    Err(ParseErrors(vec![ParseError {
+        file: file.to_path_buf(),
+        line,
+        col: 1,
+        message: "the night has no effects: nothing to resolve (write one effect a line, \
+                  e.g. `R1 block R2`)"
+            .to_string(),
+        source_line: source_line.trim_end_matches('\r').to_string(),
+    }]))
+}
+
+impl System for Ar {
+    const NAME: &'static str = "ar";
+    const EXTENSIONS: &'static [&'static str] = &["night", "json"];
+    const NOUN: &'static str = "night";
+    type Instance = Universe;
+    type Answer = Analysis;
+    type GenArgs = ArGen;
+
+    fn parse(file: &Path, text: &str) -> Result<Universe, ParseErrors> {
+        let u = Universe::new(&parse::parse_str(text, file)?);
+        non_empty(file, text, u)
+    }
+    fn to_text(u: &Universe) -> String {
+        parse::to_night(&u.ensemble)
+    }
+    fn engines() -> Vec<Box<dyn Engine<Universe, Analysis> + Send + Sync>> {
+        vec![Box::new(Direct), Box::new(Sat), Box::new(Brute)]
+    }
+    fn runs_on(engine: &str, u: &Universe) -> bool {
+        engine != "brute" || u.len() <= BRUTE_UP_TO
+    }
+    /// Between 1 and `max_effects` effects, chosen from the seed (as every case of a fuzz
+    /// run is a pure function of its seed).
+    fn generate(args: &ArGen, seed: u64) -> Universe {
+        let effects =
+            1 + (crate::harness::fuzz::splitmix64(seed) % args.max_effects.max(1)) as usize;
+        Universe::new(&night(&args.params(effects), seed))
+    }
+    fn simplifications(u: &Universe) -> Vec<Universe> {
+        shrink::candidates(&u.ensemble)
+            .iter()
+            .filter(|e| !e.effects.is_empty())
+            .map(Universe::new)
+            .collect()
+    }
+    fn size(u: &Universe) -> usize {
+        shrink::size(&u.ensemble)
+    }
+    fn label(a: &Analysis) -> String {
+        a.classification().name().to_string()
+    }
+    fn summary(u: &Universe, a: &Analysis) -> String {
+        describe(u, a)
+    }
+    fn columns() -> Vec<&'static str> {
+        vec!["classification", "resolutions", "optimal cuts"]
+    }
+    fn row(_: &Universe, a: &Analysis) -> Vec<String> {
+        vec![
+            a.classification().name().to_string(),
+            a.resolutions.len().to_string(),
+            a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
+        ]
+    }
+    fn to_json(u: &Universe, a: &Analysis) -> Value {
+        report::to_json(u, a, None)
+    }
+    fn record(u: &Universe, a: &Analysis) -> Value {
+        let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
+        let (cuts, cost) = match &a.cuts {
+            Some(ca) => {
+                let cuts: Vec<Vec<String>> = ca
+                    .optimal
+                    .iter()
+                    .map(|(f, _)| sorted_ids(u, f.ones()))
+                    .collect();
+                let cost: Vec<Value> = u
+                    .ensemble
+                    .priority_levels()
+                    .iter()
+                    .zip(&ca.cost)
+                    .map(|(p, n)| json!({"priority": p, "count": n}))
+                    .collect();
+                (json!(cuts), json!(cost))
+            }
+            None => (Value::Null, Value::Null),
+        };
+        json!({
+            "classification": a.classification().name(),
+            "resolutions": a.resolutions.len(),
+            "ways": ways,
+            "optimal_cuts": cuts,
+            "cut_cost": cost,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::{Differential, Verdict};
+    use crate::systems::spec::Budget;
+
+    #[test]
+    fn every_engine_agrees_on_the_mutual_roleblock() {
+        let u = Ar::parse(Path::new("m.night"), "R1 block R2\nR2 block R1\n").unwrap();
+        let c = Differential::<Ar>::all().compare(&u, &Budget::new());
+        let names: Vec<_> = c.runs.iter().map(|r| r.engine).collect();
+        assert_eq!(names, ["direct", "sat", "brute"]);
+        let Verdict::Agree(a) = c.verdict() else {
+            panic!("expected agreement")
+        };
+        assert_eq!(
+            Ar::summary(&u, a),
+            "quasi-paradox, 2 resolution(s), 2 way(s), S = {e1} | {e2}"
+        );
+        assert_eq!(Ar::record(&u, a)["classification"], "quasi-paradox");
+    }
+
+    #[test]
+    fn an_empty_night_is_a_located_error() {
+        let e = Ar::parse(Path::new("e.night"), "# nothing\n\nplayers: A B\n").unwrap_err();
+        assert_eq!((e.0[0].line, e.0[0].col), (3, 1));
+        assert!(e.0[0].message.contains("no effects"), "{}", e.0[0].message);
+    }
+
+    #[test]
+    fn generated_nights_round_trip_through_the_text_format() {
+        let args = ArGen {
+            players: 5,
+            max_effects: 9,
+            kinds: ActionKind::ALL.to_vec(),
+            passive_rate: 0.3,
+            priority_levels: 3,
+        };
+        for seed in 0..200 {
+            let u = Ar::generate(&args, seed);
+            assert!((1..=9).contains(&u.ensemble.effects.len()));
+            let back = Ar::parse(Path::new("g.night"), &Ar::to_text(&u)).unwrap();
+            assert_eq!(Ar::to_text(&back), Ar::to_text(&u));
+            for s in Ar::simplifications(&u) {
+                assert!(Ar::size(&s) < Ar::size(&u));
+            }
+        }
+    }
+}
