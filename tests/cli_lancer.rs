@@ -223,6 +223,18 @@ fn resolve_follows_the_given_choices() {
     ]));
     assert_eq!(v["units"][0]["hp"], 3);
     assert_eq!(v["units"][0]["structure"], 1);
+    // a miss ends the run after one choice: a second one is an error, as is a value
+    // outside a choice's range
+    for bad in ["0,1", "2"] {
+        let out = gordian(&[
+            "lancer",
+            "resolve",
+            "--choices",
+            bad,
+            &inst("seed-2-brace.lancer"),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
 }
 
 #[test]

@@ -185,6 +185,24 @@ fn run_resolve(a: &ResolveArgs) -> ExitCode {
         taken: vec![],
     };
     let o = simulate::run(&sc, policy, &mut ch);
+    for (i, (&given, &(_, arity))) in ch.prefix.iter().zip(&ch.taken).enumerate() {
+        if given >= arity {
+            eprintln!(
+                "error: --choices: choice {} is {given}, but that choice has only {arity} values (0 to {})",
+                i + 1,
+                arity - 1
+            );
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
+    if ch.prefix.len() > ch.taken.len() {
+        eprintln!(
+            "error: --choices: {} choices given, but this run asks only {}",
+            ch.prefix.len(),
+            ch.taken.len()
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
     if a.json {
         let mut v = report::outcome_json(&sc, &o);
         v["policy"] = json!(policy.name());
