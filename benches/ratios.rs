@@ -6,7 +6,7 @@
 //! exhaustive search (the baseline) and with SAT bounded model checking.
 
 use gordian::systems::ar::gen::small_night;
-use gordian::systems::ar::{self, Universe};
+use gordian::systems::ar::Universe;
 use gordian::systems::fft::gen::small_scenario;
 use gordian::systems::fft::model::{Scenario, Variant};
 use gordian::systems::fft::{encode, parse, search};
@@ -14,34 +14,9 @@ use gordian::systems::spec::Budget;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Which engine(s) a benchmark runs: one engine called directly, or both through the
-/// harness (raced in parallel, compared), as `resolve` does.
-#[derive(Clone, Copy, Debug)]
-enum EngineKind {
-    Direct,
-    Sat,
-    Both,
-}
+mod common;
 
-fn solve(u: &Universe, kind: EngineKind) {
-    let budget = Budget::new();
-    match kind {
-        EngineKind::Direct => {
-            std::hint::black_box(ar::direct::analyse(u, &budget).expect("solved"));
-        }
-        EngineKind::Sat => {
-            std::hint::black_box(ar::encode::analyse(u, &budget).expect("solved"));
-        }
-        EngineKind::Both => {
-            let d = gordian::harness::Differential::<ar::Ar>::only(&["direct", "sat"])
-                .expect("engines exist")
-                .with_grace(Some(ar::DEFAULT_GRACE));
-            let c = d.compare(u, &budget);
-            assert!(c.cross_checked(), "the engines agree");
-            std::hint::black_box(c);
-        }
-    }
-}
+use common::{solve, EngineKind};
 
 fn main() {
     let nights: Vec<Universe> = (0..10_000u64)

@@ -7,39 +7,13 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
 use gordian::systems::ar::gen::{night, small_night, NightParams};
-use gordian::systems::ar::{self, encode, parse, Ensemble, Universe};
+use gordian::systems::ar::{encode, parse, Ensemble, Universe};
 use gordian::systems::spec::Budget;
+mod common;
+
+use common::{solve, EngineKind};
 use std::hint::black_box;
 use std::path::Path;
-
-/// Which engine(s) a benchmark runs: one engine called directly, or both through the
-/// harness (raced in parallel, compared), as `resolve` does.
-#[derive(Clone, Copy, Debug)]
-enum EngineKind {
-    Direct,
-    Sat,
-    Both,
-}
-
-fn solve(u: &Universe, kind: EngineKind) {
-    let budget = Budget::new();
-    match kind {
-        EngineKind::Direct => {
-            std::hint::black_box(ar::direct::analyse(u, &budget).expect("solved"));
-        }
-        EngineKind::Sat => {
-            std::hint::black_box(ar::encode::analyse(u, &budget).expect("solved"));
-        }
-        EngineKind::Both => {
-            let d = gordian::harness::Differential::<ar::Ar>::only(&["direct", "sat"])
-                .expect("engines exist")
-                .with_grace(Some(ar::DEFAULT_GRACE));
-            let c = d.compare(u, &budget);
-            assert!(c.cross_checked(), "the engines agree");
-            std::hint::black_box(c);
-        }
-    }
-}
 
 /// `count` random 12-player nights of 4 to 12 effects, every kind and passives.
 fn small_nights(count: u64) -> Vec<Universe> {

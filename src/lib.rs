@@ -7,5 +7,5 @@
 pub mod cli;
 pub mod harness;
 pub mod sat;
-pub mod source;
 pub mod systems;
+pub mod text;

@@ -272,10 +272,8 @@ fn bad_input_is_located_and_exits_2() {
     let out = gordian(&["lancer", "enumerate", f.to_str().expect("utf-8 path")]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("bad.lancer:3:24: error: unknown unit `Ghost`"),
-        "{err}"
-    );
+    assert!(err.contains("error: unknown unit `Ghost`"), "{err}");
+    assert!(err.contains("bad.lancer:3:24"), "{err}");
     assert!(err.contains("action A activate W at Ghost"), "{err}");
     let out = gordian(&[
         "lancer",

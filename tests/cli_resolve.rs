@@ -26,8 +26,9 @@ fn a_malformed_night_gives_a_located_error_and_exit_2() {
     let out = gordian(&["resolve", p.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: unknown kind `blok`"), "{err}");
     assert!(
-        err.contains("bad.night:2:4:"),
+        err.contains("bad.night:2:4\n"),
         "file:line:col of `blok`: {err}"
     );
     assert!(

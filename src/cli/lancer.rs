@@ -144,7 +144,7 @@ pub fn run(args: &Args) -> ExitCode {
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
     parse::load(path).map_err(|e| {
-        eprintln!("{e}");
+        super::report_error(&e);
         ExitCode::from(EXIT_INPUT)
     })
 }

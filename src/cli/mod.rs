@@ -89,7 +89,7 @@ pub(crate) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
 }
 
 /// Prints a load error (`error: ...`, or a located error).
-pub(crate) fn report_error(e: &crate::source::LoadError) {
+pub(crate) fn report_error(e: &crate::text::LoadError) {
     eprintln!("{}", registry::render_load_error(e));
 }
 

@@ -5,9 +5,9 @@
 use crate::harness::batch::{self, Job, Record};
 use crate::harness::differential::with_timeout;
 use crate::harness::{inputs, Differential, Verdict};
-use crate::source::LoadError;
 use crate::systems::spec::{Budget, System};
 use crate::systems::{ar::Ar, fft::Fft, lancer::system::Lancer};
+use crate::text::LoadError;
 use clap::ValueEnum;
 use serde_json::{json, Value};
 use std::path::Path;

@@ -7,8 +7,8 @@
 //! the files, never silently dropped; symbolic links to directories are not followed (no
 //! cycles); reading never loads more than [`MAX_FILE_BYTES`] + 1 bytes.
 
-use crate::source::{decode_utf8, read_limited, LoadError, ParseErrors, MAX_FILE_BYTES};
 use crate::systems::spec::System;
+use crate::text::{decode_utf8, read_limited, LoadError, ParseErrors, MAX_FILE_BYTES};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 

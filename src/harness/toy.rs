@@ -2,8 +2,8 @@
 //! answer is their sum. Two honest engines (`direct` adds left to right, `sat` right to
 //! left) and planted ones ([`Sleeper`], [`WrongOnSeven`]) let the tests see every verdict.
 
-use crate::source::{ParseError, ParseErrors};
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
+use crate::text::{ParseError, ParseErrors};
 use rand::{Rng, SeedableRng};
 use serde_json::json;
 use std::path::Path;

@@ -119,7 +119,7 @@ pub trait System: Sized + 'static {
     fn parse(
         file: &std::path::Path,
         text: &str,
-    ) -> Result<Self::Instance, crate::source::ParseErrors>;
+    ) -> Result<Self::Instance, crate::text::ParseErrors>;
     /// The instance in the system's file format (`parse` reads it back).
     fn to_text(instance: &Self::Instance) -> String;
     /// Every engine of the system: direct first, then SAT, then any reference engine

@@ -66,17 +66,14 @@
 //! as a whole, its `{`).
 
 use super::model::{ActionKind, Effect, Ensemble, Kind, Player, Span};
-use crate::source::{decode_utf8, read_limited};
-pub use crate::source::{LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
+use crate::text::lex::{is_name_char, strip_bom};
+use crate::text::{decode_utf8, read_limited, Sink};
+pub use crate::text::{LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
-
-/// Stop collecting errors once their source lines hold this many bytes (pathological
-/// files with huge lines); at least one error is always kept.
-const MAX_ERROR_TEXT: usize = 32 * 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------
 // Public entry points
@@ -203,29 +200,19 @@ pub fn validate(ens: &Ensemble) -> Result<(), Vec<String>> {
 
 /// Whether `s` is a valid player name or effect id: `[A-Za-z0-9_.-]+`.
 pub fn is_valid_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(is_name_char)
+    crate::text::lex::is_valid_name(s)
 }
 
 // ---------------------------------------------------------------------------------------
 // Shared machinery: source positions and the error sink
 // ---------------------------------------------------------------------------------------
 
-fn is_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')
-}
-
-fn strip_bom(s: &str) -> &str {
-    s.strip_prefix('\u{FEFF}').unwrap_or(s)
-}
-
-/// The source text, its line index and the errors found so far.
+/// The source text, its line index and the errors found so far (in the shared sink).
 struct Ctx<'a> {
-    file: &'a Path,
     src: &'a str,
     /// Byte offset of the start of every line (lines are separated by `\n`).
     line_starts: Vec<usize>,
-    errors: Vec<ParseError>,
-    error_text: usize,
+    sink: Sink<'a>,
     /// The last result of `pos`: (offset, 0-based line, column).
     last_pos: Cell<(usize, usize, usize)>,
 }
@@ -235,52 +222,26 @@ impl<'a> Ctx<'a> {
         let mut line_starts = vec![0];
         line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
         Ctx {
-            file,
             src,
             line_starts,
-            errors: Vec::new(),
-            error_text: 0,
+            sink: Sink::new(src, file),
             last_pos: Cell::new((0, 0, 1)),
         }
     }
 
     /// Whether no more errors are wanted.
     fn full(&self) -> bool {
-        self.errors.len() >= MAX_ERRORS || self.error_text >= MAX_ERROR_TEXT
+        self.sink.full()
     }
 
-    /// The text of a 1-based line, without its line end (empty past the end).
-    fn line_text(&self, line: usize) -> &'a str {
-        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
-            return "";
-        };
-        let end = self
-            .line_starts
-            .get(line)
-            .map_or(self.src.len(), |&next| next - 1);
-        let text = &self.src[start..end];
-        text.strip_suffix('\r').unwrap_or(text)
+    /// How many errors were recorded so far.
+    fn error_count(&self) -> usize {
+        self.sink.error_count()
     }
 
     /// Records an error at a 1-based line and column.
     fn err(&mut self, line: usize, col: usize, message: String) {
-        if self.full() {
-            return;
-        }
-        let source_line = self.line_text(line).to_string();
-        self.error_text += source_line.len();
-        let message = if message.chars().any(char::is_control) {
-            message.chars().flat_map(char::escape_debug).collect()
-        } else {
-            message
-        };
-        self.errors.push(ParseError {
-            file: self.file.to_path_buf(),
-            line: line.max(1),
-            col: col.max(1),
-            message,
-            source_line,
-        });
+        self.sink.err(line, col, message);
     }
 
     /// Records an error at a token.
@@ -361,13 +322,7 @@ impl<'a> Ctx<'a> {
 
 fn finish(mut cx: Ctx<'_>, raw: RawNight) -> Result<Ensemble, ParseErrors> {
     let ens = build(&mut cx, raw);
-    if cx.errors.is_empty() {
-        Ok(ens)
-    } else {
-        let mut errors = cx.errors;
-        errors.sort_by_key(|e| (e.line, e.col));
-        Err(ParseErrors(errors))
-    }
+    cx.sink.finish().map(|()| ens)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -436,21 +391,10 @@ fn priority_value(digits: &str) -> Result<u32, &'static str> {
 
 /// The whitespace-separated words of a line, with their 1-based character columns.
 fn words(code: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start: Option<(usize, usize)> = None;
-    for (col0, (b, c)) in code.char_indices().enumerate() {
-        if c.is_whitespace() {
-            if let Some((sb, sc)) = start.take() {
-                out.push((sc, &code[sb..b]));
-            }
-        } else if start.is_none() {
-            start = Some((b, col0 + 1));
-        }
-    }
-    if let Some((sb, sc)) = start {
-        out.push((sc, &code[sb..]));
-    }
-    out
+    crate::text::lex::words(code, 1)
+        .into_iter()
+        .map(|w| (w.col, w.text))
+        .collect()
 }
 
 fn read_night(cx: &mut Ctx<'_>) -> RawNight {
@@ -758,7 +702,7 @@ fn read_json(cx: &mut Ctx<'_>) -> RawNight {
                 continue;
             }
         };
-        let before = cx.errors.len();
+        let before = cx.error_count();
         let required = |cx: &mut Ctx<'_>, v: Option<&RawValue>, field: &str| match v {
             Some(v) => json_string(cx, v, &format!("`{field}`")),
             None => {
@@ -773,7 +717,7 @@ fn read_json(cx: &mut Ctx<'_>) -> RawNight {
             Some(v) => json_names(cx, v, "`targets`").unwrap_or_default(),
             None => Vec::new(),
         };
-        let structural_errors = cx.errors.len() > before;
+        let structural_errors = cx.error_count() > before;
         let priority = je.priority.and_then(|v| {
             let p = cx.pos_of(v);
             let text = v.get();
@@ -958,7 +902,7 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
         if cx.full() {
             break;
         }
-        let before = cx.errors.len();
+        let before = cx.error_count();
         let actor = player(cx, &mut ens, &e.actor);
         let kind = resolve_kind(cx, raw.format, e);
         // A passive's targets are only reported as too many, not also as undeclared.
@@ -1020,7 +964,7 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
         } else {
             ids.insert(id.clone(), (id_line, id_col, e.id.is_some()));
         }
-        if cx.errors.len() > before {
+        if cx.error_count() > before {
             continue;
         }
         if let (Some(actor), Some(kind)) = (actor, kind) {
@@ -1444,15 +1388,17 @@ mod tests {
         let msg = err.0[0].message.clone();
         assert_eq!(
             err.to_string(),
-            format!("dir/f.night:2:4: error: {msg}\n   | \tA smash B # x\n   | \t  ^")
+            format!("error: {msg}\n --> dir/f.night:2:4\n  |\n2 |     A smash B # x\n  |       ^")
         );
         let two = parse_night("A smash B\nA block", Path::new("f")).unwrap_err();
         let text = two.to_string();
+        assert!(text.starts_with("error: unknown kind `smash`"), "{text}");
         assert!(
-            text.starts_with("f:1:3: error: unknown kind `smash`"),
+            text.contains(
+                "\nerror: `block` needs at least one target\n --> f:2:3\n  |\n2 | A block\n  |   ^\n2 errors"
+            ),
             "{text}"
         );
-        assert!(text.contains("\nf:2:3: error: `block` needs at least one target\n   | A block\n   |   ^\n2 errors"), "{text}");
         assert!(text.ends_with("\n2 errors"), "{text}");
     }
 
@@ -1463,11 +1409,15 @@ mod tests {
         let e = &err.0[0];
         assert_eq!(e.col, 8 + 400 + 1);
         let shown = e.to_string();
-        let mut rows = shown.lines().skip(1);
+        assert!(
+            shown.contains(&format!("--> t.night:1:{}", e.col)),
+            "{shown}"
+        );
+        let mut rows = shown.lines().skip(3);
         let text_row = rows.next().unwrap();
         let caret_row = rows.next().unwrap();
         assert!(
-            text_row.starts_with("   | ...") && text_row.len() < 200,
+            text_row.starts_with("1 | ...") && text_row.len() < 200,
             "{text_row}"
         );
         // The caret is under the offending `B,C`.
@@ -1749,9 +1699,12 @@ V visit rS R1 @9
     fn load_parse_errors_display_like_parse_errors() {
         let p = temp_file("err.night", b"A smash B\n");
         let err = load(&p).unwrap_err();
-        assert!(err
-            .to_string()
-            .starts_with(&format!("{}:1:3: error: unknown kind", p.display())));
+        let shown = err.to_string();
+        assert!(shown.starts_with("error: unknown kind"), "{shown}");
+        assert!(
+            shown.contains(&format!("--> {}:1:3", p.display())),
+            "{shown}"
+        );
     }
 
     // ----- to_night and validate ----------------------------------------------------
@@ -1802,11 +1755,7 @@ V visit rS R1 @9
             assert!(e.col <= text.chars().count() + 1, "{e:?}");
             assert!((e.line, e.col) >= last, "errors out of order");
             last = (e.line, e.col);
-            let shown = e.to_string();
-            assert!(
-                shown.ends_with('^') && shown.lines().count() == 3,
-                "{shown}"
-            );
+            crate::text::source::assert_well_rendered(e);
         }
         let _ = errs.to_string();
     }

@@ -11,8 +11,8 @@ use super::gen::{night, NightParams};
 use super::model::ActionKind;
 use super::resolution::{sorted_ids, Analysis};
 use super::{parse, report, shrink, Universe};
-use crate::source::{ParseError, ParseErrors};
 use crate::systems::spec::{Engine, System};
+use crate::text::{ParseError, ParseErrors};
 use serde_json::{json, Value};
 use std::path::Path;
 

@@ -51,14 +51,11 @@ use super::model::{
     ActionId, ActionKind, Body, CharId, Character, ExpectedOrder, Flag, Line, LineKind, LogLine,
     Menus, QuickChoice, Reaction, Scenario, SlowAction, DEFAULT_BOUND,
 };
-use crate::source::{decode_utf8, read_limited};
-pub use crate::source::{LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
+use crate::text::lex::{words, Word};
+use crate::text::{decode_utf8, read_limited, Sink};
+pub use crate::text::{LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-
-/// Stop collecting errors once their source lines hold this many bytes (pathological
-/// files with huge lines); at least one error is always kept.
-const MAX_ERROR_TEXT: usize = 32 * 1024 * 1024;
 
 /// The words that start a line outside the log.
 const KEYWORDS: &[&str] = &[
@@ -82,17 +79,11 @@ const CHAR_ATTRIBUTES: &[&str] = &["team", "mime", "critical-quick", "counter-ma
 
 /// Parses and validates an `.fft` file's text. `file` is only used in error messages.
 pub fn parse_fft(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
-    let src = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+    let src = crate::text::lex::strip_bom(src);
     let mut cx = Cx::new(src, file);
     let raw = read(&mut cx);
     let sc = build(&mut cx, raw);
-    if cx.errors.is_empty() {
-        Ok(sc)
-    } else {
-        let mut errors = cx.errors;
-        errors.sort_by_key(|e| (e.line, e.col));
-        Err(ParseErrors(errors))
-    }
+    cx.sink.finish().map(|()| sc)
 }
 
 /// Like [`parse_fft`] on raw bytes (for example standard input): content that is not
@@ -301,13 +292,11 @@ pub fn to_fft(sc: &Scenario) -> String {
 // Source positions, words, pieces and the error sink
 // ---------------------------------------------------------------------------------------
 
-/// The lines of the source and the errors found so far.
+/// The lines of the source and the errors found so far (in the shared sink).
 struct Cx<'a> {
-    file: &'a Path,
     /// The lines, without their line ends.
     lines: Vec<&'a str>,
-    errors: Vec<ParseError>,
-    error_text: usize,
+    sink: Sink<'a>,
 }
 
 impl<'a> Cx<'a> {
@@ -317,92 +306,25 @@ impl<'a> Cx<'a> {
             .map(|l| l.strip_suffix('\r').unwrap_or(l))
             .collect();
         Cx {
-            file,
             lines,
-            errors: Vec::new(),
-            error_text: 0,
+            sink: Sink::new(src, file),
         }
     }
 
     /// Whether no more errors are wanted.
     fn full(&self) -> bool {
-        self.errors.len() >= MAX_ERRORS || self.error_text >= MAX_ERROR_TEXT
+        self.sink.full()
     }
 
     /// Records an error at a 1-based line and column.
     fn err(&mut self, line: usize, col: usize, message: impl Into<String>) {
-        if self.full() {
-            return;
-        }
-        let message: String = message.into();
-        let source_line = self
-            .lines
-            .get(line.wrapping_sub(1))
-            .copied()
-            .unwrap_or("")
-            .to_string();
-        self.error_text += source_line.len();
-        let message = if message.chars().any(char::is_control) {
-            message.chars().flat_map(char::escape_debug).collect()
-        } else {
-            message
-        };
-        self.errors.push(ParseError {
-            file: self.file.to_path_buf(),
-            line: line.max(1),
-            col: col.max(1),
-            message,
-            source_line,
-        });
+        self.sink.err(line, col, message);
     }
 }
 
 /// The part of a line before its comment (`#`) or commentary (`{`).
 fn code_of(line: &str) -> &str {
     line.find(['#', '{']).map_or(line, |p| &line[..p])
-}
-
-/// A whitespace-separated word with its 1-based column and its byte offset in the text
-/// it was taken from.
-#[derive(Clone, Copy, Debug)]
-struct Word<'a> {
-    col: usize,
-    byte: usize,
-    text: &'a str,
-}
-
-impl Word<'_> {
-    /// The column just past the word.
-    fn end_col(&self) -> usize {
-        self.col + self.text.chars().count()
-    }
-}
-
-/// The words of `code`, whose first character is at column `base`.
-fn words(code: &str, base: usize) -> Vec<Word<'_>> {
-    let mut out = Vec::new();
-    let mut start: Option<(usize, usize)> = None;
-    for (i, (b, c)) in code.char_indices().enumerate() {
-        if c.is_whitespace() {
-            if let Some((sb, sc)) = start.take() {
-                out.push(Word {
-                    col: sc,
-                    byte: sb,
-                    text: &code[sb..b],
-                });
-            }
-        } else if start.is_none() {
-            start = Some((b, base + i));
-        }
-    }
-    if let Some((sb, sc)) = start {
-        out.push(Word {
-            col: sc,
-            byte: sb,
-            text: &code[sb..],
-        });
-    }
-    out
 }
 
 /// A part of a text between separators, trimmed.
@@ -2065,7 +1987,11 @@ mod tests {
             "{es:#?}"
         );
         let shown = ParseErrors(es).to_string();
-        assert!(shown.starts_with("t.fft:1:15: error: unknown character attribute `bogus`"));
+        assert!(
+            shown.starts_with("error: unknown character attribute `bogus`")
+                && shown.contains("--> t.fft:1:15"),
+            "{shown}"
+        );
         assert!(shown.ends_with("6 errors"), "{shown}");
     }
 
@@ -2244,11 +2170,7 @@ mod tests {
             assert!(e.col <= text.chars().count() + 1, "{e:?}");
             assert!((e.line, e.col) >= last, "errors out of order");
             last = (e.line, e.col);
-            let shown = e.to_string();
-            assert!(
-                shown.ends_with('^') && shown.lines().count() == 3,
-                "{shown}"
-            );
+            crate::text::source::assert_well_rendered(e);
         }
         let _ = errs.to_string();
     }

@@ -9,7 +9,7 @@
 //! [`Scenario`] satisfies the invariants listed in `model`; `parse(to_text(s)) == s`.
 
 use super::model::*;
-use crate::source::{ParseError, ParseErrors, MAX_ERRORS};
+use crate::text::{ParseError, ParseErrors, MAX_ERRORS};
 use std::path::Path;
 
 struct Line<'a> {
@@ -482,9 +482,9 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
 }
 
 /// Reads and parses a `.lancer` file.
-pub fn load(path: &Path) -> Result<Scenario, crate::source::LoadError> {
-    let bytes = crate::source::read_limited(path, ".lancer files")?;
-    let text = crate::source::decode_utf8(&bytes, path, ".lancer files")?;
+pub fn load(path: &Path) -> Result<Scenario, crate::text::LoadError> {
+    let bytes = crate::text::read_limited(path, ".lancer files")?;
+    let text = crate::text::decode_utf8(&bytes, path, ".lancer files")?;
     Ok(parse(path, text)?)
 }
 

@@ -80,7 +80,7 @@ impl System for Lancer {
     type Answer = Answer;
     type GenArgs = gen::GenArgs;
 
-    fn parse(file: &std::path::Path, text: &str) -> Result<Scenario, crate::source::ParseErrors> {
+    fn parse(file: &std::path::Path, text: &str) -> Result<Scenario, crate::text::ParseErrors> {
         parse::parse(file, text)
     }
     fn to_text(sc: &Scenario) -> String {

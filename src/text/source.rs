@@ -33,18 +33,12 @@ pub struct ParseError {
 }
 
 impl fmt::Display for ParseError {
-    /// `FILE:LINE:COL: error: MESSAGE`, then the line and a caret under the column. Control
-    /// characters are shown as `\u{FFFD}`; lines longer than 160 characters are shown as a
-    /// window around the column.
+    /// Rendered by annotate-snippets, as rustc renders its errors: `error: MESSAGE`, then
+    /// `--> FILE:LINE:COL`, the line and a caret under the column. Control characters are
+    /// shown as `\u{FFFD}`; a line longer than 160 characters is shown as a window around
+    /// the column (the location still names the real column).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: error: {}",
-            self.file.display(),
-            self.line,
-            self.col,
-            self.message
-        )?;
+        use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
         let chars: Vec<char> = self
             .source_line
             .chars()
@@ -56,29 +50,50 @@ impl fmt::Display for ParseError {
                 }
             })
             .collect();
-        let at = self.col.saturating_sub(1);
+        let at = self.col.saturating_sub(1).min(chars.len());
+        // A window around the column (marked `...`), so that huge lines render quickly;
+        // the location line is corrected below to name the real column.
         let (start, end) = if chars.len() > SHOW_WIDTH {
-            let start = at.saturating_sub(SHOW_WIDTH / 2).min(chars.len());
+            let start = at.saturating_sub(SHOW_WIDTH / 2);
             (start, (start + SHOW_WIDTH).min(chars.len()))
         } else {
             (0, chars.len())
         };
         let pre = if start > 0 { "..." } else { "" };
-        let post = if end < chars.len() { "..." } else { "" };
-        let shown: String = chars[start..end].iter().collect();
-        write!(
-            f,
-            "\n   | {pre}{shown}{post}\n   | {}",
-            " ".repeat(pre.len())
-        )?;
-        for i in start..at {
-            f.write_str(if chars.get(i) == Some(&'\t') {
-                "\t"
-            } else {
-                " "
-            })?;
+        let mut text: String = pre.to_string();
+        text.extend(&chars[start..end]);
+        if end < chars.len() {
+            text.push_str("...");
         }
-        f.write_str("^")
+        let byte_at: usize = text
+            .char_indices()
+            .nth(at - start + pre.len())
+            .map_or(text.len(), |(b, _)| b);
+        let span_end = text[byte_at..]
+            .chars()
+            .next()
+            .map_or(byte_at, |c| byte_at + c.len_utf8());
+        let path = self.file.display().to_string();
+        let report = &[Level::ERROR.primary_title(&self.message).element(
+            Snippet::source(&text)
+                .line_start(self.line)
+                .path(&path)
+                .annotation(AnnotationKind::Primary.span(byte_at..span_end)),
+        )];
+        let rendered = Renderer::plain().render(report);
+        let mut out = rendered.trim_end().to_string();
+        if start > 0 {
+            // The renderer counted columns from the padded window: name the real one.
+            let shown = format!(":{}:", self.line);
+            if let Some(p) = out.find(&format!("{path}{shown}")) {
+                let from = p + path.len() + shown.len();
+                let to = out[from..]
+                    .find(|c: char| !c.is_ascii_digit())
+                    .map_or(out.len(), |i| from + i);
+                out.replace_range(from..to, &self.col.to_string());
+            }
+        }
+        f.write_str(&out)
     }
 }
 
@@ -107,6 +122,17 @@ impl fmt::Display for ParseErrors {
         }
         Ok(())
     }
+}
+
+/// Test helper: `e` renders as `error: MESSAGE`, a `--> FILE:LINE:COL` line naming its
+/// real position, and a caret.
+#[cfg(test)]
+pub(crate) fn assert_well_rendered(e: &ParseError) {
+    let shown = e.to_string();
+    assert!(shown.starts_with("error: "), "{shown}");
+    let at = format!("--> {}:{}:{}", e.file.display(), e.line, e.col);
+    assert!(shown.contains(&at), "{shown}");
+    assert!(shown.trim_end().ends_with('^'), "{shown}");
 }
 
 /// Failure to load an input file: it could not be read, or it is invalid.
