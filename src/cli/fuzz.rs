@@ -16,6 +16,8 @@ use crate::systems::ar::system::ArGen;
 use crate::systems::ar::Ar;
 use crate::systems::fft::system::FftGen;
 use crate::systems::fft::Fft;
+use crate::systems::lancer::gen::GenArgs as LancerGen;
+use crate::systems::lancer::system::Lancer;
 use crate::systems::spec::System;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args as _};
@@ -49,6 +51,8 @@ pub struct Args {
     ar: ArGen,
     #[command(flatten, next_help_heading = "FFT generator (--system fft)")]
     fft: FftGen,
+    #[command(flatten, next_help_heading = "Lancer generator (--system lancer)")]
+    lancer: LancerGen,
 }
 
 /// The generator flags of each system: (system, its argument ids).
@@ -66,6 +70,11 @@ fn generator_flags() -> Vec<(SystemName, &'static str, Vec<String>)> {
             SystemName::Fft,
             Fft::NAME,
             ids(FftGen::augment_args(clap::Command::new("fft"))),
+        ),
+        (
+            SystemName::Lancer,
+            Lancer::NAME,
+            ids(LancerGen::augment_args(clap::Command::new("lancer"))),
         ),
     ]
 }
@@ -85,6 +94,7 @@ fn foreign_flag(system: SystemName, m: &ArgMatches) -> Option<String> {
                     match system {
                         SystemName::Ar => Ar::NAME,
                         SystemName::Fft => Fft::NAME,
+                        SystemName::Lancer => Lancer::NAME,
                     }
                 ));
             }
@@ -114,6 +124,7 @@ pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
     match args.system {
         SystemName::Ar => fuzz_system::<Ar>(&args.ar, &cfg, &args.out),
         SystemName::Fft => fuzz_system::<Fft>(&args.fft, &cfg, &args.out),
+        SystemName::Lancer => fuzz_system::<Lancer>(&args.lancer, &cfg, &args.out),
     }
 }
 

@@ -35,6 +35,7 @@ mod check;
 mod dimacs;
 mod fft;
 mod fuzz;
+mod lancer;
 mod progress;
 mod registry;
 mod resolve;
@@ -86,6 +87,8 @@ enum Command {
     /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
     /// (simulator and SAT, compared), query for a property.
     Fft(fft::Args),
+    /// Lancer event system: resolve, enumerate, query, policies, dimacs.
+    Lancer(lancer::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -151,6 +154,7 @@ pub fn run() -> ExitCode {
         }
         Command::Batch(args) => batch::run(&args),
         Command::Fft(args) => fft::run(&args),
+        Command::Lancer(args) => lancer::run(&args),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "gordian", &mut buf);

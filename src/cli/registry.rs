@@ -6,7 +6,7 @@ use crate::harness::batch::{self, Job, Record};
 use crate::harness::differential::with_timeout;
 use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::spec::{Budget, System};
-use crate::systems::{ar::Ar, fft::Fft};
+use crate::systems::{ar::Ar, fft::Fft, lancer::system::Lancer};
 use crate::text::LoadError;
 use clap::ValueEnum;
 use serde_json::{json, Value};
@@ -20,6 +20,8 @@ pub enum SystemName {
     Ar,
     /// FFT turn flow (`.fft`).
     Fft,
+    /// Lancer event system (`.lancer`).
+    Lancer,
 }
 
 /// Which engines answer: every engine of the system, or a named one.
@@ -124,7 +126,11 @@ fn entry<S: System>(name: SystemName) -> Entry {
 
 /// Every system, in `SystemName` order.
 pub fn entries() -> Vec<Entry> {
-    vec![entry::<Ar>(SystemName::Ar), entry::<Fft>(SystemName::Fft)]
+    vec![
+        entry::<Ar>(SystemName::Ar),
+        entry::<Fft>(SystemName::Fft),
+        entry::<Lancer>(SystemName::Lancer),
+    ]
 }
 
 /// The entry of a system.

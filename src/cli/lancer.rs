@@ -1,0 +1,511 @@
+//! `gordian lancer ...`: the Lancer event system — resolve one run under given choices,
+//! enumerate every outcome (simulator and SAT, compared), query a property with its
+//! shortest witness, compare resolution policies, print the SAT encoding.
+//!
+//! Exit codes: 0 success; 2 bad input; 3 the engines disagree (a bug); 5 interrupted by
+//! `--timeout`.
+
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use crate::harness::differential::with_timeout;
+use crate::systems::lancer::model::{Outcome, Policy, Scenario};
+use crate::systems::lancer::search::Property;
+use crate::systems::lancer::simulate::{self, Prefix};
+use crate::systems::lancer::{encode, parse, report, search};
+use crate::systems::spec::{race, Budget, Interrupted, Job};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `gordian lancer`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Resolve one run under given choices: the event tree and the final state.
+    Resolve(ResolveArgs),
+    /// Every distinct outcome (event tree and final state), by the simulator's exhaustive
+    /// search and by SAT projected enumeration, compared.
+    Enumerate(ExploreArgs),
+    /// Whether a property can happen, with the shortest witness (fewest events) from both
+    /// engines, compared.
+    Query(QueryArgs),
+    /// Which properties each resolution policy allows, per scenario (both engines).
+    Policies(PoliciesArgs),
+    /// Print the SAT encoding as DIMACS CNF, with `c` lines naming choices and properties.
+    Dimacs(DimacsArgs),
+}
+
+fn parse_policy(s: &str) -> Result<Policy, String> {
+    Policy::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
+        format!("unknown policy `{s}` (one of: {})", names.join(", "))
+    })
+}
+
+#[derive(clap::Args, Debug)]
+struct ResolveArgs {
+    /// The scenario (`.lancer`).
+    file: PathBuf,
+    /// The choices in the order they are asked, comma-separated: 1 = hit / use / brace,
+    /// 0 = miss / decline; a damage roll is the index of the value (0 = lowest). Missing
+    /// choices are 0.
+    #[arg(long, default_value = "")]
+    choices: String,
+    /// Override the scenario's policy.
+    #[arg(long, value_parser = parse_policy)]
+    policy: Option<Policy>,
+    /// Print JSON instead.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Which engine(s) explore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Engines {
+    /// Both in parallel, compared.
+    Both,
+    /// The simulator's exhaustive search alone.
+    Direct,
+    /// SAT alone.
+    Sat,
+}
+
+#[derive(clap::Args, Debug)]
+struct ExploreArgs {
+    /// The scenario (`.lancer`).
+    file: PathBuf,
+    /// Override the scenario's policy.
+    #[arg(long, value_parser = parse_policy)]
+    policy: Option<Policy>,
+    /// Which engine(s) run.
+    #[arg(long, value_enum, default_value = "both")]
+    engine: Engines,
+    /// Give up after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Print JSON instead.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct QueryArgs {
+    #[command(flatten)]
+    explore: ExploreArgs,
+    /// The property: destroyed:UNIT, aborted-after-effect, action-cancelled,
+    /// fires:REACTION.
+    #[arg(long)]
+    property: String,
+}
+
+#[derive(clap::Args, Debug)]
+struct PoliciesArgs {
+    /// Scenarios (`.lancer`).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Give up on a scenario after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// One JSON object per file (JSON lines) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct DimacsArgs {
+    /// The scenario (`.lancer`).
+    file: PathBuf,
+    /// Override the scenario's policy.
+    #[arg(long, value_parser = parse_policy)]
+    policy: Option<Policy>,
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args) -> ExitCode {
+    match &args.command {
+        Command::Resolve(a) => run_resolve(a),
+        Command::Enumerate(a) => run_enumerate(a),
+        Command::Query(a) => run_query(a),
+        Command::Policies(a) => run_policies(a),
+        Command::Dimacs(a) => match load(&a.file) {
+            Ok(sc) => {
+                print!("{}", encode::dimacs(&sc, a.policy.unwrap_or(sc.policy)));
+                ExitCode::SUCCESS
+            }
+            Err(c) => c,
+        },
+    }
+}
+
+fn load(path: &Path) -> Result<Scenario, ExitCode> {
+    parse::load(path).map_err(|e| {
+        super::report_error(&e);
+        ExitCode::from(EXIT_INPUT)
+    })
+}
+
+fn print_json(v: &serde_json::Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(v).expect("JSON values serialise")
+    );
+}
+
+fn timed_out() -> ExitCode {
+    eprintln!("interrupted by --timeout");
+    ExitCode::from(EXIT_LIMIT)
+}
+
+fn run_resolve(a: &ResolveArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let mut prefix = Vec::new();
+    for (i, t) in a.choices.split(',').map(str::trim).enumerate() {
+        if t.is_empty() && a.choices.trim().is_empty() {
+            break;
+        }
+        match t.parse::<usize>() {
+            Ok(v) => prefix.push(v),
+            Err(_) => {
+                eprintln!("error: --choices: choice {} (`{t}`) is not a number", i + 1);
+                return ExitCode::from(EXIT_INPUT);
+            }
+        }
+    }
+    let policy = a.policy.unwrap_or(sc.policy);
+    let mut ch = Prefix {
+        prefix,
+        taken: vec![],
+    };
+    let o = simulate::run(&sc, policy, &mut ch);
+    for (i, (&given, &(_, arity))) in ch.prefix.iter().zip(&ch.taken).enumerate() {
+        if given >= arity {
+            eprintln!(
+                "error: --choices: choice {} is {given}, but that choice has only {arity} values (0 to {})",
+                i + 1,
+                arity - 1
+            );
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
+    if ch.prefix.len() > ch.taken.len() {
+        eprintln!(
+            "error: --choices: {} choices given, but this run asks only {}",
+            ch.prefix.len(),
+            ch.taken.len()
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
+    if a.json {
+        let mut v = report::outcome_json(&sc, &o);
+        v["policy"] = json!(policy.name());
+        v["choices"] = json!(ch.taken.iter().map(|c| c.0).collect::<Vec<_>>());
+        v["arities"] = json!(ch.taken.iter().map(|c| c.1).collect::<Vec<_>>());
+        print_json(&v);
+    } else {
+        let c: Vec<String> = ch
+            .taken
+            .iter()
+            .map(|c| format!("{}/{}", c.0, c.1))
+            .collect();
+        println!(
+            "{} under {}; choices asked (value/arity): {}",
+            a.file.display(),
+            policy.name(),
+            if c.is_empty() {
+                "none".into()
+            } else {
+                c.join(", ")
+            }
+        );
+        print!("{}", report::tree(&sc, &o));
+        print!("{}", report::state(&sc, &o));
+    }
+    ExitCode::SUCCESS
+}
+
+type Both = (
+    Option<Result<Vec<Outcome>, Interrupted>>,
+    Option<Result<Vec<Outcome>, Interrupted>>,
+);
+
+/// Runs the chosen engines (in parallel when both) on one policy.
+fn explore(sc: &Scenario, policy: Policy, engine: Engines, budget: &Budget) -> Both {
+    let mut jobs: Vec<Job<'_, Result<Vec<Outcome>, Interrupted>>> = Vec::new();
+    if engine != Engines::Sat {
+        jobs.push(Box::new(move |b: &Budget| search::outcomes(sc, policy, b)));
+    }
+    if engine != Engines::Direct {
+        jobs.push(Box::new(move |b: &Budget| encode::outcomes(sc, policy, b)));
+    }
+    let mut out = race(budget, None, jobs).into_iter();
+    match engine {
+        Engines::Both => (out.next(), out.next()),
+        Engines::Direct => (out.next(), None),
+        Engines::Sat => (None, out.next()),
+    }
+}
+
+/// The agreed outcome set, or the exit code to end with.
+fn agreed(name: &str, sc: &Scenario, r: Both) -> Result<(Vec<Outcome>, bool), ExitCode> {
+    let (d, s) = r;
+    if matches!(d, Some(Err(_))) || matches!(s, Some(Err(_))) {
+        return Err(timed_out());
+    }
+    match (d.and_then(Result::ok), s.and_then(Result::ok)) {
+        (Some(d), Some(s)) => {
+            if d != s {
+                eprintln!(
+                    "{name}: THE ENGINES DISAGREE (a bug in gordian): simulator {} outcomes, SAT {}",
+                    d.len(),
+                    s.len()
+                );
+                for o in d.iter().filter(|o| !s.contains(o)).take(2) {
+                    eprintln!("only the simulator:\n{}", report::tree(sc, o));
+                }
+                for o in s.iter().filter(|o| !d.contains(o)).take(2) {
+                    eprintln!("only SAT:\n{}", report::tree(sc, o));
+                }
+                return Err(ExitCode::from(EXIT_DISAGREE));
+            }
+            Ok((d, true))
+        }
+        (Some(x), None) | (None, Some(x)) => Ok((x, false)),
+        (None, None) => Err(ExitCode::from(1)),
+    }
+}
+
+fn run_enumerate(a: &ExploreArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let policy = a.policy.unwrap_or(sc.policy);
+    let budget = Budget::new();
+    let spin = super::progress::spinner("enumerating every outcome ...");
+    let r = with_timeout(a.timeout, &budget, || {
+        explore(&sc, policy, a.engine, &budget)
+    });
+    spin.finish_and_clear();
+    let name = a.file.display().to_string();
+    let (outs, checked) = match agreed(&name, &sc, r) {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let props = report::properties(&sc, &outs);
+    if a.json {
+        let p: serde_json::Map<String, serde_json::Value> =
+            props.iter().map(|(p, b)| (p.name(&sc), json!(b))).collect();
+        print_json(&json!({
+            "file": name,
+            "policy": policy.name(),
+            "cross_checked": checked,
+            "outcomes": outs.iter().map(|o| report::outcome_json(&sc, o)).collect::<Vec<_>>(),
+            "properties": p,
+        }));
+    } else {
+        println!(
+            "{name} (policy {}): {} distinct outcome(s) ({})",
+            policy.name(),
+            outs.len(),
+            if checked {
+                "simulator and SAT agree"
+            } else {
+                "one engine, not cross-checked"
+            }
+        );
+        for (i, o) in outs.iter().enumerate() {
+            println!("\noutcome {}:", i + 1);
+            print!("{}", report::tree(&sc, o));
+            print!("{}", report::state(&sc, o));
+        }
+        println!();
+        for (p, b) in props {
+            println!("{}: {}", p.name(&sc), if b { "possible" } else { "never" });
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_query(a: &QueryArgs) -> ExitCode {
+    let e = &a.explore;
+    let sc = match load(&e.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let prop = match Property::parse(&a.property, &sc) {
+        Ok(p) => p,
+        Err(m) => {
+            eprintln!("error: --property: {m}");
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    let policy = e.policy.unwrap_or(sc.policy);
+    let budget = Budget::new();
+    let (sc_ref, engine) = (&sc, e.engine);
+    let r = with_timeout(e.timeout, &budget, || {
+        let mut jobs: Vec<Job<'_, Result<Option<Outcome>, Interrupted>>> = Vec::new();
+        if engine != Engines::Sat {
+            jobs.push(Box::new(move |b: &Budget| {
+                let outs = search::outcomes(sc_ref, policy, b)?;
+                Ok(search::shortest(&outs, prop).cloned())
+            }));
+        }
+        if engine != Engines::Direct {
+            jobs.push(Box::new(move |b: &Budget| {
+                encode::shortest(sc_ref, policy, prop, b)
+            }));
+        }
+        race(&budget, None, jobs)
+    });
+    if r.iter().any(Result::is_err) {
+        return timed_out();
+    }
+    let r: Vec<Option<Outcome>> = r.into_iter().map(|x| x.ok().flatten()).collect();
+    let name = e.file.display().to_string();
+    if r.len() == 2 {
+        let len = |o: &Option<Outcome>| o.as_ref().map(|o| o.events.len());
+        if len(&r[0]) != len(&r[1]) {
+            eprintln!(
+                "{name}: THE ENGINES DISAGREE (a bug in gordian): shortest witness simulator {:?} events, SAT {:?}",
+                len(&r[0]),
+                len(&r[1])
+            );
+            return ExitCode::from(EXIT_DISAGREE);
+        }
+    }
+    let w = &r[0];
+    let pname = prop.name(&sc);
+    let choices = match w {
+        Some(o) => search::choices_for(&sc, policy, o, &Budget::new())
+            .ok()
+            .flatten(),
+        None => None,
+    };
+    let choice_text = choices.as_ref().map(|c| {
+        c.iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    if e.json {
+        print_json(&json!({
+            "file": name,
+            "policy": policy.name(),
+            "property": pname,
+            "possible": w.is_some(),
+            "cross_checked": r.len() == 2,
+            "witness": w.as_ref().map(|o| report::outcome_json(&sc, o)),
+            "choices": choices,
+        }));
+    } else {
+        match w {
+            None => println!("{name} (policy {}): {pname}: never", policy.name()),
+            Some(o) => {
+                println!(
+                    "{name} (policy {}): {pname}: possible; shortest witness ({} events; \
+                     choices {}, replay with `lancer resolve --choices`):",
+                    policy.name(),
+                    o.events.len(),
+                    match &choice_text {
+                        Some(c) if c.is_empty() => "none",
+                        Some(c) => c.as_str(),
+                        None => "?",
+                    }
+                );
+                print!("{}", report::tree(&sc, o));
+                print!("{}", report::state(&sc, o));
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_policies(a: &PoliciesArgs) -> ExitCode {
+    let mut rows = Vec::new();
+    let mut code = ExitCode::SUCCESS;
+    for f in &a.files {
+        let sc = match load(f) {
+            Ok(sc) => sc,
+            Err(c) => {
+                code = c;
+                continue;
+            }
+        };
+        let name = f.display().to_string();
+        for p in Policy::ALL {
+            let budget = Budget::new();
+            let r = with_timeout(a.timeout, &budget, || {
+                explore(&sc, p, Engines::Both, &budget)
+            });
+            let outs = match agreed(&name, &sc, r) {
+                Ok((o, _)) => o,
+                Err(c) => return c,
+            };
+            let props = report::properties(&sc, &outs);
+            let yes = |pred: &dyn Fn(&Property) -> bool| -> Vec<String> {
+                props
+                    .iter()
+                    .filter(|(q, b)| *b && pred(q))
+                    .map(|(q, _)| match q {
+                        Property::Destroyed(u) => sc.units[*u].name.clone(),
+                        Property::Fires(r) => sc.reactions[*r].name.clone(),
+                        _ => String::new(),
+                    })
+                    .collect()
+            };
+            let has = |q: Property| props.iter().any(|&(x, b)| x == q && b);
+            let destroyed = yes(&|q| matches!(q, Property::Destroyed(_)));
+            let fired = yes(&|q| matches!(q, Property::Fires(_)));
+            if a.json {
+                println!(
+                    "{}",
+                    json!({"file": name, "policy": p.name(), "outcomes": outs.len(),
+                           "destroyable": destroyed, "action_cancelled": has(Property::ActionCancelled),
+                           "aborted_after_effect": has(Property::AbortedAfterEffect), "fired": fired})
+                );
+            } else {
+                let yn = |b: bool| if b { "yes" } else { "no" }.to_string();
+                let list = |v: Vec<String>| {
+                    if v.is_empty() {
+                        "-".into()
+                    } else {
+                        v.join(",")
+                    }
+                };
+                rows.push(vec![
+                    name.clone(),
+                    p.name().to_string(),
+                    outs.len().to_string(),
+                    list(destroyed),
+                    yn(has(Property::ActionCancelled)),
+                    yn(has(Property::AbortedAfterEffect)),
+                    list(fired),
+                ]);
+            }
+        }
+    }
+    if !a.json {
+        let header: Vec<String> = [
+            "file",
+            "policy",
+            "outcomes",
+            "destroyable",
+            "cancelled",
+            "aborted-after-effect",
+            "fires",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        print!("{}", report::table(&header, &rows));
+    }
+    code
+}

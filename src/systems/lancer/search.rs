@@ -1,0 +1,177 @@
+//! The direct engine: exhaustive search over every choice sequence of the simulator
+//! (backtracking by replaying choice prefixes), collecting every distinct outcome; the
+//! queries and their shortest witnesses are read off the outcome set.
+//!
+//! Invariants: every choice sequence the simulator can ask for is visited exactly once
+//! (odometer over the recorded arities); the budget is polled once per run; this module
+//! never calls the SAT layer.
+
+use super::model::*;
+use super::simulate::{run, Prefix};
+use crate::systems::spec::{Budget, Interrupted};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+/// A question about the scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Property {
+    /// The unit (index) can end destroyed.
+    Destroyed(UnitId),
+    /// An event was aborted after an effect of the same origin had been applied.
+    AbortedAfterEffect,
+    /// An event of the initiating action was aborted.
+    ActionCancelled,
+    /// The reaction (index) fires.
+    Fires(usize),
+}
+
+impl Property {
+    /// Whether the outcome has the property.
+    pub fn holds(self, o: &Outcome) -> bool {
+        match self {
+            Property::Destroyed(u) => o.units[u].destroyed,
+            Property::AbortedAfterEffect => aborted_after_effect(o),
+            Property::ActionCancelled => o
+                .events
+                .iter()
+                .any(|e| e.origin == Origin::Action && e.status == Status::Aborted),
+            Property::Fires(r) => o.events.iter().any(|e| e.origin == Origin::Reaction(r)),
+        }
+    }
+
+    /// Every property of the scenario: each unit destroyed, the two abort properties, each
+    /// reaction fires.
+    pub fn all(sc: &Scenario) -> Vec<Property> {
+        let mut v: Vec<Property> = (0..sc.units.len()).map(Property::Destroyed).collect();
+        v.push(Property::AbortedAfterEffect);
+        v.push(Property::ActionCancelled);
+        v.extend((0..sc.reactions.len()).map(Property::Fires));
+        v
+    }
+
+    /// The name (`destroyed:UNIT`, `aborted-after-effect`, `action-cancelled`,
+    /// `fires:REACTION`).
+    pub fn name(self, sc: &Scenario) -> String {
+        match self {
+            Property::Destroyed(u) => format!("destroyed:{}", sc.units[u].name),
+            Property::AbortedAfterEffect => "aborted-after-effect".into(),
+            Property::ActionCancelled => "action-cancelled".into(),
+            Property::Fires(r) => format!("fires:{}", sc.reactions[r].name),
+        }
+    }
+
+    /// Parses a property name against the scenario.
+    pub fn parse(s: &str, sc: &Scenario) -> Result<Property, String> {
+        match s {
+            "aborted-after-effect" => return Ok(Property::AbortedAfterEffect),
+            "action-cancelled" => return Ok(Property::ActionCancelled),
+            _ => {}
+        }
+        if let Some(u) = s.strip_prefix("destroyed:") {
+            return sc
+                .unit(u)
+                .map(Property::Destroyed)
+                .ok_or_else(|| format!("unknown unit `{u}`"));
+        }
+        if let Some(r) = s.strip_prefix("fires:") {
+            return sc
+                .reactions
+                .iter()
+                .position(|x| x.name == r)
+                .map(Property::Fires)
+                .ok_or_else(|| format!("unknown reaction `{r}`"));
+        }
+        Err(format!(
+            "unknown property `{s}` (destroyed:UNIT, aborted-after-effect, action-cancelled, fires:REACTION)"
+        ))
+    }
+}
+
+/// Whether some event was aborted after an effect of its origin was applied earlier.
+pub fn aborted_after_effect(o: &Outcome) -> bool {
+    let mut applied: BTreeSet<Origin> = BTreeSet::new();
+    for e in &o.events {
+        if e.status == Status::Aborted && applied.contains(&e.origin) {
+            return true;
+        }
+        if changes_state(e) {
+            applied.insert(e.origin);
+        }
+    }
+    false
+}
+
+/// Runs every choice sequence, passing each run's outcome and choices to `visit` until it
+/// breaks.
+pub fn each_run(
+    sc: &Scenario,
+    policy: Policy,
+    budget: &Budget,
+    mut visit: impl FnMut(Outcome, &[usize]) -> ControlFlow<()>,
+) -> Result<(), Interrupted> {
+    let mut prefix: Vec<usize> = Vec::new();
+    loop {
+        budget.check()?;
+        let mut ch = Prefix {
+            prefix: prefix.clone(),
+            taken: Vec::new(),
+        };
+        let o = run(sc, policy, &mut ch);
+        let choices: Vec<usize> = ch.taken.iter().map(|&(v, _)| v).collect();
+        if visit(o, &choices).is_break() {
+            return Ok(());
+        }
+        // Next sequence: bump the last choice that has room, drop what follows.
+        let Some(i) = (0..ch.taken.len())
+            .rev()
+            .find(|&i| ch.taken[i].0 + 1 < ch.taken[i].1)
+        else {
+            return Ok(());
+        };
+        prefix = choices[..i].to_vec();
+        prefix.push(choices[i] + 1);
+    }
+}
+
+/// Every distinct outcome of the scenario under `policy`, sorted.
+pub fn outcomes(
+    sc: &Scenario,
+    policy: Policy,
+    budget: &Budget,
+) -> Result<Vec<Outcome>, Interrupted> {
+    let mut seen = BTreeSet::new();
+    each_run(sc, policy, budget, |o, _| {
+        seen.insert(o);
+        ControlFlow::Continue(())
+    })?;
+    Ok(seen.into_iter().collect())
+}
+
+/// A choice sequence (as `resolve --choices` takes it) whose run gives `target`.
+pub fn choices_for(
+    sc: &Scenario,
+    policy: Policy,
+    target: &Outcome,
+    budget: &Budget,
+) -> Result<Option<Vec<usize>>, Interrupted> {
+    let mut found = None;
+    each_run(sc, policy, budget, |o, ch| {
+        if &o == target {
+            found = Some(ch.to_vec());
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    Ok(found)
+}
+
+/// The shortest witness (fewest events, then smallest in outcome order) of `p`, if any.
+pub fn shortest(outcomes: &[Outcome], p: Property) -> Option<&Outcome> {
+    outcomes
+        .iter()
+        .filter(|o| p.holds(o))
+        .min_by_key(|o| o.events.len())
+}

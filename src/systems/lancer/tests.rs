@@ -1,0 +1,552 @@
+//! Tests of the Lancer event system: the seed's examples with hand-worked expectations,
+//! the parser's located errors (table-driven) and robustness (proptest), round-trips, and
+//! the differential test of the two engines through the `System` trait.
+
+use super::gen::{generate, GenArgs};
+use super::model::*;
+use super::search::{self, Property};
+use super::simulate::{run, Prefix};
+use super::system::Lancer;
+use super::{encode, parse};
+use crate::systems::spec::{Budget, System};
+use std::path::Path;
+
+fn sc(text: &str) -> Scenario {
+    parse::parse(Path::new("t.lancer"), text).expect("valid scenario")
+}
+
+fn shipped(name: &str) -> Scenario {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("instances/lancer")
+        .join(name);
+    parse::load(&p).expect("shipped instance parses")
+}
+
+fn both(sc: &Scenario, p: Policy) -> Vec<Outcome> {
+    let d = search::outcomes(sc, p, &Budget::new()).expect("not cancelled");
+    let s = encode::outcomes(sc, p, &Budget::new()).expect("not cancelled");
+    assert_eq!(d, s, "engines disagree on\n{}", parse::to_text(sc));
+    d
+}
+
+fn holds(outs: &[Outcome], p: Property) -> bool {
+    outs.iter().any(|o| p.holds(o))
+}
+
+fn kinds(o: &Outcome) -> Vec<(Kind, Status)> {
+    o.events.iter().map(|e| (e.kind, e.status)).collect()
+}
+
+use Kind::*;
+use Status::*;
+
+#[test]
+fn seed_1_is_a_linear_tree() {
+    let s = shipped("seed-1-aggression.lancer");
+    let outs = both(&s, Policy::SEED);
+    assert_eq!(outs.len(), 3);
+    // both hit: activate, attack, damage 3, Aggression's attack, damage 2
+    let full = outs
+        .iter()
+        .find(|o| o.events.len() == 5)
+        .expect("the all-hit run");
+    assert_eq!(
+        kinds(full),
+        vec![
+            (Activate, Done),
+            (Attack, Done),
+            (Damage, Done),
+            (Attack, Done),
+            (Damage, Done)
+        ]
+    );
+    assert_eq!(full.events[2].detail, Detail::Dealt(3));
+    assert_eq!(full.events[4].detail, Detail::Dealt(2));
+    assert_eq!(full.events[3].origin, Origin::Reaction(0));
+    assert_eq!(full.units[0].hp, 4);
+    assert_eq!(full.units[1].hp, 5);
+    // linear: every event's parent is the one before it, except Aggression's attack,
+    // which answers the attack (#2), resolved after that attack's damage
+    let parents: Vec<Option<usize>> = full.events.iter().map(|e| e.parent).collect();
+    assert_eq!(parents, vec![None, Some(0), Some(1), Some(1), Some(3)]);
+    assert!(!holds(&outs, Property::ActionCancelled));
+}
+
+#[test]
+fn seed_2_brace_pauses_the_damage() {
+    let s = shipped("seed-2-brace.lancer");
+    let outs = both(&s, Policy::SEED);
+    assert_eq!(outs.len(), 4);
+    let braced = outs
+        .iter()
+        .find(|o| o.units[0].braced)
+        .expect("a run where the Tokugawa braces");
+    // the brace event comes before the damage it belongs to, as its child
+    let b = braced
+        .events
+        .iter()
+        .position(|e| e.kind == Brace)
+        .expect("brace");
+    let d = braced.events[b].parent.expect("brace has a parent");
+    assert!(d > b && braced.events[d].kind == Damage);
+    assert_eq!(braced.events[d].detail, Detail::Dealt(2)); // 3 halved, rounded up
+    assert_eq!((braced.units[0].hp, braced.units[0].structure), (1, 2));
+    let declined = outs
+        .iter()
+        .find(|o| o.events.iter().any(|e| e.detail == Detail::Braced(false)))
+        .expect("a run where the Tokugawa declines");
+    assert_eq!((declined.units[0].hp, declined.units[0].structure), (3, 1));
+    assert!(declined.events.iter().any(|e| e.kind == Structure));
+}
+
+#[test]
+fn seed_3_teleport_waits_for_the_whole_area_attack() {
+    let s = shipped("seed-3-area.lancer");
+    let outs = both(&s, Policy::SEED);
+    assert_eq!(outs.len(), 4);
+    let all = outs
+        .iter()
+        .find(|o| o.events.len() == 6)
+        .expect("both attacks hit");
+    assert_eq!(all.events[5].kind, Teleport);
+    assert_eq!(all.units[1].at, Cell { x: 9, y: 9 });
+    // naive: the teleport comes right after the MC's damage
+    let naive = both(&s, Policy::ALL[2]);
+    let all = naive
+        .iter()
+        .find(|o| o.events.len() == 6)
+        .expect("both attacks hit");
+    assert_eq!(all.events[3].kind, Teleport);
+    assert!(
+        !holds(&outs, Property::Fires(1)),
+        "no Shrike Armor: not adjacent"
+    );
+}
+
+#[test]
+fn seed_4_shrike_armor_cancels_the_whole_attack_only_under_the_seed_policy() {
+    let s = shipped("seed-4-shrike.lancer");
+    let outs = both(&s, Policy::SEED);
+    assert_eq!(outs.len(), 1);
+    let o = &outs[0];
+    assert_eq!(
+        kinds(o),
+        vec![
+            (Activate, Done),
+            (Damage, Done),
+            (Structure, Done),
+            (Destroyed, Done),
+            (Attack, Aborted),
+            (Attack, Aborted)
+        ]
+    );
+    assert!(o.units[0].destroyed);
+    assert_eq!((o.units[1].hp, o.units[2].hp), (6, 8));
+    assert!(holds(&outs, Property::ActionCancelled));
+    assert!(!holds(&outs, Property::AbortedAfterEffect));
+    let naive = both(&s, Policy::ALL[2]);
+    assert_eq!(naive.len(), 2);
+    assert!(holds(&naive, Property::AbortedAfterEffect));
+    let w = search::shortest(&naive, Property::AbortedAfterEffect).expect("witness");
+    let sat = encode::shortest(
+        &s,
+        Policy::ALL[2],
+        Property::AbortedAfterEffect,
+        &Budget::new(),
+    )
+    .expect("not cancelled")
+    .expect("witness");
+    assert_eq!(w.events.len(), 8);
+    assert_eq!(sat.events.len(), 8);
+    assert_eq!(
+        w.units[1].hp, 4,
+        "the MC took the damage of a cancelled attack"
+    );
+}
+
+#[test]
+fn reactions_chain_and_the_depth_bound_truncates() {
+    // Two units that hit back whenever attacked: an endless chain of misses is cut at the
+    // depth bound, and such runs are marked truncated.
+    let text = "depth 2\n\
+        unit A side x hp 9 structure 1 at 0 0 npc\n\
+        unit B side y hp 9 structure 1 at 1 0 npc\n\
+        weapon W damage 1\n\
+        reaction RA of A on attack target followup attack W at source\n\
+        reaction RB of B on attack target followup attack W at source\n\
+        action A activate W at B\n";
+    let s = sc(text);
+    let outs = both(&s, s.policy);
+    // attacks at depth 0 (A), 1 (B), 2 (A): each hit or miss = 8 runs; the depth-2
+    // attack's follow-up is beyond the bound, so all are truncated
+    assert_eq!(outs.len(), 8);
+    assert!(outs.iter().all(|o| o.truncated));
+    assert!(outs
+        .iter()
+        .all(|o| o.events.iter().filter(|e| e.kind == Attack).count() == 3));
+}
+
+#[test]
+fn once_per_round_optional_and_braced_units_do_not_react() {
+    let text = "unit A side x hp 9 structure 1 at 0 0 npc\n\
+        unit B side y hp 9 structure 1 at 1 0\n\
+        weapon W damage 2 4\n\
+        reaction R of B on damage target interrupt damage 1 at source optional once\n\
+        action A activate W at B\n";
+    let s = sc(text);
+    let outs = both(&s, Policy::ALL[1]); // brace on any damage
+                                         // miss (1); hit with roll 2 or 4 (x2) × R used or not (x2) × brace yes/no (x2) — but a
+                                         // braced B takes no reactions and R is queued before the prompt, so R still fires
+                                         // first: 1 + 2*2*2 = 9
+    assert_eq!(outs.len(), 9);
+    for o in &outs {
+        assert!(
+            o.events
+                .iter()
+                .filter(|e| e.origin == Origin::Reaction(0))
+                .count()
+                <= 1
+        );
+    }
+}
+
+#[test]
+fn armour_then_resistance_and_resistance_does_not_stack() {
+    // 4 damage, armour 1, resistant: (4 - 1) / 2 rounded up = 2 >= hp 2, so the prompt
+    // appears; bracing adds no second halving: 2 dealt either way, then structure.
+    let s = sc("unit A side x hp 9 structure 1 at 0 0 npc\n\
+        unit B side y hp 2 structure 2 armor 1 at 1 0 resistant\n\
+        weapon W damage 4\n\
+        action A activate W at B\n");
+    let outs = both(&s, Policy::SEED);
+    assert_eq!(outs.len(), 3);
+    for o in outs.iter().filter(|o| o.events.len() > 2) {
+        assert!(o.events.iter().any(|e| e.detail == Detail::Dealt(2)));
+        assert_eq!((o.units[1].hp, o.units[1].structure), (2, 1));
+    }
+    assert_eq!(outs.iter().filter(|o| o.units[1].braced).count(), 1);
+}
+
+#[test]
+fn choices_are_asked_only_when_they_matter() {
+    let s = shipped("seed-4-shrike.lancer");
+    let mut ch = Prefix::default();
+    run(&s, Policy::SEED, &mut ch);
+    assert!(ch.taken.is_empty(), "both attacks abort before their rolls");
+}
+
+// ---------------------------------------------------------------- parser
+
+#[test]
+fn parse_errors_are_located() {
+    let base = "unit A side x hp 3 structure 1 at 0 0\nunit B side y hp 3 structure 1 at 1 0\nweapon W damage 2\n";
+    let cases: &[(&str, usize, usize, &str)] = &[
+        ("frobnicate\n", 4, 1, "unknown declaration"),
+        (
+            "unit A side x hp 0 structure 1 at 0 0\n",
+            1,
+            18,
+            "hp must be",
+        ),
+        (
+            "unit A side x hp 3 structure 1 at 0\n",
+            1,
+            36,
+            "expected y coordinate",
+        ),
+        (
+            "unit A side x hp 3 structure 1 at 0 0\nunit A side x hp 3 structure 1 at 1 1\n",
+            2,
+            6,
+            "already declared",
+        ),
+        (
+            "unit A side x hp 3 structure 1 at 0 0\nunit B side x hp 3 structure 1 at 0 0\n",
+            2,
+            35,
+            "already taken",
+        ),
+        (
+            "action A activate W at Nobody\n",
+            4,
+            24,
+            "unknown unit `Nobody`",
+        ),
+        ("action A activate Gun at B\n", 4, 19, "unknown weapon"),
+        (
+            "unit C side z hp 3 structure 1 at 2 2\naction A activate W at B C\n",
+            5,
+            19,
+            "not an area weapon",
+        ),
+        (
+            "reaction R of B on hug target interrupt damage 1 at source\n",
+            4,
+            20,
+            "unknown event kind",
+        ),
+        (
+            "reaction R of B on attack target hit interrupt damage 1 at source\n",
+            4,
+            34,
+            "only qualify",
+        ),
+        (
+            "reaction R of B on attack friend interrupt damage 1 at source\n",
+            4,
+            27,
+            "unknown role",
+        ),
+        (
+            "reaction R of B on attack target interrupt explode\n",
+            4,
+            44,
+            "unknown effect",
+        ),
+        (
+            "reaction R of B on attack target interrupt damage 1 at nowhere\n",
+            4,
+            56,
+            "`source` or `target`",
+        ),
+        ("policy chaos\n", 4, 8, "unknown policy"),
+        ("depth 9\n", 4, 7, "depth bound must be"),
+        (
+            "action A activate W at B extra\n",
+            4,
+            26,
+            "unknown unit `extra`",
+        ),
+        ("weapon V damage 2 2\n", 4, 19, "listed twice"),
+        ("action A move 3 3 now\n", 4, 19, "unexpected `now`"),
+        (
+            "action A activate W at A\n",
+            4,
+            24,
+            "does not target itself",
+        ),
+    ];
+    for &(extra, line, col, msg) in cases {
+        let text = if extra.starts_with("unit A") {
+            format!("{extra}weapon W damage 2\naction A move 5 5\n")
+        } else {
+            format!("{base}{extra}")
+        };
+        let e = parse::parse(Path::new("t.lancer"), &text).expect_err(extra);
+        let first = &e.0[0];
+        assert_eq!(
+            (first.line, first.col),
+            (line, col),
+            "{extra}: got {}",
+            first.message
+        );
+        assert!(
+            first.message.contains(msg),
+            "{extra}: `{}` lacks `{msg}`",
+            first.message
+        );
+    }
+}
+
+#[test]
+fn missing_action_is_an_error() {
+    let e = parse::parse(
+        Path::new("t.lancer"),
+        "unit A side x hp 3 structure 1 at 0 0\n",
+    )
+    .expect_err("no action");
+    assert!(e.0[0].message.contains("no `action`"));
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_text_never_panics(s in "(unit|weapon|reaction|action|policy|depth|at|of|on|[A-Z]|[0-9]{1,3}|hit|area|interrupt|followup|damage|attack|teleport|source|target|npc| |\n){0,40}") {
+        let _ = parse::parse(Path::new("t.lancer"), &s);
+    }
+    #[test]
+    fn random_bytes_never_panic(s in "\\PC{0,200}") {
+        let _ = parse::parse(Path::new("t.lancer"), &s);
+    }
+}
+
+#[test]
+fn to_text_round_trips() {
+    for seed in 0..300 {
+        let s = generate(&GenArgs::default(), seed);
+        let back = parse::parse(Path::new("g.lancer"), &parse::to_text(&s))
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", parse::to_text(&s)));
+        assert_eq!(back, s, "seed {seed}");
+    }
+}
+
+#[test]
+fn simplifications_are_valid_and_smaller() {
+    for seed in 0..100 {
+        let s = generate(&GenArgs::default(), seed);
+        for t in Lancer::simplifications(&s) {
+            assert!(Lancer::size(&t) < Lancer::size(&s));
+            let back = parse::parse(Path::new("g.lancer"), &parse::to_text(&t));
+            assert!(back.is_ok(), "seed {seed}: {}", parse::to_text(&t));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- differential
+
+/// Runs both engines through the `System` trait on `cases` generated scenarios from seed
+/// `start`; a case whose engines do not both finish within `limit` is skipped (counted).
+/// Returns (cases compared, disagreements, skipped).
+fn differential(
+    args: &GenArgs,
+    cases: u64,
+    start: u64,
+    limit: std::time::Duration,
+) -> (u64, u64, u64) {
+    let engines = Lancer::engines();
+    let (mut disagree, mut skipped) = (0, 0);
+    let mut slowest = (std::time::Duration::ZERO, 0);
+    for seed in start..start + cases {
+        if (seed - start).is_multiple_of(10_000) && seed > start {
+            eprintln!(
+                "  {} cases, {disagree} disagreements, {skipped} skipped, slowest seed {} ({:?})",
+                seed - start,
+                slowest.1,
+                slowest.0
+            );
+        }
+        let t0 = std::time::Instant::now();
+        let s = Lancer::generate(args, seed);
+        let budget = Budget::new();
+        let answers: Vec<_> =
+            crate::harness::differential::with_timeout(Some(limit), &budget, || {
+                engines.iter().map(|e| e.solve(&s, &budget)).collect()
+            });
+        let dt = t0.elapsed();
+        if dt > slowest.0 {
+            slowest = (dt, seed);
+        }
+        match (&answers[0], &answers[1]) {
+            (Ok(a), Ok(b)) => {
+                if a != b {
+                    disagree += 1;
+                    eprintln!("seed {seed} disagrees:\n{}", parse::to_text(&s));
+                }
+            }
+            _ => skipped += 1,
+        }
+    }
+    eprintln!(
+        "  slowest case: seed {} ({:?}); {skipped} skipped over {limit:?}",
+        slowest.1, slowest.0
+    );
+    (cases - skipped, disagree, skipped)
+}
+
+#[test]
+fn engines_agree_on_random_scenarios() {
+    let limit = std::time::Duration::from_secs(20);
+    let (n, bad, skipped) = differential(&GenArgs::default(), 400, 0, limit);
+    assert_eq!(bad, 0, "{bad} of {n} random scenarios disagree");
+    assert_eq!(skipped, 0);
+    let big = GenArgs {
+        lancer_units: 4,
+        lancer_reactions: 5,
+        lancer_depth: 3,
+    };
+    let (n, bad, skipped) = differential(&big, 100, 0, limit);
+    assert_eq!(bad, 0, "{bad} of {n} larger random scenarios disagree");
+    assert_eq!(skipped, 0);
+}
+
+#[test]
+fn the_generic_harness_fuzzes_and_shrinks_lancer() {
+    use crate::harness::differential::Differential;
+    use crate::harness::fuzz::{run, shrink, Config, Limit};
+    let cfg = Config {
+        seed: 7,
+        limit: Limit::Cases(200),
+        case_timeout: Some(std::time::Duration::from_secs(20)),
+    };
+    let diff = Differential::<Lancer>::all();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let s = run::<Lancer>(&GenArgs::default(), &diff, &cfg, &stop, &|| {});
+    assert_eq!(s.cases, 200);
+    assert!(s.failure.is_none(), "the engines disagree");
+    assert_eq!(s.skipped, 0);
+    // Shrinking a planted failure ("some unit can be destroyed") keeps one unit that can
+    // be destroyed and drops every reaction that is not needed.
+    let destroys = |sc: &Scenario| {
+        search::outcomes(sc, sc.policy, &Budget::new())
+            .expect("not cancelled")
+            .iter()
+            .any(|o| o.units.iter().any(|u| u.destroyed))
+    };
+    let start = (0..200)
+        .map(|seed| generate(&GenArgs::default(), seed))
+        .find(|sc| destroys(sc) && sc.reactions.len() >= 2)
+        .expect("some random scenario can destroy a unit");
+    let small = shrink::<Lancer>(&start, destroys);
+    assert!(Lancer::size(&small) < Lancer::size(&start));
+    assert!(destroys(&small));
+    assert!(Lancer::simplifications(&small).iter().all(|t| !destroys(t)));
+}
+
+/// The long fuzz run: `LANCER_FUZZ_CASES=100000 cargo test --release --lib
+/// systems::lancer::tests::fuzz_long -- --ignored --nocapture` (also `LANCER_FUZZ_START`,
+/// `LANCER_FUZZ_UNITS`, `LANCER_FUZZ_REACTIONS`, `LANCER_FUZZ_DEPTH`).
+#[test]
+#[ignore]
+fn fuzz_long() {
+    let n: u64 = std::env::var("LANCER_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000);
+    let start: u64 = std::env::var("LANCER_FUZZ_START")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let var = |k: &str, d: u8| {
+        std::env::var(k)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(d)
+    };
+    let args = GenArgs {
+        lancer_units: var("LANCER_FUZZ_UNITS", 3),
+        lancer_reactions: var("LANCER_FUZZ_REACTIONS", 3),
+        lancer_depth: var("LANCER_FUZZ_DEPTH", 2),
+    };
+    let secs: u64 = std::env::var("LANCER_FUZZ_CASE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    let (n, bad, skipped) = differential(&args, n, start, std::time::Duration::from_secs(secs));
+    eprintln!(
+        "lancer fuzz: {n} cases compared, {bad} disagreements, {skipped} skipped (over {secs} s)"
+    );
+    assert_eq!(bad, 0);
+}
+
+/// Prints one generated scenario: `LANCER_SEED=N cargo test --release --lib
+/// systems::lancer::tests::print_generated -- --ignored --nocapture` (to inspect a slow or
+/// failing fuzz case with `gordian lancer ...`).
+#[test]
+#[ignore]
+fn print_generated() {
+    let seed: u64 = std::env::var("LANCER_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let var = |k: &str, d: u8| {
+        std::env::var(k)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(d)
+    };
+    let args = GenArgs {
+        lancer_units: var("LANCER_FUZZ_UNITS", 3),
+        lancer_reactions: var("LANCER_FUZZ_REACTIONS", 3),
+        lancer_depth: var("LANCER_FUZZ_DEPTH", 2),
+    };
+    print!("{}", parse::to_text(&generate(&args, seed)));
+}
