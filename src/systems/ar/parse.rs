@@ -1002,36 +1002,29 @@ mod tests {
 
     fn night_errs(src: &str) -> Vec<ParseError> {
         match parse_night(src, path()) {
-            Ok(e) => panic!("expected errors, got {e:?}"),
+            Ok(e) => panic!("{src:?}: expected errors, got {e:?}"),
             Err(e) => e.0,
         }
     }
 
     fn json_errs(src: &str) -> Vec<ParseError> {
         match parse_json(src, Path::new("t.json")) {
-            Ok(e) => panic!("expected errors, got {e:?}"),
+            Ok(e) => panic!("{src:?}: expected errors, got {e:?}"),
             Err(e) => e.0,
         }
     }
 
-    /// Asserts exactly one error, at `line:col`, whose message contains `needle`.
-    fn assert_one(errs: &[ParseError], line: usize, col: usize, needle: &str) {
-        assert_eq!(errs.len(), 1, "expected one error, got {errs:#?}");
+    /// Asserts exactly one error, at `line:col`, whose message contains `needle`; failures
+    /// name the input `src`.
+    fn assert_one(src: &str, errs: &[ParseError], line: usize, col: usize, needle: &str) {
+        assert_eq!(errs.len(), 1, "{src:?}: expected one error, got {errs:#?}");
         let e = &errs[0];
-        assert_eq!((e.line, e.col), (line, col), "position of {e:#?}");
+        assert_eq!((e.line, e.col), (line, col), "{src:?}: position of {e:#?}");
         assert!(
             e.message.contains(needle),
-            "{:?} lacks {needle:?}",
+            "{src:?}: {:?} lacks {needle:?}",
             e.message
         );
-    }
-
-    fn night_err(src: &str, line: usize, col: usize, needle: &str) {
-        assert_one(&night_errs(src), line, col, needle);
-    }
-
-    fn json_err(src: &str, line: usize, col: usize, needle: &str) {
-        assert_one(&json_errs(src), line, col, needle);
     }
 
     fn unspanned(mut ens: Ensemble) -> Ensemble {
@@ -1161,198 +1154,163 @@ mod tests {
 
     // ----- night errors ---------------------------------------------------------------
 
+    /// An error case: the input, then the line, column and a message fragment of the one
+    /// error it must give. Add a row to a table below to add a case.
+    type Case = (&'static str, usize, usize, &'static str);
+
+    /// Checks every row of `cases`, parsed by `errs`; a failure names the row's input.
+    fn run_cases(cases: &[Case], errs: fn(&str) -> Vec<ParseError>) {
+        for &(src, line, col, needle) in cases {
+            assert_one(src, &errs(src), line, col, needle);
+        }
+    }
+
+    /// Unknown, misplaced and miscased kinds.
+    #[rustfmt::skip]
+    const UNKNOWN_KINDS: &[Case] = &[
+        ("R1 block R2\nR1 smash R2", 2, 4, "unknown kind `smash`"),
+        ("V bulletproof", 1, 3, "`bulletproof` is a passive: write `V passive bulletproof`"),
+        ("V passive shiny", 1, 11, "unknown passive kind `shiny`"),
+        ("V passive kill", 1, 11, "`kill` is an action, not a passive"),
+        ("V passive reflexive:deflect", 1, 11, "bad reflexive kind"),
+        ("V reflexive:stop", 1, 3, "is a passive"),
+        ("V Block W", 1, 3, "unknown kind `Block`"),
+    ];
+
     #[test]
     fn unknown_kinds() {
-        night_err("R1 block R2\nR1 smash R2", 2, 4, "unknown kind `smash`");
-        night_err(
-            "V bulletproof",
-            1,
-            3,
-            "`bulletproof` is a passive: write `V passive bulletproof`",
-        );
-        night_err("V passive shiny", 1, 11, "unknown passive kind `shiny`");
-        night_err(
-            "V passive kill",
-            1,
-            11,
-            "`kill` is an action, not a passive",
-        );
-        night_err("V passive reflexive:deflect", 1, 11, "bad reflexive kind");
-        night_err("V reflexive:stop", 1, 3, "is a passive");
-        night_err("V Block W", 1, 3, "unknown kind `Block`");
+        run_cases(UNKNOWN_KINDS, night_errs);
     }
+
+    /// Too many or too few targets.
+    #[rustfmt::skip]
+    const WRONG_ARITY: &[Case] = &[
+        ("K kill", 1, 3, "`kill` takes exactly 1 target, found 0"),
+        ("K kill A B", 1, 10, "`kill` takes exactly 1 target, found 2"),
+        ("D deflect A B C", 1, 13, "`deflect` takes exactly 1 target, found 3"),
+        ("B block", 1, 3, "`block` needs at least one target"),
+        ("B visit # nobody", 1, 3, "`visit` needs at least one target"),
+        ("V passive bulletproof X", 1, 23, "passive `bulletproof` takes no targets"),
+        ("players: V\nV passive unblockable X", 2, 23, "passive `unblockable` takes no targets"),
+    ];
 
     #[test]
     fn wrong_arity() {
-        night_err("K kill", 1, 3, "`kill` takes exactly 1 target, found 0");
-        night_err(
-            "K kill A B",
-            1,
-            10,
-            "`kill` takes exactly 1 target, found 2",
-        );
-        night_err(
-            "D deflect A B C",
-            1,
-            13,
-            "`deflect` takes exactly 1 target, found 3",
-        );
-        night_err("B block", 1, 3, "`block` needs at least one target");
-        night_err(
-            "B visit # nobody",
-            1,
-            3,
-            "`visit` needs at least one target",
-        );
-        night_err(
-            "V passive bulletproof X",
-            1,
-            23,
-            "passive `bulletproof` takes no targets",
-        );
-        night_err(
-            "players: V\nV passive unblockable X",
-            2,
-            23,
-            "passive `unblockable` takes no targets",
-        );
+        run_cases(WRONG_ARITY, night_errs);
     }
+
+    /// Undeclared and duplicate players.
+    #[rustfmt::skip]
+    const PLAYERS: &[Case] = &[
+        ("players: A B\nA block C", 2, 9, "undeclared player `C`"),
+        ("players: A\nZ visit A", 2, 1, "undeclared player `Z`"),
+        ("players: A B A\nA visit B", 1, 14, "player `A` is declared twice"),
+    ];
 
     #[test]
     fn undeclared_and_duplicate_players() {
-        night_err("players: A B\nA block C", 2, 9, "undeclared player `C`");
-        night_err("players: A\nZ visit A", 2, 1, "undeclared player `Z`");
-        night_err(
-            "players: A B A\nA visit B",
-            1,
-            14,
-            "player `A` is declared twice",
-        );
+        run_cases(PLAYERS, night_errs);
         // Both undeclared targets are reported.
         let errs = night_errs("players: A\nA block X Y");
         assert_eq!(errs.len(), 2);
         assert_eq!((errs[0].col, errs[1].col), (9, 11));
     }
 
+    /// A misplaced or repeated `players:` line.
+    #[rustfmt::skip]
+    const PLAYERS_LINE: &[Case] = &[
+        ("A block B\nplayers: A B", 2, 1, "must come before the first effect"),
+        ("players: A\nplayers: A", 2, 1, "second `players:` line (the first is line 1)"),
+    ];
+
     #[test]
     fn players_line_placement() {
-        night_err(
-            "A block B\nplayers: A B",
-            2,
-            1,
-            "must come before the first effect",
-        );
-        night_err(
-            "players: A\nplayers: A",
-            2,
-            1,
-            "second `players:` line (the first is line 1)",
-        );
+        run_cases(PLAYERS_LINE, night_errs);
         // A comment before the players line is fine.
         assert_eq!(night("# x\nplayers: B A\nA visit B").players, ["B", "A"]);
     }
 
+    /// Explicit and default ids that collide.
+    #[rustfmt::skip]
+    const DUPLICATE_IDS: &[Case] = &[
+        ("x: A block B\nx: B block A", 2, 1, "duplicate id `x` (already used at 1:1)"),
+        ("e2: A block B\nB block A", 2, 1, "this effect's default id `e2` is already used at 1:1"),
+        ("A block B\n  e1: B block A", 2, 3, "duplicate id `e1`: it is the default id of the effect at 1:1"),
+    ];
+
     #[test]
     fn duplicate_ids() {
-        night_err(
-            "x: A block B\nx: B block A",
-            2,
-            1,
-            "duplicate id `x` (already used at 1:1)",
-        );
-        night_err(
-            "e2: A block B\nB block A",
-            2,
-            1,
-            "this effect's default id `e2` is already used at 1:1",
-        );
-        night_err(
-            "A block B\n  e1: B block A",
-            2,
-            3,
-            "duplicate id `e1`: it is the default id of the effect at 1:1",
-        );
+        run_cases(DUPLICATE_IDS, night_errs);
         // An explicit id equal to the effect's own default id is fine.
         assert_eq!(night("e1: A visit B").effects[0].id, "e1");
     }
 
+    /// Malformed, negative, too large and misplaced priorities.
+    #[rustfmt::skip]
+    const BAD_PRIORITIES: &[Case] = &[
+        ("A block B @x", 1, 11, "bad priority `@x`: a priority is a non-negative integer"),
+        ("A block B @-1", 1, 11, "priorities can not be negative"),
+        ("A block B @", 1, 11, "missing priority after `@`"),
+        ("A block B @ 3", 1, 11, "missing priority after `@`"),
+        ("A block B @99999999999", 1, 11, "too large"),
+        ("A block B @4294967296", 1, 11, "too large"),
+        ("A block B @1.5", 1, 11, "bad priority"),
+        ("A block @2 B", 1, 9, "the priority `@2` must be the last word"),
+        ("A block B @2 @3", 1, 11, "the priority `@2` must be the last word"),
+    ];
+
     #[test]
     fn bad_priorities() {
-        night_err(
-            "A block B @x",
-            1,
-            11,
-            "bad priority `@x`: a priority is a non-negative integer",
-        );
-        night_err("A block B @-1", 1, 11, "priorities can not be negative");
-        night_err("A block B @", 1, 11, "missing priority after `@`");
-        night_err("A block B @ 3", 1, 11, "missing priority after `@`");
-        night_err("A block B @99999999999", 1, 11, "too large");
-        night_err("A block B @4294967296", 1, 11, "too large");
-        night_err("A block B @1.5", 1, 11, "bad priority");
-        night_err(
-            "A block @2 B",
-            1,
-            9,
-            "the priority `@2` must be the last word",
-        );
-        night_err(
-            "A block B @2 @3",
-            1,
-            11,
-            "the priority `@2` must be the last word",
-        );
+        run_cases(BAD_PRIORITIES, night_errs);
     }
+
+    /// A second deflection by the same player is reported at the second.
+    #[rustfmt::skip]
+    const TWO_DEFLECTIONS: &[Case] = &[
+        ("D deflect A\nA visit D\nD deflect B", 3, 3, "player `D` already deflects (line 1)"),
+    ];
 
     #[test]
     fn two_deflections_point_at_the_second() {
-        night_err(
-            "D deflect A\nA visit D\nD deflect B",
-            3,
-            3,
-            "player `D` already deflects (line 1)",
-        );
+        run_cases(TWO_DEFLECTIONS, night_errs);
         // Two players deflecting once each is fine.
         assert_eq!(night("D1 deflect D2\nD2 deflect D1").effects.len(), 2);
     }
 
+    /// Invalid characters in player names and ids.
+    #[rustfmt::skip]
+    const BAD_NAME_CHARACTERS: &[Case] = &[
+        ("A block B,C", 1, 9, "invalid character ',' in player name `B,C`"),
+        ("A block R2@2", 1, 9, "invalid character '@'"),
+        ("Ä visit B", 1, 1, "invalid character 'Ä'"),
+        ("players: A B$\nA visit A", 1, 12, "invalid character '$'"),
+        ("x$y: A visit B", 1, 1, "invalid character '$' in id `x$y`"),
+        ("a:b:c visit B", 1, 3, "invalid character ':' in player name `b:c`"),
+    ];
+
     #[test]
     fn bad_name_characters() {
-        night_err(
-            "A block B,C",
-            1,
-            9,
-            "invalid character ',' in player name `B,C`",
-        );
-        night_err("A block R2@2", 1, 9, "invalid character '@'");
-        night_err("Ä visit B", 1, 1, "invalid character 'Ä'");
-        night_err("players: A B$\nA visit A", 1, 12, "invalid character '$'");
-        night_err("x$y: A visit B", 1, 1, "invalid character '$' in id `x$y`");
-        night_err(
-            "a:b:c visit B",
-            1,
-            3,
-            "invalid character ':' in player name `b:c`",
-        );
+        run_cases(BAD_NAME_CHARACTERS, night_errs);
     }
+
+    /// Missing actors, kinds, ids and passive kinds.
+    #[rustfmt::skip]
+    const MISSING_WORDS: &[Case] = &[
+        ("A", 1, 2, "missing kind after the actor `A`"),
+        ("A   # comment", 1, 2, "missing kind after the actor `A`"),
+        ("A @3", 1, 3, "missing kind after the actor `A`"),
+        ("@3", 1, 1, "missing actor and kind"),
+        ("cut:", 1, 5, "expected an effect"),
+        ("  cut:   # c", 1, 7, "expected an effect"),
+        ("cut: @2", 1, 6, "expected an effect"),
+        (":A block B", 1, 1, "missing id before `:`"),
+        ("V passive", 1, 10, "missing passive kind after `passive`"),
+        ("V passive @0", 1, 11, "missing passive kind after `passive`"),
+    ];
 
     #[test]
     fn missing_words() {
-        night_err("A", 1, 2, "missing kind after the actor `A`");
-        night_err("A   # comment", 1, 2, "missing kind after the actor `A`");
-        night_err("A @3", 1, 3, "missing kind after the actor `A`");
-        night_err("@3", 1, 1, "missing actor and kind");
-        night_err("cut:", 1, 5, "expected an effect");
-        night_err("  cut:   # c", 1, 7, "expected an effect");
-        night_err("cut: @2", 1, 6, "expected an effect");
-        night_err(":A block B", 1, 1, "missing id before `:`");
-        night_err("V passive", 1, 10, "missing passive kind after `passive`");
-        night_err(
-            "V passive @0",
-            1,
-            11,
-            "missing passive kind after `passive`",
-        );
+        run_cases(MISSING_WORDS, night_errs);
     }
 
     #[test]
@@ -1472,149 +1430,84 @@ V visit rS R1 @9
         assert_eq!(json(r#"{"effects": []}"#), Ensemble::default());
     }
 
+    /// JSON syntax errors, at the positions serde reports.
+    #[rustfmt::skip]
+    const JSON_SYNTAX: &[Case] = &[
+        ("{\"effects\": [\n  {\"actor\": \"A\",, }\n]}", 2, 17, "key must be a string"),
+        ("", 1, 1, "EOF while parsing a value"),
+        ("{\"effects\": [\n", 2, 1, "EOF while parsing a list"),
+        ("[1]", 1, 1, "expected a JSON object with an `effects` array"),
+        (" [null, []]", 1, 2, "expected a JSON object"),
+        ("3", 1, 1, "expected a JSON object"),
+        (r#"{"effects": []} x"#, 1, 17, "trailing characters"),
+    ];
+
     #[test]
     fn json_syntax_errors_use_serde_positions() {
-        json_err(
-            "{\"effects\": [\n  {\"actor\": \"A\",, }\n]}",
-            2,
-            17,
-            "key must be a string",
-        );
-        json_err("", 1, 1, "EOF while parsing a value");
-        json_err("{\"effects\": [\n", 2, 1, "EOF while parsing a list");
-        json_err(
-            "[1]",
-            1,
-            1,
-            "expected a JSON object with an `effects` array",
-        );
-        json_err(" [null, []]", 1, 2, "expected a JSON object");
-        json_err("3", 1, 1, "expected a JSON object");
-        json_err("{\"effects\": []} x", 1, 17, "trailing characters");
+        run_cases(JSON_SYNTAX, json_errs);
     }
+
+    /// Errors inside effects, located at the offending value or key.
+    #[rustfmt::skip]
+    const JSON_IN_EFFECTS: &[Case] = &[
+        ("{\"effects\": [\n  {\"actor\": \"A\", \"kind\": \"block\", \"targets\": [\"B\"]},\n  {\"actor\": \"B\", \"kind\": \"block\", \"target\": [\"A\"]}\n]}", 3, 35, "unknown field `target`"),
+        (r#"{"effects": [{"actor": "A", "actor": "B"}]}"#, 1, 29, "duplicate field `actor`"),
+        ("{\"effects\": [\n  {\"actor\": \"A\",\n   \"kind\": \"smash\",\n   \"targets\": [\"B\"]}]}", 3, 12, "unknown kind `smash`"),
+        (r#"{"effects": [{"actor": "A", "kind": "kill", "targets": ["B", "C"]}]}"#, 1, 62, "`kill` takes exactly 1 target, found 2"),
+        ("{\"players\": [\"A\"],\n \"effects\": [{\"actor\": \"A\", \"kind\": \"visit\", \"targets\": [\"Z\"]}]}", 2, 58, "undeclared player `Z` (not in `players`, line 1)"),
+        (r#"{"players": ["A", "A"], "effects": []}"#, 1, 19, "player `A` is declared twice"),
+        (r#"{"effects": [{"actor": "A", "kind": "bulletproof", "targets": ["B"]}]}"#, 1, 64, "passive `bulletproof` takes no targets"),
+        (r#"{"effects": [{"actor": "A", "kind": "passive"}]}"#, 1, 37, "in JSON a passive's kind is its name"),
+        ("{\"effects\": [{\"actor\": \"A\", \"kind\": \"block\", \"targets\": [\"B\"]},\n {\"id\": \"e1\", \"actor\": \"B\", \"kind\": \"visit\", \"targets\": [\"A\"]}]}", 2, 9, "duplicate id `e1`: it is the default id of the effect at 1:14"),
+        ("{\"effects\": [{\"actor\": \"D\", \"kind\": \"deflect\", \"targets\": [\"B\"]},\n {\"actor\": \"D\", \"kind\": \"deflect\", \"targets\": [\"C\"]}]}", 2, 25, "player `D` already deflects (line 1)"),
+        (r#"{"effects": [{"id": "players", "actor": "A", "kind": "visit", "targets": ["A"]}]}"#, 1, 21, "`players` can not be an effect id"),
+        (r#"{"effects": [{"actor": "A b", "kind": "visit", "targets": ["A"]}]}"#, 1, 24, "invalid character ' ' in player name `A b`"),
+        (r#"{"effects": [{"actor": "", "kind": "visit", "targets": ["A"]}]}"#, 1, 24, "empty player name"),
+    ];
 
     #[test]
     fn json_errors_inside_effects_are_located() {
-        let src = "{\"effects\": [\n  {\"actor\": \"A\", \"kind\": \"block\", \"targets\": [\"B\"]},\n  {\"actor\": \"B\", \"kind\": \"block\", \"target\": [\"A\"]}\n]}";
-        json_err(src, 3, 35, "unknown field `target`");
-        let src = "{\"effects\": [{\"actor\": \"A\", \"actor\": \"B\"}]}";
-        json_err(src, 1, 29, "duplicate field `actor`");
-        let src = "{\"effects\": [\n  {\"actor\": \"A\",\n   \"kind\": \"smash\",\n   \"targets\": [\"B\"]}]}";
-        json_err(src, 3, 12, "unknown kind `smash`");
-        let src =
-            "{\"effects\": [{\"actor\": \"A\", \"kind\": \"kill\", \"targets\": [\"B\", \"C\"]}]}";
-        json_err(src, 1, 62, "`kill` takes exactly 1 target, found 2");
-        let src = "{\"players\": [\"A\"],\n \"effects\": [{\"actor\": \"A\", \"kind\": \"visit\", \"targets\": [\"Z\"]}]}";
-        json_err(
-            src,
-            2,
-            58,
-            "undeclared player `Z` (not in `players`, line 1)",
-        );
-        let src = "{\"players\": [\"A\", \"A\"], \"effects\": []}";
-        json_err(src, 1, 19, "player `A` is declared twice");
-        let src =
-            "{\"effects\": [{\"actor\": \"A\", \"kind\": \"bulletproof\", \"targets\": [\"B\"]}]}";
-        json_err(src, 1, 64, "passive `bulletproof` takes no targets");
-        let src = "{\"effects\": [{\"actor\": \"A\", \"kind\": \"passive\"}]}";
-        json_err(src, 1, 37, "in JSON a passive's kind is its name");
-        let src = "{\"effects\": [{\"actor\": \"A\", \"kind\": \"block\", \"targets\": [\"B\"]},\n {\"id\": \"e1\", \"actor\": \"B\", \"kind\": \"visit\", \"targets\": [\"A\"]}]}";
-        json_err(
-            src,
-            2,
-            9,
-            "duplicate id `e1`: it is the default id of the effect at 1:14",
-        );
-        let src = "{\"effects\": [{\"actor\": \"D\", \"kind\": \"deflect\", \"targets\": [\"B\"]},\n {\"actor\": \"D\", \"kind\": \"deflect\", \"targets\": [\"C\"]}]}";
-        json_err(src, 2, 25, "player `D` already deflects (line 1)");
-        let src = "{\"effects\": [{\"id\": \"players\", \"actor\": \"A\", \"kind\": \"visit\", \"targets\": [\"A\"]}]}";
-        json_err(src, 1, 21, "`players` can not be an effect id");
-        let src =
-            "{\"effects\": [{\"actor\": \"A b\", \"kind\": \"visit\", \"targets\": [\"A\"]}]}";
-        json_err(src, 1, 24, "invalid character ' ' in player name `A b`");
-        let src = "{\"effects\": [{\"actor\": \"\", \"kind\": \"visit\", \"targets\": [\"A\"]}]}";
-        json_err(src, 1, 24, "empty player name");
+        run_cases(JSON_IN_EFFECTS, json_errs);
     }
+
+    /// Well-formed JSON of the wrong shape.
+    #[rustfmt::skip]
+    const JSON_SHAPES: &[Case] = &[
+        (r#"{"players": []}"#, 1, 1, "missing `effects` array"),
+        (r#"  {"effects": null}"#, 1, 3, "missing `effects` array"),
+        (r#"{"effects": {}}"#, 1, 13, "`effects` must be an array"),
+        (r#"{"effects": [], "players": "A"}"#, 1, 28, "`players` must be an array"),
+        (r#"{"effects": [3]}"#, 1, 14, "expected an effect object, found a number"),
+        (r#"{"effects": [["A", "visit"]]}"#, 1, 14, "found an array"),
+        (r#"{"effects": [{"kind": "visit"}]}"#, 1, 14, "effect has no `actor`"),
+        (r#"{"effects": [{"actor": "A"}]}"#, 1, 14, "effect has no `kind`"),
+        (r#"{"effects": [{"actor": 7, "kind": "visit", "targets": ["A"]}]}"#, 1, 24, "`actor` must be a string"),
+        (r#"{"effects": [{"actor": "A", "kind": "visit", "targets": "A"}]}"#, 1, 57, "`targets` must be an array"),
+        (r#"{"effects": [{"actor": "A", "kind": "visit", "targets": [1]}]}"#, 1, 58, "a player name must be a string"),
+    ];
 
     #[test]
     fn json_shape_errors() {
-        json_err("{\"players\": []}", 1, 1, "missing `effects` array");
-        json_err("  {\"effects\": null}", 1, 3, "missing `effects` array");
-        json_err("{\"effects\": {}}", 1, 13, "`effects` must be an array");
-        json_err(
-            "{\"effects\": [], \"players\": \"A\"}",
-            1,
-            28,
-            "`players` must be an array",
-        );
-        json_err(
-            "{\"effects\": [3]}",
-            1,
-            14,
-            "expected an effect object, found a number",
-        );
-        json_err(
-            "{\"effects\": [[\"A\", \"visit\"]]}",
-            1,
-            14,
-            "found an array",
-        );
-        json_err(
-            "{\"effects\": [{\"kind\": \"visit\"}]}",
-            1,
-            14,
-            "effect has no `actor`",
-        );
-        json_err(
-            "{\"effects\": [{\"actor\": \"A\"}]}",
-            1,
-            14,
-            "effect has no `kind`",
-        );
-        json_err(
-            "{\"effects\": [{\"actor\": 7, \"kind\": \"visit\", \"targets\": [\"A\"]}]}",
-            1,
-            24,
-            "`actor` must be a string",
-        );
-        json_err(
-            "{\"effects\": [{\"actor\": \"A\", \"kind\": \"visit\", \"targets\": \"A\"}]}",
-            1,
-            57,
-            "`targets` must be an array",
-        );
-        json_err(
-            "{\"effects\": [{\"actor\": \"A\", \"kind\": \"visit\", \"targets\": [1]}]}",
-            1,
-            58,
-            "a player name must be a string",
-        );
+        run_cases(JSON_SHAPES, json_errs);
     }
+
+    /// Bad priorities; the value starts at column 76, and messages stay on one line
+    /// whatever the value.
+    #[rustfmt::skip]
+    const JSON_PRIORITIES: &[Case] = &[
+        (r#"{"effects": [{"actor": "A", "kind": "visit", "targets": ["A"], "priority": -1}]}"#, 1, 76, "bad priority `-1`: priorities can not be negative"),
+        (r#"{"effects": [{"actor": "A", "kind": "visit", "targets": ["A"], "priority": "2"}]}"#, 1, 76, "a priority is a non-negative integer"),
+        (r#"{"effects": [{"actor": "A", "kind": "visit", "targets": ["A"], "priority": 2.5}]}"#, 1, 76, "a priority is a non-negative integer"),
+        (r#"{"effects": [{"actor": "A", "kind": "visit", "targets": ["A"], "priority": 1e3}]}"#, 1, 76, "a priority is a non-negative integer"),
+        (r#"{"effects": [{"actor": "A", "kind": "visit", "targets": ["A"], "priority": 4294967296}]}"#, 1, 76, "too large"),
+        ("{\"effects\": [{\"actor\": \"A\", \"kind\": \"visit\", \"targets\": [\"A\"], \"priority\": [\n 1]}]}", 1, 76, "bad priority an array: a priority is"),
+    ];
 
     #[test]
     fn json_bad_priorities() {
-        let eff = |p: &str| {
-            format!("{{\"effects\": [{{\"actor\": \"A\", \"kind\": \"visit\", \"targets\": [\"A\"], \"priority\": {p}}}]}}")
-        };
-        // The priority value starts at column 76.
-        json_err(
-            &eff("-1"),
-            1,
-            76,
-            "bad priority `-1`: priorities can not be negative",
-        );
-        json_err(&eff("\"2\""), 1, 76, "a priority is a non-negative integer");
-        json_err(&eff("2.5"), 1, 76, "a priority is a non-negative integer");
-        json_err(&eff("1e3"), 1, 76, "a priority is a non-negative integer");
-        json_err(&eff("4294967296"), 1, 76, "too large");
-        assert_eq!(json(&eff("4294967295")).effects[0].priority, u32::MAX);
-        // Messages stay on one line whatever the value.
-        json_err(
-            &eff("[\n 1]"),
-            1,
-            76,
-            "bad priority an array: a priority is",
-        );
+        run_cases(JSON_PRIORITIES, json_errs);
+        let max = r#"{"effects": [{"actor": "A", "kind": "visit", "targets": ["A"], "priority": 4294967295}]}"#;
+        assert_eq!(json(max).effects[0].priority, u32::MAX);
     }
 
     #[test]
@@ -1641,11 +1534,15 @@ V visit rS R1 @9
         assert_eq!(ens.players.len(), 200_000);
     }
 
+    /// Columns count characters: "zap" is at byte column 50, but each é is one column.
+    #[rustfmt::skip]
+    const JSON_UNICODE: &[Case] = &[
+        (r#"{"x": "éé", "effects": [{"actor": "A", "kind": "zap", "targets": ["B"]}]}"#, 1, 48, "unknown kind `zap`"),
+    ];
+
     #[test]
     fn json_unicode_columns_count_characters() {
-        let src = "{\"x\": \"éé\", \"effects\": [{\"actor\": \"A\", \"kind\": \"zap\", \"targets\": [\"B\"]}]}";
-        // "zap" is at byte column 50, but each é counts as one column.
-        json_err(src, 1, 48, "unknown kind `zap`");
+        run_cases(JSON_UNICODE, json_errs);
     }
 
     // ----- load ---------------------------------------------------------------------
@@ -1670,7 +1567,7 @@ V visit rS R1 @9
         let p = temp_file("bad.night", b"A block B\nA \xff kill B\n");
         match load(&p) {
             Err(LoadError::Parse(ParseErrors(errs))) => {
-                assert_one(&errs, 2, 3, "invalid UTF-8 (byte 0xff)");
+                assert_one("bad.night", &errs, 2, 3, "invalid UTF-8 (byte 0xff)");
                 assert_eq!(errs[0].source_line, "A \u{FFFD} kill B");
                 assert_eq!(errs[0].file, p);
             }

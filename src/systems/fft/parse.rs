@@ -1438,22 +1438,37 @@ mod tests {
 
     fn errs(src: &str) -> Vec<ParseError> {
         match parse_fft(src, path()) {
-            Ok(sc) => panic!("expected errors, got {sc:#?}"),
+            Ok(sc) => panic!("{src:?}: expected errors, got {sc:#?}"),
             Err(e) => e.0,
         }
     }
 
-    /// Asserts exactly one error, at `line:col`, whose message contains `needle`.
-    fn err1(src: &str, line: usize, col: usize, needle: &str) {
-        let errs = errs(src);
-        assert_eq!(errs.len(), 1, "expected one error, got {errs:#?}");
-        let e = &errs[0];
-        assert_eq!((e.line, e.col), (line, col), "position of {e:#?}");
-        assert!(
-            e.message.contains(needle),
-            "{:?} lacks {needle:?}",
-            e.message
-        );
+    /// An error case: the input, then the line, column and a message fragment of the one
+    /// error it must give. Add a row to a table below to add a case.
+    type Case = (&'static str, usize, usize, &'static str);
+
+    /// Checks every row of `cases`, each input parsed after `prefix` (`""` or `ABC`);
+    /// a failure names the row's input.
+    fn run_cases(prefix: &str, cases: &[Case]) {
+        for &(input, line, col, needle) in cases {
+            let errs = errs(&format!("{prefix}{input}"));
+            assert_eq!(
+                errs.len(),
+                1,
+                "{input:?}: expected one error, got {errs:#?}"
+            );
+            let e = &errs[0];
+            assert_eq!(
+                (e.line, e.col),
+                (line, col),
+                "{input:?}: position of {e:#?}"
+            );
+            assert!(
+                e.message.contains(needle),
+                "{input:?}: {:?} lacks {needle:?}",
+                e.message
+            );
+        }
     }
 
     const ABC: &str = "char A team x ct 100\nchar B team x critical-quick\n\
@@ -1659,55 +1674,32 @@ mod tests {
         );
     }
 
+    /// Per-character `mime-targets` and `quick-menu` lines, after `ABC`.
+    #[rustfmt::skip]
+    const MENU_ERRORS: &[Case] = &[
+        ("mime-targets A: B", 5, 14, "A is not a mime"),
+        ("mime-targets Z: B", 5, 14, "unknown character `Z`"),
+        ("quick-menu Z: qs - A", 5, 12, "unknown character `Z`"),
+        ("mime-targets M: A\nmime-targets M: B", 6, 14, "second `mime-targets` line for `M` (the first is line 5)"),
+        ("quick-menu B: qs - A\nquick-menu B:", 6, 12, "second `quick-menu` line for `B` (the first is line 5)"),
+        // Overrides do not count as the global line, and vice versa.
+        ("mime-targets A\nmime-targets M: B\nmime-targets B", 7, 1, "second `mime-targets` line (the first is line 5)"),
+        ("mime-targets : A", 5, 14, "missing character name before `:`"),
+        ("quick-menu A B: qs - A", 5, 14, "unexpected `B`"),
+        // The entries are checked as in the global lines (columns after the colon).
+        ("mime-targets M: A | miss", 5, 21, "a miss is always possible"),
+        ("mime-targets M: A | A", 5, 21, "listed twice"),
+        ("quick-menu B: qs - Z", 5, 20, "unknown character `Z`"),
+        ("quick-menu B: qs - A | qs - A", 5, 24, "entry listed twice"),
+    ];
+
     #[test]
     fn per_character_menu_errors() {
-        err1(&abc("mime-targets A: B"), 5, 14, "A is not a mime");
-        err1(&abc("mime-targets Z: B"), 5, 14, "unknown character `Z`");
-        err1(&abc("quick-menu Z: qs - A"), 5, 12, "unknown character `Z`");
-        err1(
-            &abc("mime-targets M: A\nmime-targets M: B"),
-            6,
-            14,
-            "second `mime-targets` line for `M` (the first is line 5)",
-        );
-        err1(
-            &abc("quick-menu B: qs - A\nquick-menu B:"),
-            6,
-            12,
-            "second `quick-menu` line for `B` (the first is line 5)",
-        );
+        run_cases(ABC, MENU_ERRORS);
         // Overrides do not count as the global line, and vice versa.
         ok(&abc(
             "mime-targets A\nmime-targets M: B\nquick-menu qs - A\nquick-menu A: qs - B",
         ));
-        err1(
-            &abc("mime-targets A\nmime-targets M: B\nmime-targets B"),
-            7,
-            1,
-            "second `mime-targets` line (the first is line 5)",
-        );
-        err1(
-            &abc("mime-targets : A"),
-            5,
-            14,
-            "missing character name before `:`",
-        );
-        err1(&abc("quick-menu A B: qs - A"), 5, 14, "unexpected `B`");
-        // The entries are checked as in the global lines (columns after the colon).
-        err1(
-            &abc("mime-targets M: A | miss"),
-            5,
-            21,
-            "a miss is always possible",
-        );
-        err1(&abc("mime-targets M: A | A"), 5, 21, "listed twice");
-        err1(&abc("quick-menu B: qs - Z"), 5, 20, "unknown character `Z`");
-        err1(
-            &abc("quick-menu B: qs - A | qs - A"),
-            5,
-            24,
-            "entry listed twice",
-        );
         // Entries of a line with a bad name are still checked.
         let es = errs(&abc("mime-targets A: Z"));
         assert_eq!(es.len(), 2, "{es:#?}");
@@ -1773,207 +1765,132 @@ mod tests {
 
     // ----- errors, located ------------------------------------------------------------
 
+    /// `char` lines.
+    #[rustfmt::skip]
+    const CHAR_LINE_ERRORS: &[Case] = &[
+        ("chat A team x", 1, 1, "unknown keyword `chat`"),
+        ("Char A team x", 1, 1, "keywords are lowercase"),
+        ("char A team x mimic", 1, 15, "unknown character attribute `mimic`"),
+        ("char A", 1, 6, "character `A` has no team"),
+        ("char A team", 1, 12, "missing team name"),
+        ("char A team mime", 1, 13, "`mime` is an attribute"),
+        ("char A team x team y", 1, 15, "`team` given twice"),
+        ("char A team x mime mime", 1, 20, "`mime` given twice"),
+        ("char A team x critical-quick counter-magic", 1, 30, "at most one reaction"),
+        ("char A team x ct", 1, 17, "missing number after `ct`"),
+        ("char A team x ct -5", 1, 18, "can not be negative"),
+        ("char A team x ct 4294967296", 1, 18, "too large"),
+        ("char A team x ct ten", 1, 18, "invalid CT `ten`"),
+        ("char", 1, 5, "missing character name"),
+        ("char A-B team x", 1, 6, "invalid character name `A-B`"),
+        ("char miss team x", 1, 6, "`miss` can not be a character name"),
+        ("char A team x\nchar  A team y", 2, 7, "duplicate character `A` (first declared at line 1)"),
+        // The collision is reported at the prefixed name, whichever comes first.
+        ("char rA team x\nchar A team x", 1, 6, "collides with the reaction notation for `A`"),
+        ("char A team x\nchar mA team y", 2, 6, "collides with the mime notation for `A`"),
+    ];
+
     #[test]
     fn char_line_errors() {
-        err1("chat A team x", 1, 1, "unknown keyword `chat`");
-        err1("Char A team x", 1, 1, "keywords are lowercase");
-        err1(
-            "char A team x mimic",
-            1,
-            15,
-            "unknown character attribute `mimic`",
-        );
-        err1("char A", 1, 6, "character `A` has no team");
-        err1("char A team", 1, 12, "missing team name");
-        err1("char A team mime", 1, 13, "`mime` is an attribute");
-        err1("char A team x team y", 1, 15, "`team` given twice");
-        err1("char A team x mime mime", 1, 20, "`mime` given twice");
-        err1(
-            "char A team x critical-quick counter-magic",
-            1,
-            30,
-            "at most one reaction",
-        );
-        err1("char A team x ct", 1, 17, "missing number after `ct`");
-        err1("char A team x ct -5", 1, 18, "can not be negative");
-        err1("char A team x ct 4294967296", 1, 18, "too large");
-        err1("char A team x ct ten", 1, 18, "invalid CT `ten`");
-        err1("char", 1, 5, "missing character name");
-        err1("char A-B team x", 1, 6, "invalid character name `A-B`");
-        err1(
-            "char miss team x",
-            1,
-            6,
-            "`miss` can not be a character name",
-        );
-        err1(
-            "char A team x\nchar  A team y",
-            2,
-            7,
-            "duplicate character `A` (first declared at line 1)",
-        );
-        // The collision is reported at the prefixed name, whichever comes first.
-        err1(
-            "char rA team x\nchar A team x",
-            1,
-            6,
-            "collides with the reaction notation for `A`",
-        );
-        err1(
-            "char A team x\nchar mA team y",
-            2,
-            6,
-            "collides with the mime notation for `A`",
-        );
+        run_cases("", CHAR_LINE_ERRORS);
     }
+
+    /// `action` lines.
+    #[rustfmt::skip]
+    const ACTION_LINE_ERRORS: &[Case] = &[
+        ("action", 1, 7, "missing action name"),
+        ("action qs spell", 1, 8, "built-in"),
+        ("action wait", 1, 8, "keyword of the log notation"),
+        ("action cure spell heal", 1, 19, "unknown action property `heal`"),
+        ("action cure spell spell", 1, 19, "`spell` given twice"),
+        ("action cure\naction cure", 2, 8, "duplicate action `cure`"),
+    ];
 
     #[test]
     fn action_line_errors() {
-        err1("action", 1, 7, "missing action name");
-        err1("action qs spell", 1, 8, "built-in");
-        err1("action wait", 1, 8, "keyword of the log notation");
-        err1(
-            "action cure spell heal",
-            1,
-            19,
-            "unknown action property `heal`",
-        );
-        err1("action cure spell spell", 1, 19, "`spell` given twice");
-        err1("action cure\naction cure", 2, 8, "duplicate action `cure`");
+        run_cases("", ACTION_LINE_ERRORS);
     }
+
+    /// `slow` lines, after `ABC`.
+    #[rustfmt::skip]
+    const SLOW_LINE_ERRORS: &[Case] = &[
+        ("slow A - fire - miss", 5, 10, "unknown action `fire`"),
+        ("slow Z - qs - miss", 5, 6, "unknown character `Z`"),
+        ("slow mM - qs - miss", 5, 6, "plain character name"),
+        ("slow A - wait", 5, 10, "`wait` is not a slow action"),
+        ("slow A - qs", 5, 12, "missing ` - TARGETS` after `qs`"),
+        ("slow A - qs -", 5, 14, "missing targets"),
+        ("slow A - qs - B - C", 5, 17, "unexpected `-`"),
+        ("slow A qs - B", 5, 8, "unexpected `qs`"),
+        ("slow A", 5, 7, "expected ` - `"),
+        ("slow", 5, 5, "missing slow action"),
+        ("slow A - qs - B,B", 5, 17, "target `B` is listed twice"),
+        ("slow A - qs - B,miss", 5, 17, "`miss` can not be listed"),
+        ("slow A - qs - B,", 5, 17, "missing target name"),
+        ("slow A - qs - B\nslow A - qs - C", 6, 6, "second slow action for `A` (the first is line 5"),
+    ];
 
     #[test]
     fn slow_line_errors() {
-        err1(&abc("slow A - fire - miss"), 5, 10, "unknown action `fire`");
-        err1(&abc("slow Z - qs - miss"), 5, 6, "unknown character `Z`");
-        err1(&abc("slow mM - qs - miss"), 5, 6, "plain character name");
-        err1(&abc("slow A - wait"), 5, 10, "`wait` is not a slow action");
-        err1(
-            &abc("slow A - qs"),
-            5,
-            12,
-            "missing ` - TARGETS` after `qs`",
-        );
-        err1(&abc("slow A - qs -"), 5, 14, "missing targets");
-        err1(&abc("slow A - qs - B - C"), 5, 17, "unexpected `-`");
-        err1(&abc("slow A qs - B"), 5, 8, "unexpected `qs`");
-        err1(&abc("slow A"), 5, 7, "expected ` - `");
-        err1(&abc("slow"), 5, 5, "missing slow action");
-        err1(
-            &abc("slow A - qs - B,B"),
-            5,
-            17,
-            "target `B` is listed twice",
-        );
-        err1(
-            &abc("slow A - qs - B,miss"),
-            5,
-            17,
-            "`miss` can not be listed",
-        );
-        err1(&abc("slow A - qs - B,"), 5, 17, "missing target name");
-        err1(
-            &abc("slow A - qs - B\nslow A - qs - C"),
-            6,
-            6,
-            "second slow action for `A` (the first is line 5",
-        );
+        run_cases(ABC, SLOW_LINE_ERRORS);
     }
+
+    /// The `log` section and its lines, after `ABC`.
+    #[rustfmt::skip]
+    const LOG_ERRORS: &[Case] = &[
+        ("log\nA - cq\nend", 6, 5, "only a reaction line"),
+        ("log\nmM - mcq\nend", 6, 6, "only a reaction line"),
+        ("log\n  mM - wait\nend", 6, 8, "a mime line can not `wait`"),
+        ("log\n    rB - wait\nend", 6, 10, "a reaction line can not `wait`"),
+        ("log\nA - wait - B\nend", 6, 10, "nothing may follow `wait`"),
+        ("log\nrB - cq - A\nend", 6, 9, "nothing may follow `cq`"),
+        ("log\nZ - wait\nend", 6, 1, "unknown character `Z`"),
+        ("log\nA - qs - Z\nend", 6, 10, "unknown character `Z`"),
+        ("log\n - wait\nend", 6, 2, "missing name before `-`"),
+        ("log\nA -  - miss\nend", 6, 6, "missing action"),
+        ("log\nA waits\nend", 6, 3, "expected ` - `"),
+        ("log\nA - qs - miss", 5, 1, "has no `end`"),
+        ("log\nend\nlog\nend", 7, 1, "second `log` section (the first starts at line 5)"),
+        ("end", 5, 1, "`end` without a `log`"),
+        ("log\nend now", 6, 5, "unexpected `now` after `end`"),
+        ("log x\nend", 5, 5, "unexpected `x` after `log`"),
+        ("A - qs - miss", 5, 1, "log lines go between"),
+    ];
 
     #[test]
     fn log_errors() {
-        err1(&abc("log\nA - cq\nend"), 6, 5, "only a reaction line");
-        err1(&abc("log\nmM - mcq\nend"), 6, 6, "only a reaction line");
-        err1(
-            &abc("log\n  mM - wait\nend"),
-            6,
-            8,
-            "a mime line can not `wait`",
-        );
-        err1(
-            &abc("log\n    rB - wait\nend"),
-            6,
-            10,
-            "a reaction line can not `wait`",
-        );
-        err1(
-            &abc("log\nA - wait - B\nend"),
-            6,
-            10,
-            "nothing may follow `wait`",
-        );
-        err1(
-            &abc("log\nrB - cq - A\nend"),
-            6,
-            9,
-            "nothing may follow `cq`",
-        );
-        err1(&abc("log\nZ - wait\nend"), 6, 1, "unknown character `Z`");
-        err1(&abc("log\nA - qs - Z\nend"), 6, 10, "unknown character `Z`");
-        err1(&abc("log\n - wait\nend"), 6, 2, "missing name before `-`");
-        err1(&abc("log\nA -  - miss\nend"), 6, 6, "missing action");
-        err1(&abc("log\nA waits\nend"), 6, 3, "expected ` - `");
-        err1(&abc("log\nA - qs - miss"), 5, 1, "has no `end`");
-        err1(
-            &abc("log\nend\nlog\nend"),
-            7,
-            1,
-            "second `log` section (the first starts at line 5)",
-        );
-        err1(&abc("end"), 5, 1, "`end` without a `log`");
-        err1(&abc("log\nend now"), 6, 5, "unexpected `now` after `end`");
-        err1(&abc("log x\nend"), 5, 5, "unexpected `x` after `log`");
-        err1(&abc("A - qs - miss"), 5, 1, "log lines go between");
+        run_cases(ABC, LOG_ERRORS);
         // A keyword line inside the log: probably a missing `end`.
         let es = errs(&abc("log\nA - qs - miss\nslow A - qs - miss\nend"));
         assert_eq!(es.len(), 1, "{es:#?}");
         assert!(es[0].message.contains("`end` line missing"), "{es:#?}");
     }
 
+    /// `next-cr`, `bound`, `mime-targets` and `quick-menu` lines, after `ABC`.
+    #[rustfmt::skip]
+    const OTHER_LINE_ERRORS: &[Case] = &[
+        ("next-cr A, B, A", 5, 15, "`A` appears twice"),
+        ("next-cr A, ..., B", 5, 12, "`...` must be the last entry"),
+        ("next-cr A,, B", 5, 11, "missing name"),
+        ("next-cr A, Z", 5, 12, "unknown character `Z`"),
+        ("next-cr A\nnext-cr B", 6, 1, "second `next-cr` line (the first is line 5)"),
+        ("bound x", 5, 7, "invalid bound `x`"),
+        ("bound -1", 5, 7, "can not be negative"),
+        ("bound", 5, 6, "missing number after `bound`"),
+        ("bound 3 4", 5, 9, "unexpected `4`"),
+        ("bound 3\nbound 4", 6, 1, "second `bound` line"),
+        ("mime-targets A | miss", 5, 18, "a miss is always possible"),
+        ("mime-targets A | B,A | A,B", 5, 24, "listed twice"),
+        ("mime-targets A || B", 5, 17, "missing targets"),
+        ("quick-menu attack", 5, 18, "missing ` - TARGETS` after `attack`"),
+        ("quick-menu cq - A", 5, 12, "`cq` takes no targets"),
+        ("quick-menu qs - A | qs - A", 5, 21, "entry listed twice"),
+        ("quick-menu qs - A |", 5, 20, "empty entry"),
+    ];
+
     #[test]
     fn other_line_errors() {
-        err1(&abc("next-cr A, B, A"), 5, 15, "`A` appears twice");
-        err1(
-            &abc("next-cr A, ..., B"),
-            5,
-            12,
-            "`...` must be the last entry",
-        );
-        err1(&abc("next-cr A,, B"), 5, 11, "missing name");
-        err1(&abc("next-cr A, Z"), 5, 12, "unknown character `Z`");
-        err1(
-            &abc("next-cr A\nnext-cr B"),
-            6,
-            1,
-            "second `next-cr` line (the first is line 5)",
-        );
-        err1(&abc("bound x"), 5, 7, "invalid bound `x`");
-        err1(&abc("bound -1"), 5, 7, "can not be negative");
-        err1(&abc("bound"), 5, 6, "missing number after `bound`");
-        err1(&abc("bound 3 4"), 5, 9, "unexpected `4`");
-        err1(&abc("bound 3\nbound 4"), 6, 1, "second `bound` line");
-        err1(
-            &abc("mime-targets A | miss"),
-            5,
-            18,
-            "a miss is always possible",
-        );
-        err1(&abc("mime-targets A | B,A | A,B"), 5, 24, "listed twice");
-        err1(&abc("mime-targets A || B"), 5, 17, "missing targets");
-        err1(
-            &abc("quick-menu attack"),
-            5,
-            18,
-            "missing ` - TARGETS` after `attack`",
-        );
-        err1(&abc("quick-menu cq - A"), 5, 12, "`cq` takes no targets");
-        err1(
-            &abc("quick-menu qs - A | qs - A"),
-            5,
-            21,
-            "entry listed twice",
-        );
-        err1(&abc("quick-menu qs - A |"), 5, 20, "empty entry");
+        run_cases(ABC, OTHER_LINE_ERRORS);
     }
 
     #[test]
