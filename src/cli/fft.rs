@@ -182,18 +182,10 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
-    crate::harness::inputs::load::<crate::systems::fft::Fft>(path).map_err(|e| {
-        super::report_error(&e);
-        ExitCode::from(EXIT_INPUT)
-    })
+    super::load_or_exit::<crate::systems::fft::Fft>(path)
 }
 
-fn print_json(v: &serde_json::Value) {
-    say!(
-        "{}",
-        serde_json::to_string_pretty(v).expect("JSON values serialise")
-    );
-}
+use super::print_json;
 
 fn run_replay(a: &ReplayArgs) -> ExitCode {
     let sc = match load(&a.file) {

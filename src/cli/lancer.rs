@@ -10,7 +10,7 @@ use crate::harness::differential::with_timeout;
 use crate::systems::lancer::model::{Outcome, Policy, Scenario};
 use crate::systems::lancer::search::Property;
 use crate::systems::lancer::simulate::{self, Prefix};
-use crate::systems::lancer::{encode, parse, report, search};
+use crate::systems::lancer::{encode, report, search};
 use crate::systems::spec::{race, Budget, Interrupted, Job};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -134,7 +134,7 @@ pub fn run(args: &Args) -> ExitCode {
         Command::Policies(a) => run_policies(a),
         Command::Dimacs(a) => match load(&a.file) {
             Ok(sc) => {
-                print!("{}", encode::dimacs(&sc, a.policy.unwrap_or(sc.policy)));
+                say_raw!("{}", encode::dimacs(&sc, a.policy.unwrap_or(sc.policy)));
                 ExitCode::SUCCESS
             }
             Err(c) => c,
@@ -143,18 +143,10 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
-    parse::load(path).map_err(|e| {
-        super::report_error(&e);
-        ExitCode::from(EXIT_INPUT)
-    })
+    super::load_or_exit::<crate::systems::lancer::system::Lancer>(path)
 }
 
-fn print_json(v: &serde_json::Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(v).expect("JSON values serialise")
-    );
-}
+use super::print_json;
 
 fn timed_out() -> ExitCode {
     eprintln!("interrupted by --timeout");
@@ -215,7 +207,7 @@ fn run_resolve(a: &ResolveArgs) -> ExitCode {
             .iter()
             .map(|c| format!("{}/{}", c.0, c.1))
             .collect();
-        println!(
+        say!(
             "{} under {}; choices asked (value/arity): {}",
             a.file.display(),
             policy.name(),
@@ -225,8 +217,8 @@ fn run_resolve(a: &ResolveArgs) -> ExitCode {
                 c.join(", ")
             }
         );
-        print!("{}", report::tree(&sc, &o));
-        print!("{}", report::state(&sc, &o));
+        say_raw!("{}", report::tree(&sc, &o));
+        say_raw!("{}", report::state(&sc, &o));
     }
     ExitCode::SUCCESS
 }
@@ -311,7 +303,7 @@ fn run_enumerate(a: &ExploreArgs) -> ExitCode {
             "properties": p,
         }));
     } else {
-        println!(
+        say!(
             "{name} (policy {}): {} distinct outcome(s) ({})",
             policy.name(),
             outs.len(),
@@ -322,13 +314,13 @@ fn run_enumerate(a: &ExploreArgs) -> ExitCode {
             }
         );
         for (i, o) in outs.iter().enumerate() {
-            println!("\noutcome {}:", i + 1);
-            print!("{}", report::tree(&sc, o));
-            print!("{}", report::state(&sc, o));
+            say!("\noutcome {}:", i + 1);
+            say_raw!("{}", report::tree(&sc, o));
+            say_raw!("{}", report::state(&sc, o));
         }
-        println!();
+        say!();
         for (p, b) in props {
-            println!("{}: {}", p.name(&sc), if b { "possible" } else { "never" });
+            say!("{}: {}", p.name(&sc), if b { "possible" } else { "never" });
         }
     }
     ExitCode::SUCCESS
@@ -407,9 +399,9 @@ fn run_query(a: &QueryArgs) -> ExitCode {
         }));
     } else {
         match w {
-            None => println!("{name} (policy {}): {pname}: never", policy.name()),
+            None => say!("{name} (policy {}): {pname}: never", policy.name()),
             Some(o) => {
-                println!(
+                say!(
                     "{name} (policy {}): {pname}: possible; shortest witness ({} events; \
                      choices {}, replay with `lancer resolve --choices`):",
                     policy.name(),
@@ -420,8 +412,8 @@ fn run_query(a: &QueryArgs) -> ExitCode {
                         None => "?",
                     }
                 );
-                print!("{}", report::tree(&sc, o));
-                print!("{}", report::state(&sc, o));
+                say_raw!("{}", report::tree(&sc, o));
+                say_raw!("{}", report::state(&sc, o));
             }
         }
     }
@@ -465,7 +457,7 @@ fn run_policies(a: &PoliciesArgs) -> ExitCode {
             let destroyed = yes(&|q| matches!(q, Property::Destroyed(_)));
             let fired = yes(&|q| matches!(q, Property::Fires(_)));
             if a.json {
-                println!(
+                say!(
                     "{}",
                     json!({"file": name, "policy": p.name(), "outcomes": outs.len(),
                            "destroyable": destroyed, "action_cancelled": has(Property::ActionCancelled),
@@ -505,7 +497,7 @@ fn run_policies(a: &PoliciesArgs) -> ExitCode {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        print!("{}", report::table(&header, &rows));
+        say_raw!("{}", report::table(&header, &rows));
     }
     code
 }

@@ -116,6 +116,24 @@ pub(crate) fn report_error(e: &crate::text::LoadError) {
     eprintln!("{}", registry::render_load_error(e));
 }
 
+/// Loads an instance of `S`, or reports why not (exit code 2).
+pub(crate) fn load_or_exit<S: crate::systems::spec::System>(
+    path: &std::path::Path,
+) -> Result<S::Instance, ExitCode> {
+    crate::harness::inputs::load::<S>(path).map_err(|e| {
+        report_error(&e);
+        ExitCode::from(EXIT_INPUT)
+    })
+}
+
+/// Prints a JSON value, pretty, on standard output.
+pub(crate) fn print_json(v: &serde_json::Value) {
+    say!(
+        "{}",
+        serde_json::to_string_pretty(v).expect("JSON values serialise")
+    );
+}
+
 /// Ends the process after a failed write to standard output (exit 1, never a panic).
 pub(crate) fn write_failed(e: std::io::Error) -> ! {
     eprintln!("error: cannot write to standard output: {e}");

@@ -135,6 +135,18 @@ pub(crate) fn assert_well_rendered(e: &ParseError) {
     assert!(shown.trim_end().ends_with('^'), "{shown}");
 }
 
+/// Test helper: what any parser must say about `bytes` that are not UTF-8: exactly one
+/// error, located on a line of the (lossily decoded) text, and renderable.
+#[cfg(test)]
+pub(crate) fn assert_invalid_utf8_error(bytes: &[u8], errs: &ParseErrors) {
+    assert_eq!(errs.0.len(), 1, "{errs}");
+    let e = &errs.0[0];
+    let lossy = String::from_utf8_lossy(bytes);
+    assert!(e.line >= 1 && e.col >= 1, "{e:?}");
+    assert!(e.line <= lossy.lines().count() + 1, "{e:?}");
+    assert_well_rendered(e);
+}
+
 /// Failure to load an input file: it could not be read, or it is invalid.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {

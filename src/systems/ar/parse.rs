@@ -1917,13 +1917,7 @@ V visit rS R1 @9
                 match std::str::from_utf8(&bytes) {
                     Ok(s) => check_result(s, &r),
                     Err(_) => {
-                        let errs = r.unwrap_err();
-                        prop_assert_eq!(errs.0.len(), 1);
-                        let e = &errs.0[0];
-                        let lossy = String::from_utf8_lossy(&bytes);
-                        prop_assert!(e.line >= 1 && e.col >= 1);
-                        prop_assert!(e.line <= lossy.lines().count() + 1);
-                        let _ = errs.to_string();
+                        crate::text::source::assert_invalid_utf8_error(&bytes, &r.unwrap_err());
                     }
                 }
             }
