@@ -2,4 +2,5 @@
 
 pub mod ar;
 pub mod fft;
+pub mod foeman;
 pub mod spec;
