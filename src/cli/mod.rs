@@ -8,6 +8,7 @@ mod batch;
 mod check;
 mod dimacs;
 mod fft;
+mod foeman;
 mod fuzz;
 mod progress;
 mod resolve;
@@ -51,6 +52,8 @@ enum Command {
     /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
     /// (simulator and SAT, compared), query for a property.
     Fft(fft::Args),
+    /// Foeman initiative and Action segments: round, enumerate, query, fairness, dimacs.
+    Foeman(foeman::Args),
 }
 
 /// Which engine(s) answer.
@@ -112,6 +115,7 @@ pub fn run() -> ExitCode {
         Command::Fuzz(args) => fuzz::run(&args),
         Command::Batch(args) => batch::run(&args),
         Command::Fft(args) => fft::run(&args),
+        Command::Foeman(args) => foeman::run(&args),
     }
 }
 

@@ -461,3 +461,10 @@ pub fn to_text(sc: &Scenario) -> String {
     }
     out
 }
+
+/// Reads (size-limited), decodes and parses a `.foeman` file.
+pub fn load(path: &Path) -> Result<Scenario, crate::source::LoadError> {
+    let bytes = crate::source::read_limited(path, ".foeman files")?;
+    let text = crate::source::decode_utf8(&bytes, path, ".foeman files")?;
+    Ok(parse(path, text)?)
+}
