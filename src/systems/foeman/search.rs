@@ -6,17 +6,19 @@
 //! sides is two branches (a 1 with weight 1/k, anything else with (k-1)/k), an initiative
 //! d6 six branches of 1/6, a free choice among `n` alternatives `n` branches of 1/n (the
 //! decision in `docs/foeman.md`), so the probabilities of each phase sum to 1. The
-//! Movement and Action phases share no roll or choice and are searched separately.
+//! Movement and Action phases share no roll or choice and are searched separately; the
+//! Action phase segment by segment, memoised on the state between segments.
 //! Never calls the SAT layer; polls the [`Budget`] once per run.
 
-use super::model::{ActionOutcome, Answer, Scenario, SideOrder};
-use super::simulate::{self, Driver, Event};
+use super::model::{Acted, ActionOutcome, Answer, Scenario, SideOrder};
+use super::simulate::{self, ActState, Driver, Event, SegmentEnd};
 use crate::systems::spec::{Budget, Interrupted};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// The probability of an outcome and one run that reaches it.
 #[derive(Clone, Debug, Serialize)]
@@ -189,15 +191,115 @@ pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Enumerated, Interrupt
     explore(budget, &mut runs, &mut sides, |d, ev| {
         simulate::sides(sc, d, ev)
     })?;
-    let mut actions = BTreeMap::new();
-    explore(budget, &mut runs, &mut actions, |d, ev| {
-        simulate::actions(sc, d, ev)
-    })?;
+    let mut memo = HashMap::new();
+    let dist = action_dist(sc, &ActState::start(sc), &mut memo, budget, &mut runs)?;
+    let actions = Rc::try_unwrap(dist).unwrap_or_else(|rc| (*rc).clone());
     Ok(Enumerated {
         sides,
         actions,
         runs,
     })
+}
+
+type Dist = Rc<BTreeMap<ActionOutcome, Found>>;
+
+fn add(
+    out: &mut BTreeMap<ActionOutcome, Found>,
+    k: ActionOutcome,
+    p: BigRational,
+    witness: impl FnOnce() -> Vec<Event>,
+) {
+    match out.get_mut(&k) {
+        Some(f) => f.probability += p,
+        None => {
+            out.insert(
+                k,
+                Found {
+                    probability: p,
+                    witness: witness(),
+                },
+            );
+        }
+    }
+}
+
+/// The distribution of the rest of the Action phase from a state between segments:
+/// every roll/choice sequence of one segment (odometer), then the memoised distribution
+/// from the state it leads to. The future depends only on the state (segment, acted,
+/// waited, FigSeq), so memoising it is exact.
+fn action_dist(
+    sc: &Scenario,
+    st: &ActState,
+    memo: &mut HashMap<ActState, Dist>,
+    budget: &Budget,
+    runs: &mut usize,
+) -> Result<Dist, Interrupted> {
+    if let Some(d) = memo.get(st) {
+        return Ok(d.clone());
+    }
+    // One segment's runs, grouped by what they lead to (the same segment end and state
+    // from different rolls/choices): probabilities summed, the first run's events kept.
+    let mut trans: BTreeMap<(Option<Acted>, ActState), (BigRational, Vec<Event>)> = BTreeMap::new();
+    let mut odo = Odometer {
+        path: vec![],
+        points: vec![],
+        at: 0,
+    };
+    loop {
+        budget.check()?;
+        *runs += 1;
+        odo.at = 0;
+        let mut next = st.clone();
+        let mut ev = Vec::new();
+        let end = simulate::segment(sc, &mut next, &mut odo, &mut ev);
+        let p = odo.probability();
+        let a = match end {
+            SegmentEnd::RoundEnds => None,
+            SegmentEnd::Acted(a) => Some(a),
+        };
+        match trans.get_mut(&(a, next.clone())) {
+            Some(t) => t.0 += p,
+            None => {
+                trans.insert((a, next), (p, ev));
+            }
+        }
+        if !odo.advance() {
+            break;
+        }
+    }
+    let mut out = BTreeMap::new();
+    for ((a, next), (p, ev)) in trans {
+        match a {
+            None => {
+                let watching = (0..sc.figures.len()).filter(|&f| !next.acted[f]).collect();
+                let k = ActionOutcome {
+                    order: vec![],
+                    watching,
+                };
+                add(&mut out, k, p, || ev);
+            }
+            Some(a) => {
+                let sub = action_dist(sc, &next, memo, budget, runs)?;
+                for (o, f) in sub.iter() {
+                    let mut order = Vec::with_capacity(o.order.len() + 1);
+                    order.push(a);
+                    order.extend_from_slice(&o.order);
+                    let k = ActionOutcome {
+                        order,
+                        watching: o.watching.clone(),
+                    };
+                    add(&mut out, k, &p * &f.probability, || {
+                        let mut w = ev.clone();
+                        w.extend_from_slice(&f.witness);
+                        w
+                    });
+                }
+            }
+        }
+    }
+    let d = Rc::new(out);
+    memo.insert(st.clone(), d.clone());
+    Ok(d)
 }
 
 /// A question about the round.

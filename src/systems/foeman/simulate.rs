@@ -234,163 +234,203 @@ struct Holder {
     dx: i32,
 }
 
-/// The Action phase's outcome under `driver`.
-pub fn actions(sc: &Scenario, driver: &mut dyn Driver, events: &mut Vec<Event>) -> ActionOutcome {
-    let n = sc.figures.len();
-    let mut acted = vec![false; n];
-    let mut waited = vec![false; n];
-    let mut seq = vec![0usize; n]; // FigSeq: 0 = not yet sequenced this round
-    let mut next_seq = 0usize;
-    let mut order: Vec<Acted> = Vec::new();
-    let mut segment = 0usize;
-    loop {
-        if order.len() == n {
-            events.push(Event::RoundEnds { watching: vec![] });
-            break;
+/// The Action phase's state between segments.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ActState {
+    /// 0-based index of the next segment.
+    pub segment: usize,
+    /// Figures that acted (FigDic >= 10).
+    pub acted: Vec<bool>,
+    /// Figures that declared Watch in some poll so far.
+    pub waited: Vec<bool>,
+    /// FigSeq of each figure (0 = not yet sequenced this round).
+    pub seq: Vec<usize>,
+    /// The last FigSeq given.
+    pub next_seq: usize,
+}
+
+impl ActState {
+    /// The state at the start of the Action phase.
+    pub fn start(sc: &Scenario) -> ActState {
+        let n = sc.figures.len();
+        ActState {
+            segment: 0,
+            acted: vec![false; n],
+            waited: vec![false; n],
+            seq: vec![0; n],
+            next_seq: 0,
         }
-        events.push(Event::Segment {
-            number: segment + 1,
-        });
-        let mut declared = acted.clone(); // acted figures are never polled
-        let mut watchers: Vec<usize> = Vec::new();
-        let mut dib: Option<Holder> = None;
-        let mut at_once: Option<usize> = None;
-        // Poll phase: nxtOrd() picks the highest-modDX undeclared figure each time.
-        while let Some(top) = (0..n)
-            .filter(|&f| !declared[f])
-            .map(|f| sc.figures[f].dx)
-            .max()
-        {
-            let contenders: Vec<usize> = (0..n)
-                .filter(|&f| !declared[f] && sc.figures[f].dx == top)
-                .collect();
-            let sequenced = contenders
-                .iter()
-                .copied()
-                .filter(|&f| seq[f] > 0)
-                .min_by_key(|&f| seq[f]);
-            let (f, rolls) = match sequenced {
-                Some(f) => (f, vec![]),
-                None => {
-                    let items: Vec<(usize, i32)> = contenders.iter().map(|&f| (f, top)).collect();
-                    scan(&items, driver)
-                }
-            };
-            if seq[f] == 0 {
-                next_seq += 1;
-                seq[f] = next_seq;
+    }
+}
+
+/// What one segment did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentEnd {
+    /// The figure acted (it had waited, or not).
+    Acted(Acted),
+    /// The round ended (every figure had acted, or only watchers remained).
+    RoundEnds,
+}
+
+/// One segment from `st` (updated in place) under `driver`.
+pub fn segment(
+    sc: &Scenario,
+    st: &mut ActState,
+    driver: &mut dyn Driver,
+    events: &mut Vec<Event>,
+) -> SegmentEnd {
+    let n = sc.figures.len();
+    if st.acted.iter().all(|&a| a) {
+        events.push(Event::RoundEnds { watching: vec![] });
+        return SegmentEnd::RoundEnds;
+    }
+    let segment = st.segment;
+    events.push(Event::Segment {
+        number: segment + 1,
+    });
+    let mut declared = st.acted.clone(); // acted figures are never polled
+    let mut watchers: Vec<usize> = Vec::new();
+    let mut dib: Option<Holder> = None;
+    let mut at_once: Option<usize> = None;
+    // Poll phase: nxtOrd() picks the highest-modDX undeclared figure each time.
+    while let Some(top) = (0..n)
+        .filter(|&f| !declared[f])
+        .map(|f| sc.figures[f].dx)
+        .max()
+    {
+        let contenders: Vec<usize> = (0..n)
+            .filter(|&f| !declared[f] && sc.figures[f].dx == top)
+            .collect();
+        let sequenced = contenders
+            .iter()
+            .copied()
+            .filter(|&f| st.seq[f] > 0)
+            .min_by_key(|&f| st.seq[f]);
+        let (f, rolls) = match sequenced {
+            Some(f) => (f, vec![]),
+            None => {
+                let items: Vec<(usize, i32)> = contenders.iter().map(|&f| (f, top)).collect();
+                scan(&items, driver)
             }
-            declared[f] = true;
-            let set = sc.figures[f].choices(segment);
-            let decl = set[pick(driver, set.len())];
-            let dice = sc.dice(decl);
-            let mut ev_super = false;
-            let previous = dib.map(|h| h.figure);
-            match sc.dib(decl) {
-                Dib::Watch => watchers.push(f),
-                Dib::AtOnce => {
-                    at_once = Some(f);
+        };
+        if st.seq[f] == 0 {
+            st.next_seq += 1;
+            st.seq[f] = st.next_seq;
+        }
+        declared[f] = true;
+        let set = sc.figures[f].choices(segment);
+        let decl = set[pick(driver, set.len())];
+        let dice = sc.dice(decl);
+        let mut ev_super = false;
+        let previous = dib.map(|h| h.figure);
+        match sc.dib(decl) {
+            Dib::Watch => watchers.push(f),
+            Dib::AtOnce => {
+                at_once = Some(f);
+                ev_super = true;
+            }
+            Dib::Dice(d) => {
+                let dx = sc.figures[f].dx;
+                let better = match dib {
+                    None => true,
+                    Some(h) => d > h.dice || (d == h.dice && dx > h.dx),
+                };
+                if better {
+                    dib = Some(Holder {
+                        figure: f,
+                        dice: d,
+                        dx,
+                    });
                     ev_super = true;
                 }
+            }
+        }
+        events.push(Event::Poll {
+            figure: f,
+            seq: st.seq[f],
+            rolls,
+            decl,
+            dice,
+            supervenes: ev_super,
+            previous: if ev_super { previous } else { None },
+        });
+        if at_once.is_some() {
+            break;
+        }
+    }
+    for &w in &watchers {
+        st.waited[w] = true;
+    }
+    // Re-query the watchers in FigSeq order; they supervene only with more dice.
+    if at_once.is_none() {
+        let mut ws = watchers.clone();
+        ws.sort_by_key(|&w| st.seq[w]);
+        for w in ws {
+            let set = sc.figures[w].choices(segment);
+            let decl = set[pick(driver, set.len())];
+            let dice = sc.dice(decl);
+            let previous = dib.map(|h| h.figure);
+            let mut sup = false;
+            match sc.dib(decl) {
+                Dib::Watch => {}
+                Dib::AtOnce => {
+                    at_once = Some(w);
+                    sup = true;
+                }
                 Dib::Dice(d) => {
-                    let dx = sc.figures[f].dx;
-                    let better = match dib {
-                        None => true,
-                        Some(h) => d > h.dice || (d == h.dice && dx > h.dx),
-                    };
-                    if better {
+                    if dib.is_none_or(|h| d > h.dice) {
                         dib = Some(Holder {
-                            figure: f,
+                            figure: w,
                             dice: d,
-                            dx,
+                            dx: sc.figures[w].dx,
                         });
-                        ev_super = true;
+                        sup = true;
                     }
                 }
             }
-            events.push(Event::Poll {
-                figure: f,
-                seq: seq[f],
-                rolls,
+            events.push(Event::Requery {
+                figure: w,
                 decl,
                 dice,
-                supervenes: ev_super,
-                previous: if ev_super { previous } else { None },
+                supervenes: sup,
+                previous: if sup { previous } else { None },
             });
             if at_once.is_some() {
                 break;
             }
         }
-        for &w in &watchers {
-            waited[w] = true;
-        }
-        // Re-query the watchers in FigSeq order; they supervene only with more dice.
-        if at_once.is_none() {
-            let mut ws = watchers.clone();
-            ws.sort_by_key(|&w| seq[w]);
-            for w in ws {
-                let set = sc.figures[w].choices(segment);
-                let decl = set[pick(driver, set.len())];
-                let dice = sc.dice(decl);
-                let previous = dib.map(|h| h.figure);
-                let mut sup = false;
-                match sc.dib(decl) {
-                    Dib::Watch => {}
-                    Dib::AtOnce => {
-                        at_once = Some(w);
-                        sup = true;
-                    }
-                    Dib::Dice(d) => {
-                        if dib.is_none_or(|h| d > h.dice) {
-                            dib = Some(Holder {
-                                figure: w,
-                                dice: d,
-                                dx: sc.figures[w].dx,
-                            });
-                            sup = true;
-                        }
-                    }
-                }
-                events.push(Event::Requery {
-                    figure: w,
-                    decl,
-                    dice,
-                    supervenes: sup,
-                    previous: if sup { previous } else { None },
-                });
-                if at_once.is_some() {
-                    break;
-                }
-            }
-        }
-        let winner = at_once.or(dib.map(|h| h.figure));
-        match winner {
-            None => {
-                let watching: Vec<usize> = (0..n).filter(|&f| !acted[f]).collect();
-                events.push(Event::RoundEnds {
-                    watching: watching.clone(),
-                });
-                return ActionOutcome { order, watching };
-            }
-            Some(f) => {
-                acted[f] = true;
-                order.push(Acted {
-                    figure: f,
-                    waited: waited[f],
-                });
-                events.push(Event::Acts {
-                    figure: f,
-                    seq: order.len(),
-                    at_once: at_once.is_some(),
-                });
-            }
-        }
-        segment += 1;
     }
-    ActionOutcome {
-        order,
-        watching: vec![],
+    st.segment += 1;
+    match at_once.or(dib.map(|h| h.figure)) {
+        None => {
+            let watching: Vec<usize> = (0..n).filter(|&f| !st.acted[f]).collect();
+            events.push(Event::RoundEnds { watching });
+            SegmentEnd::RoundEnds
+        }
+        Some(f) => {
+            st.acted[f] = true;
+            events.push(Event::Acts {
+                figure: f,
+                seq: st.acted.iter().filter(|&&a| a).count(),
+                at_once: at_once.is_some(),
+            });
+            SegmentEnd::Acted(Acted {
+                figure: f,
+                waited: st.waited[f],
+            })
+        }
     }
+}
+
+/// The Action phase's outcome under `driver`: segments until the round ends.
+pub fn actions(sc: &Scenario, driver: &mut dyn Driver, events: &mut Vec<Event>) -> ActionOutcome {
+    let mut st = ActState::start(sc);
+    let mut order = Vec::new();
+    while let SegmentEnd::Acted(a) = segment(sc, &mut st, driver, events) {
+        order.push(a);
+    }
+    let watching = (0..sc.figures.len()).filter(|&f| !st.acted[f]).collect();
+    ActionOutcome { order, watching }
 }
 
 fn pick(driver: &mut dyn Driver, n: usize) -> usize {

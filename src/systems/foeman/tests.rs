@@ -353,10 +353,13 @@ fn generated_scenarios_round_trip() {
 }
 
 fn differential(cases: u64, first_seed: u64) -> (u64, u64) {
-    let args = super::gen::GenArgs::default();
+    differential_with(&super::gen::GenArgs::default(), cases, first_seed)
+}
+
+fn differential_with(args: &super::gen::GenArgs, cases: u64, first_seed: u64) -> (u64, u64) {
     let mut disagreements = 0;
     for seed in first_seed..first_seed + cases {
-        let s = Foeman::generate(&args, seed);
+        let s = Foeman::generate(args, seed);
         let b = Budget::new();
         let answers: Vec<_> = Foeman::engines()
             .iter()
@@ -377,15 +380,25 @@ fn engines_agree_on_generated_scenarios() {
 }
 
 /// The long differential run: `FOEMAN_FUZZ_CASES=N cargo test --release --lib
-/// systems::foeman -- --ignored` (default 5000 cases, seeds after the CI test's).
+/// systems::foeman -- --ignored` (default 5000 cases, seeds after the CI test's);
+/// `FOEMAN_FUZZ_FIGURES`, `FOEMAN_FUZZ_SIDES`, `FOEMAN_FUZZ_MENU` enlarge the scenarios.
 #[test]
 #[ignore]
 fn fuzz_engines_long() {
-    let n = std::env::var("FOEMAN_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5000);
-    let (n, bad) = differential(n, 1_000_000);
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let n = env("FOEMAN_FUZZ_CASES", 5000);
+    let args = super::gen::GenArgs {
+        figures: env("FOEMAN_FUZZ_FIGURES", 4) as usize,
+        sides: env("FOEMAN_FUZZ_SIDES", 3) as usize,
+        menu: env("FOEMAN_FUZZ_MENU", 2) as usize,
+        ..Default::default()
+    };
+    let (n, bad) = differential_with(&args, n, 1_000_000);
     eprintln!("foeman fuzz: {n} cases, {bad} disagreements");
     assert_eq!(bad, 0);
 }
