@@ -128,3 +128,59 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
         figures,
     }
 }
+
+/// A benchmark round: exactly `figures` figures (at most 16) on three sides; modDX in
+/// pairs (every value shared by two figures), fixed plans mixing dice, Watch-then-act
+/// and act-at-once Moves, and a menu of two for every fourth figure.
+pub fn round(figures: usize, seed: u64) -> Scenario {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x50_0d);
+    let n = figures.min(MAX_FIGURES);
+    let sides: Vec<Side> = (0..3)
+        .map(|i| Side {
+            name: format!("S{}", i + 1),
+            ini: if i == 2 { Ini::Roll(0) } else { Ini::Fixed(4) },
+            postpone: if i == 0 {
+                Postpone::Maybe
+            } else {
+                Postpone::No
+            },
+        })
+        .collect();
+    let figures = (0..n)
+        .map(|i| {
+            let strike = |d: u8| Decl {
+                opt: Opt::Strike,
+                dice: d,
+            };
+            let watch = Decl {
+                opt: Opt::Watch,
+                dice: 0,
+            };
+            let plan = match i % 4 {
+                0 => vec![vec![strike(rng.gen_range(1..=4)), watch]],
+                1 => vec![vec![watch], vec![strike(rng.gen_range(1..=4))]],
+                2 => vec![vec![Decl {
+                    opt: if rng.gen_range(0..3) == 0 {
+                        Opt::Move
+                    } else {
+                        Opt::Jab
+                    },
+                    dice: 2,
+                }]],
+                _ => vec![vec![strike(rng.gen_range(1..=4))]],
+            };
+            Figure {
+                name: format!("F{}", i + 1),
+                side: i % 3,
+                dx: 10 + (i / 2) as i32,
+                plan,
+            }
+        })
+        .collect();
+    Scenario {
+        is_dib: false,
+        optdib: 9,
+        sides,
+        figures,
+    }
+}
