@@ -396,8 +396,17 @@ fn run_query(a: &QueryArgs) -> ExitCode {
         .map_or_else(|| s.as_ref().is_some_and(|x| x.is_some()), |d| d.holds);
     let witness_text = |w: &encode::Witness| match w {
         encode::Witness::Sides(o) => report::side_order(&sc, o),
-        encode::Witness::Actions(o) => report::action_outcome(&sc, o),
+        encode::Witness::Actions(o, _) => report::action_outcome(&sc, o),
     };
+    if let Some(Some(encode::Witness::Actions(_, r))) = &s {
+        if !r.confirmed {
+            eprintln!(
+                "{name}: the simulator does not confirm the SAT witness of `{}` (a bug in gordian)",
+                a.query
+            );
+            return ExitCode::from(EXIT_DISAGREE);
+        }
+    }
     if a.json {
         print_json(&json!({
             "file": name,
@@ -407,6 +416,10 @@ fn run_query(a: &QueryArgs) -> ExitCode {
             "direct_witness": d.as_ref().and_then(|d| d.witness.clone()),
             "direct_trace": d.as_ref().map(|d| &d.trace),
             "sat_witness": s.as_ref().and_then(|s| s.as_ref().map(witness_text)),
+            "sat_trace": s.as_ref().and_then(|s| match s {
+                Some(encode::Witness::Actions(_, r)) => Some(&r.trace),
+                _ => None,
+            }),
             "cross_checked": d.is_some() && s.is_some(),
         }));
     } else {
@@ -424,6 +437,10 @@ fn run_query(a: &QueryArgs) -> ExitCode {
         }
         if let Some(Some(w)) = &s {
             println!("  SAT witness: {}", witness_text(w));
+            if let encode::Witness::Actions(_, r) = w {
+                println!("  SAT witness replayed by the simulator (confirmed):");
+                print!("{}", report::trace(&sc, &r.trace));
+            }
         }
         if d.is_some() && s.is_some() {
             println!("  direct search and SAT agree");

@@ -38,6 +38,7 @@
 
 use super::model::{Acted, ActionOutcome, Answer, Dib, Postpone, Scenario, SideOrder};
 use super::search::Query;
+use super::simulate::{self, Choice, Driver, Event};
 use crate::sat::{enumerate_projected, EnumerationEnd, Lit, SatResult, Solver};
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::BTreeSet;
@@ -197,6 +198,12 @@ pub struct ActionEnc {
     pub win: Vec<Vec<Lit>>,
     /// `waited[f]`: f acted, having declared Watch in an earlier poll.
     pub waited: Vec<Lit>,
+    /// `prec[a][b]`: a is polled before b.
+    pub prec: Vec<Vec<Lit>>,
+    /// `decl[s][f][c]`: f picks choice c of its set when polled in segment s.
+    pub decl: Vec<Vec<Vec<Lit>>>,
+    /// `requery[s][f][c]`: f picks choice c when re-queried in segment s.
+    pub requery: Vec<Vec<Vec<Lit>>>,
     /// Named variables for DIMACS comments.
     pub names: Vec<(Lit, String)>,
 }
@@ -247,8 +254,12 @@ pub fn encode_actions(sc: &Scenario) -> ActionEnc {
     let mut ended = f;
     let mut win_all = Vec::new();
     let mut waited_at_win: Vec<Vec<Lit>> = vec![Vec::new(); n];
+    let mut decl_all = Vec::new();
+    let mut requery_all = Vec::new();
     for seg in 0..n {
         let act: Vec<Lit> = (0..n).map(|i| s.and(&[una[i], !ended])).collect();
+        let mut decl_seg = Vec::new();
+        let mut requery_seg = Vec::new();
         // Declarations and their kinds.
         let mut w_lit = vec![f; n];
         let mut i_lit = vec![f; n];
@@ -272,6 +283,8 @@ pub fn encode_actions(sc: &Scenario) -> ActionEnc {
             };
             let x = choose(&mut s, &mut names, "decl");
             let y = choose(&mut s, &mut names, "requery");
+            decl_seg.push(x.clone());
+            requery_seg.push(y.clone());
             let mut xw = Vec::new();
             let mut xi = Vec::new();
             let mut yi = Vec::new();
@@ -373,6 +386,8 @@ pub fn encode_actions(sc: &Scenario) -> ActionEnc {
         ended = or2(&mut s, ended, !some_win);
         una = (0..n).map(|a| s.and(&[una[a], !win[a]])).collect();
         win_all.push(win);
+        decl_all.push(decl_seg);
+        requery_all.push(requery_seg);
     }
     let waited_lits: Vec<Lit> = (0..n)
         .map(|a| {
@@ -385,6 +400,9 @@ pub fn encode_actions(sc: &Scenario) -> ActionEnc {
         solver: s,
         win: win_all,
         waited: waited_lits,
+        prec,
+        decl: decl_all,
+        requery: requery_all,
         names,
     }
 }
@@ -485,8 +503,74 @@ pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Answer, Interrupted> 
 pub enum Witness {
     /// A side order satisfying a side query.
     Sides(SideOrder),
-    /// An Action-phase outcome satisfying an action query.
-    Actions(ActionOutcome),
+    /// An Action-phase outcome satisfying an action query, with the simulator's replay of
+    /// the model's poll order and declarations.
+    Actions(ActionOutcome, Replayed),
+}
+
+/// A SAT model's Action-phase run replayed through the simulator (the judge).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Replayed {
+    /// The simulator's events under the model's poll order and declarations.
+    pub trace: Vec<Event>,
+    /// Whether the simulator reaches the same outcome as the decoded model.
+    pub confirmed: bool,
+}
+
+/// A driver realising a SAT model: tie dice keep the earlier figure of the model's poll
+/// order; declarations are the model's.
+struct ModelDriver {
+    rank: Vec<usize>,
+    decl: Vec<Vec<usize>>,
+    requery: Vec<Vec<usize>>,
+}
+
+impl Driver for ModelDriver {
+    fn d6(&mut self, _side: usize) -> i32 {
+        1
+    }
+    fn tie(&mut self, k: u32, contender: usize, noted: usize) -> u32 {
+        if self.rank[contender] < self.rank[noted] {
+            1
+        } else {
+            k
+        }
+    }
+    fn choose(&mut self, _n: usize, what: Choice) -> usize {
+        match what {
+            Choice::Poll { figure, segment } => self.decl[segment][figure],
+            Choice::Requery { figure, segment } => self.requery[segment][figure],
+            Choice::Postpone { .. } => 0,
+        }
+    }
+}
+
+fn replay_model(sc: &Scenario, e: &ActionEnc, decoded: &ActionOutcome) -> Replayed {
+    let n = sc.figures.len();
+    let v = |l: Lit| e.solver.value(l);
+    let rank: Vec<usize> = (0..n)
+        .map(|f| (0..n).filter(|&g| g != f && v(e.prec[g][f])).count())
+        .collect();
+    let pick = |sets: &Vec<Vec<Vec<Lit>>>| -> Vec<Vec<usize>> {
+        sets.iter()
+            .map(|seg| {
+                seg.iter()
+                    .map(|c| c.iter().position(|&l| v(l)).unwrap_or(0))
+                    .collect()
+            })
+            .collect()
+    };
+    let mut d = ModelDriver {
+        rank,
+        decl: pick(&e.decl),
+        requery: pick(&e.requery),
+    };
+    let mut trace = Vec::new();
+    let out = simulate::actions(sc, &mut d, &mut trace);
+    Replayed {
+        confirmed: &out == decoded,
+        trace,
+    }
 }
 
 /// Answers a query by one solve under the query's constraint; the witness is decoded from
@@ -558,7 +642,9 @@ pub fn query(sc: &Scenario, q: &Query, budget: &Budget) -> Result<Option<Witness
     }
     let proj = e.projection();
     let v: Vec<bool> = proj.iter().map(|&l| e.solver.value(l)).collect();
-    Ok(Some(Witness::Actions(ActionEnc::decode(n, &v))))
+    let decoded = ActionEnc::decode(n, &v);
+    let replayed = replay_model(sc, &e, &decoded);
+    Ok(Some(Witness::Actions(decoded, replayed)))
 }
 
 /// Both encodings as DIMACS CNF (Movement phase, then Action phase, as two `p cnf`

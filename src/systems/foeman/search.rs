@@ -136,14 +136,14 @@ impl Driver for Odometer {
     fn d6(&mut self, _side: usize) -> i32 {
         self.next(Point::D6) as i32 + 1
     }
-    fn tie(&mut self, k: u32) -> u32 {
+    fn tie(&mut self, k: u32, _contender: usize, _noted: usize) -> u32 {
         if self.next(Point::Tie(k)) == 0 {
             1
         } else {
             2
         }
     }
-    fn choose(&mut self, n: usize) -> usize {
+    fn choose(&mut self, n: usize, _what: simulate::Choice) -> usize {
         self.next(Point::Choose(n))
     }
 }

@@ -15,11 +15,35 @@ use serde::Serialize;
 pub trait Driver {
     /// A side's initiative die (1..=6).
     fn d6(&mut self, side: usize) -> i32;
-    /// A tie-break die with `k` sides (k >= 2); only whether it shows 1 matters.
-    fn tie(&mut self, k: u32) -> u32;
-    /// A free choice among `n >= 1` alternatives (a figure's declaration from its set,
-    /// or a side's postponement: 0 = move, 1 = postpone).
-    fn choose(&mut self, n: usize) -> usize;
+    /// A tie-break die with `k` sides (k >= 2), rolled for the newly scanned `contender`
+    /// against the `noted` one; only whether it shows 1 (replace) matters.
+    fn tie(&mut self, k: u32, contender: usize, noted: usize) -> u32;
+    /// A free choice among `n >= 1` alternatives, and what it is for.
+    fn choose(&mut self, n: usize, what: Choice) -> usize;
+}
+
+/// What a free choice decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Whether a side postpones (0 = moves, 1 = postpones).
+    Postpone {
+        /// The side.
+        side: usize,
+    },
+    /// A polled figure's declaration (index into its set for the 0-based segment).
+    Poll {
+        /// The figure.
+        figure: usize,
+        /// 0-based segment.
+        segment: usize,
+    },
+    /// A re-queried watcher's declaration (index into the same set).
+    Requery {
+        /// The figure.
+        figure: usize,
+        /// 0-based segment.
+        segment: usize,
+    },
 }
 
 /// One tie-break die shown during a scan.
@@ -150,7 +174,7 @@ pub fn scan(items: &[(usize, i32)], driver: &mut dyn Driver) -> (usize, Vec<TieR
             tied = 1;
         } else if v == best_v {
             tied += 1;
-            let roll = driver.tie(tied);
+            let roll = driver.tie(tied, i, best);
             let replaced = roll == 1;
             rolls.push(TieRoll {
                 contender: i,
@@ -203,7 +227,7 @@ pub fn sides(sc: &Scenario, driver: &mut dyn Driver, events: &mut Vec<Event>) ->
             && match sc.sides[s].postpone {
                 Postpone::No => false,
                 Postpone::Yes => true,
-                Postpone::Maybe => driver.choose(2) == 1,
+                Postpone::Maybe => driver.choose(2, Choice::Postpone { side: s }) == 1,
             };
         if postpone {
             status[s] = -1;
@@ -319,7 +343,7 @@ pub fn segment(
         }
         declared[f] = true;
         let set = sc.figures[f].choices(segment);
-        let decl = set[pick(driver, set.len())];
+        let decl = set[pick(driver, set.len(), Choice::Poll { figure: f, segment })];
         let dice = sc.dice(decl);
         let mut ev_super = false;
         let previous = dib.map(|h| h.figure);
@@ -367,7 +391,7 @@ pub fn segment(
         ws.sort_by_key(|&w| st.seq[w]);
         for w in ws {
             let set = sc.figures[w].choices(segment);
-            let decl = set[pick(driver, set.len())];
+            let decl = set[pick(driver, set.len(), Choice::Requery { figure: w, segment })];
             let dice = sc.dice(decl);
             let previous = dib.map(|h| h.figure);
             let mut sup = false;
@@ -433,11 +457,11 @@ pub fn actions(sc: &Scenario, driver: &mut dyn Driver, events: &mut Vec<Event>) 
     ActionOutcome { order, watching }
 }
 
-fn pick(driver: &mut dyn Driver, n: usize) -> usize {
+fn pick(driver: &mut dyn Driver, n: usize, what: Choice) -> usize {
     if n == 1 {
         0
     } else {
-        driver.choose(n).min(n - 1)
+        driver.choose(n, what).min(n - 1)
     }
 }
 
@@ -489,10 +513,10 @@ impl Driver for Scripted {
     fn d6(&mut self, _side: usize) -> i32 {
         self.die(6) as i32
     }
-    fn tie(&mut self, k: u32) -> u32 {
+    fn tie(&mut self, k: u32, _contender: usize, _noted: usize) -> u32 {
         self.die(k)
     }
-    fn choose(&mut self, n: usize) -> usize {
+    fn choose(&mut self, n: usize, _what: Choice) -> usize {
         use rand::Rng;
         match self.choices.pop_front() {
             Some(c) => c.min(n - 1),

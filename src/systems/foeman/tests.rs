@@ -256,8 +256,12 @@ fn sat_queries_agree_with_the_enumeration() {
         let sat = encode::query(&s, &q, &b).expect("no budget limit");
         assert_eq!(direct.holds, sat.is_some(), "{q:?}");
         match sat {
-            Some(encode::Witness::Actions(o)) => {
-                assert!(q.holds_actions(&o) && e.actions.contains_key(&o))
+            Some(encode::Witness::Actions(o, replayed)) => {
+                assert!(q.holds_actions(&o) && e.actions.contains_key(&o));
+                assert!(
+                    replayed.confirmed,
+                    "{q:?}: the simulator does not confirm the model"
+                );
             }
             Some(encode::Witness::Sides(o)) => {
                 assert!(q.holds_sides(&o) && e.sides.contains_key(&o))
@@ -365,7 +369,26 @@ fn differential_with(args: &super::gen::GenArgs, cases: u64, first_seed: u64) ->
             .iter()
             .map(|e| e.solve(&s, &b).expect("no budget limit"))
             .collect();
-        if answers.windows(2).any(|w| w[0] != w[1]) {
+        let mut bad = answers.windows(2).any(|w| w[0] != w[1]);
+        // SAT witnesses of action queries, replayed by the simulator.
+        let n = s.figures.len();
+        let mut qs = vec![Query::WatcherActs, Query::WatcherFirst];
+        if n >= 2 {
+            qs.push(Query::Before(n - 1, 0));
+            qs.push(Query::OnWatch(n - 1));
+        }
+        for q in qs {
+            let w = encode::query(&s, &q, &b).expect("no budget limit");
+            let reachable = answers[0].actions.iter().any(|o| q.holds_actions(o));
+            match w {
+                Some(encode::Witness::Actions(o, r)) => {
+                    bad |= !r.confirmed || !reachable || !answers[0].actions.contains(&o)
+                }
+                None => bad |= reachable,
+                Some(encode::Witness::Sides(_)) => bad = true,
+            }
+        }
+        if bad {
             disagreements += 1;
             eprintln!("disagreement at seed {seed}:\n{}", Foeman::to_text(&s));
         }
