@@ -291,8 +291,20 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
         }
         (_, Some(Ok(sat))) => {
             if a.json {
+                let sides: Vec<_> = sat
+                    .side_orders
+                    .iter()
+                    .map(|o| json!({"order": o.iter().map(|&i| &sc.sides[i].name).collect::<Vec<_>>()}))
+                    .collect();
+                let actions: Vec<_> = sat
+                    .actions
+                    .iter()
+                    .map(|o| json!({
+                        "order": o.order.iter().map(|x| json!({"figure": sc.figures[x.figure].name, "waited": x.waited})).collect::<Vec<_>>(),
+                        "watching": o.watching.iter().map(|&f| &sc.figures[f].name).collect::<Vec<_>>()}))
+                    .collect();
                 print_json(
-                    &json!({"file": name, "side_orders": sat.side_orders, "actions": sat.actions, "cross_checked": false, "probabilities": false}),
+                    &json!({"file": name, "side_orders": sides, "action_outcomes": actions, "cross_checked": false, "probabilities": false}),
                 );
             } else {
                 println!("{name}: SAT only (no probabilities, not cross-checked)");
