@@ -357,18 +357,45 @@ fn generated_scenarios_round_trip() {
 }
 
 fn differential(cases: u64, first_seed: u64) -> (u64, u64) {
-    differential_with(&super::gen::GenArgs::default(), cases, first_seed)
+    let (n, bad, skipped) =
+        differential_with(&super::gen::GenArgs::default(), cases, first_seed, None);
+    assert_eq!(skipped, 0);
+    (n, bad)
 }
 
-fn differential_with(args: &super::gen::GenArgs, cases: u64, first_seed: u64) -> (u64, u64) {
+/// Cases, disagreements, and cases skipped because an engine ran past `limit`.
+fn differential_with(
+    args: &super::gen::GenArgs,
+    cases: u64,
+    first_seed: u64,
+    limit: Option<std::time::Duration>,
+) -> (u64, u64, u64) {
     let mut disagreements = 0;
+    let mut skipped = 0;
     for seed in first_seed..first_seed + cases {
         let s = Foeman::generate(args, seed);
         let b = Budget::new();
-        let answers: Vec<_> = Foeman::engines()
-            .iter()
-            .map(|e| e.solve(&s, &b).expect("no budget limit"))
-            .collect();
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let timer = limit.map(|t| {
+            let b = b.clone();
+            std::thread::spawn(move || {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(t) {
+                    b.cancel();
+                }
+            })
+        });
+        let answers: Result<Vec<_>, _> =
+            Foeman::engines().iter().map(|e| e.solve(&s, &b)).collect();
+        drop(done);
+        if let Some(t) = timer {
+            let _ = t.join();
+        }
+        let Ok(answers) = answers else {
+            skipped += 1;
+            eprintln!("skipped (over the time limit): seed {seed}");
+            continue;
+        };
+        let b = Budget::new();
         let mut bad = answers.windows(2).any(|w| w[0] != w[1]);
         // SAT witnesses of action queries, replayed by the simulator.
         let n = s.figures.len();
@@ -393,7 +420,7 @@ fn differential_with(args: &super::gen::GenArgs, cases: u64, first_seed: u64) ->
             eprintln!("disagreement at seed {seed}:\n{}", Foeman::to_text(&s));
         }
     }
-    (cases, disagreements)
+    (cases, disagreements, skipped)
 }
 
 #[test]
@@ -404,7 +431,9 @@ fn engines_agree_on_generated_scenarios() {
 
 /// The long differential run: `FOEMAN_FUZZ_CASES=N cargo test --release --lib
 /// systems::foeman -- --ignored` (default 5000 cases, seeds after the CI test's);
-/// `FOEMAN_FUZZ_FIGURES`, `FOEMAN_FUZZ_SIDES`, `FOEMAN_FUZZ_MENU` enlarge the scenarios.
+/// `FOEMAN_FUZZ_FIGURES`, `FOEMAN_FUZZ_SIDES`, `FOEMAN_FUZZ_MENU` enlarge the scenarios;
+/// a case whose engines run past `FOEMAN_FUZZ_CASE_SECS` (default 20) is skipped and
+/// counted.
 #[test]
 #[ignore]
 fn fuzz_engines_long() {
@@ -421,8 +450,12 @@ fn fuzz_engines_long() {
         menu: env("FOEMAN_FUZZ_MENU", 2) as usize,
         ..Default::default()
     };
-    let (n, bad) = differential_with(&args, n, 1_000_000);
-    eprintln!("foeman fuzz: {n} cases, {bad} disagreements");
+    let limit = std::time::Duration::from_secs(env("FOEMAN_FUZZ_CASE_SECS", 20));
+    let (n, bad, skipped) = differential_with(&args, n, 1_000_000, Some(limit));
+    eprintln!(
+        "foeman fuzz: {n} cases, {bad} disagreements, {skipped} skipped (an engine over {}s)",
+        limit.as_secs()
+    );
     assert_eq!(bad, 0);
 }
 
