@@ -16,6 +16,8 @@ use crate::systems::ar::system::ArGen;
 use crate::systems::ar::Ar;
 use crate::systems::fft::system::FftGen;
 use crate::systems::fft::Fft;
+use crate::systems::foeman::gen::GenArgs as FoemanGen;
+use crate::systems::foeman::system::Foeman;
 use crate::systems::lancer::gen::GenArgs as LancerGen;
 use crate::systems::lancer::system::Lancer;
 use crate::systems::spec::System;
@@ -53,6 +55,8 @@ pub struct Args {
     fft: FftGen,
     #[command(flatten, next_help_heading = "Lancer generator (--system lancer)")]
     lancer: LancerGen,
+    #[command(flatten, next_help_heading = "Foeman generator (--system foeman)")]
+    foeman: FoemanGen,
 }
 
 /// The generator flags of each system: (system, its argument ids).
@@ -76,6 +80,11 @@ fn generator_flags() -> Vec<(SystemName, &'static str, Vec<String>)> {
             Lancer::NAME,
             ids(LancerGen::augment_args(clap::Command::new("lancer"))),
         ),
+        (
+            SystemName::Foeman,
+            Foeman::NAME,
+            ids(FoemanGen::augment_args(clap::Command::new("foeman"))),
+        ),
     ]
 }
 
@@ -95,6 +104,7 @@ fn foreign_flag(system: SystemName, m: &ArgMatches) -> Option<String> {
                         SystemName::Ar => Ar::NAME,
                         SystemName::Fft => Fft::NAME,
                         SystemName::Lancer => Lancer::NAME,
+                        SystemName::Foeman => Foeman::NAME,
                     }
                 ));
             }
@@ -125,6 +135,7 @@ pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
         SystemName::Ar => fuzz_system::<Ar>(&args.ar, &cfg, &args.out),
         SystemName::Fft => fuzz_system::<Fft>(&args.fft, &cfg, &args.out),
         SystemName::Lancer => fuzz_system::<Lancer>(&args.lancer, &cfg, &args.out),
+        SystemName::Foeman => fuzz_system::<Foeman>(&args.foeman, &cfg, &args.out),
     }
 }
 

@@ -34,6 +34,7 @@ mod batch;
 mod check;
 mod dimacs;
 mod fft;
+mod foeman;
 mod fuzz;
 mod lancer;
 mod progress;
@@ -87,6 +88,8 @@ enum Command {
     /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
     /// (simulator and SAT, compared), query for a property.
     Fft(fft::Args),
+    /// Foeman initiative and Action segments: round, enumerate, query, fairness, dimacs.
+    Foeman(foeman::Args),
     /// Lancer event system: resolve, enumerate, query, policies, dimacs.
     Lancer(lancer::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -173,6 +176,7 @@ pub fn run() -> ExitCode {
         Command::Batch(args) => batch::run(&args),
         Command::Fft(args) => fft::run(&args),
         Command::Lancer(args) => lancer::run(&args),
+        Command::Foeman(args) => foeman::run(&args),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "gordian", &mut buf);

@@ -6,7 +6,7 @@ use crate::harness::batch::{self, Job, Record};
 use crate::harness::differential::with_timeout;
 use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::spec::{Budget, System};
-use crate::systems::{ar::Ar, fft::Fft, lancer::system::Lancer};
+use crate::systems::{ar::Ar, fft::Fft, foeman::system::Foeman, lancer::system::Lancer};
 use crate::text::LoadError;
 use clap::ValueEnum;
 use serde_json::{json, Value};
@@ -22,6 +22,8 @@ pub enum SystemName {
     Fft,
     /// Lancer event system (`.lancer`).
     Lancer,
+    /// Foeman initiative and Action segments (`.foeman`).
+    Foeman,
 }
 
 /// Which engines answer: every engine of the system, or a named one.
@@ -130,6 +132,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<Ar>(SystemName::Ar),
         entry::<Fft>(SystemName::Fft),
         entry::<Lancer>(SystemName::Lancer),
+        entry::<Foeman>(SystemName::Foeman),
     ]
 }
 

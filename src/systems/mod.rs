@@ -2,5 +2,6 @@
 
 pub mod ar;
 pub mod fft;
+pub mod foeman;
 pub mod lancer;
 pub mod spec;

@@ -1,0 +1,529 @@
+//! `gordian foeman ...`: Foeman initiative and Action-phase segments — simulate one round
+//! with its trace, enumerate every outcome with exact probabilities (direct search and
+//! SAT, compared), answer queries with witnesses, check the tie-break's fairness, dump
+//! the SAT encoding.
+//!
+//! Exit codes: 0 success; 1 internal; 2 bad input; 3 the engines disagree (a bug);
+//! 5 interrupted by `--timeout`.
+
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
+use crate::systems::foeman::fairness::{self, Variant};
+use crate::systems::foeman::search::{self, Query};
+use crate::systems::foeman::simulate::{self, Scripted};
+use crate::systems::foeman::{encode, report, Answer, Scenario};
+use crate::systems::spec::{race, Budget, Interrupted, Job};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Exit code when `--timeout` interrupted the work.
+pub const EXIT_TIMEOUT: u8 = 5;
+
+/// Arguments of `gordian foeman`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Simulate one round under given dice and choices (then seeded random ones), printing
+    /// each scan and segment: who was polled, what each declared, who supervened, who
+    /// acted, the dice shown.
+    Round(RoundArgs),
+    /// Every side order and Action-phase outcome with exact probabilities (direct search),
+    /// cross-checked against the SAT encoding's reachable sets.
+    Enumerate(EnumerateArgs),
+    /// Answer a query with a witness: `before F G`, `watcher-first`, `watcher-acts`,
+    /// `on-watch F`, `side-first S`, `side-last S`.
+    Query(QueryArgs),
+    /// Exact fairness of the tie-break (sequential dice) and its naive variants: a file's
+    /// initiative and modDX lists, given values, or every list up to a length.
+    Fairness(FairnessArgs),
+    /// Print the SAT encoding as DIMACS CNF (Movement phase, then Action phase), with `c`
+    /// lines naming the variables.
+    Dimacs(DimacsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct RoundArgs {
+    /// The scenario (`.foeman`).
+    file: PathBuf,
+    /// Dice in the order asked (initiative d6s, tie-break dice), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    rolls: Vec<u32>,
+    /// Choices in the order asked (0-based index into the choice set; for `postpone
+    /// maybe`, 1 = postpone), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    choices: Vec<usize>,
+    /// Seed of the dice and choices once the lists run out.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print a JSON object instead.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Which engine(s) answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Engines {
+    /// Direct search and SAT in parallel, compared.
+    Both,
+    /// The direct search alone.
+    Direct,
+    /// The SAT encoding alone (no probabilities).
+    Sat,
+}
+
+#[derive(clap::Args, Debug)]
+struct EnumerateArgs {
+    /// The scenario (`.foeman`).
+    file: PathBuf,
+    /// Which engine(s).
+    #[arg(long, value_enum, default_value = "both")]
+    engine: Engines,
+    /// Give up after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Print a JSON object instead.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct QueryArgs {
+    /// The scenario (`.foeman`).
+    file: PathBuf,
+    /// The query, e.g. "before Ann Bob" (quote it).
+    query: String,
+    /// Which engine(s).
+    #[arg(long, value_enum, default_value = "both")]
+    engine: Engines,
+    /// Give up after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Print a JSON object instead.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct FairnessArgs {
+    /// A scenario: analyse its fixed initiative values and its modDX values.
+    file: Option<PathBuf>,
+    /// Values to analyse, in scan order (comma-separated, e.g. 5,7,5,7,7).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    values: Vec<i32>,
+    /// Prove over every list of length 1..N with values 1..N (N at most 7).
+    #[arg(long)]
+    prove: Option<usize>,
+    /// Print a JSON object instead.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct DimacsArgs {
+    /// The scenario (`.foeman`).
+    file: PathBuf,
+}
+
+/// Runs `gordian foeman`.
+pub fn run(args: &Args) -> ExitCode {
+    match &args.command {
+        Command::Round(a) => run_round(a),
+        Command::Enumerate(a) => run_enumerate(a),
+        Command::Query(a) => run_query(a),
+        Command::Fairness(a) => run_fairness(a),
+        Command::Dimacs(a) => match load(&a.file) {
+            Ok(sc) => {
+                say_raw!("{}", encode::dimacs(&sc));
+                ExitCode::SUCCESS
+            }
+            Err(c) => c,
+        },
+    }
+}
+
+fn load(path: &Path) -> Result<Scenario, ExitCode> {
+    super::load_or_exit::<crate::systems::foeman::system::Foeman>(path)
+}
+
+use super::print_json;
+
+/// Runs `f` with `budget` cancelled after `timeout` (if any).
+fn with_timeout<T>(timeout: Option<Duration>, budget: &Budget, f: impl FnOnce() -> T) -> T {
+    let Some(t) = timeout else { return f() };
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    let b = budget.clone();
+    let timer = std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(t) {
+            b.cancel();
+        }
+    });
+    let r = f();
+    drop(done);
+    let _ = timer.join();
+    r
+}
+
+fn timed_out(file: &Path, t: Option<Duration>) -> ExitCode {
+    eprintln!(
+        "{}: interrupted after {}s (--timeout); no answer",
+        file.display(),
+        t.map_or(0.0, |t| t.as_secs_f64())
+    );
+    ExitCode::from(EXIT_TIMEOUT)
+}
+
+fn run_round(a: &RoundArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let mut d = Scripted::new(a.rolls.clone(), a.choices.clone(), a.seed);
+    let r = simulate::round(&sc, &mut d);
+    if a.json {
+        print_json(&json!({
+            "file": a.file.display().to_string(),
+            "side_order": r.side_order.iter().map(|&i| &sc.sides[i].name).collect::<Vec<_>>(),
+            "action_order": r.actions.order.iter().map(|x| json!({"figure": sc.figures[x.figure].name, "waited": x.waited})).collect::<Vec<_>>(),
+            "watching": r.actions.watching.iter().map(|&f| &sc.figures[f].name).collect::<Vec<_>>(),
+            "movement_events": r.side_events,
+            "action_events": r.action_events,
+        }));
+    } else {
+        say!("{}: one round", a.file.display());
+        say!("Movement phase (sidMov):");
+        say_raw!("{}", report::trace(&sc, &r.side_events));
+        say!("side order: {}", report::side_order(&sc, &r.side_order));
+        say!("Action phase:");
+        say_raw!("{}", report::trace(&sc, &r.action_events));
+        say!("action order: {}", report::action_outcome(&sc, &r.actions));
+    }
+    ExitCode::SUCCESS
+}
+
+type Both = (
+    Option<Result<search::Enumerated, Interrupted>>,
+    Option<Result<Answer, Interrupted>>,
+);
+
+fn solve_both(sc: &Scenario, engine: Engines, budget: &Budget) -> Both {
+    let want_d = engine != Engines::Sat;
+    let want_s = engine != Engines::Direct;
+    let mut d = None;
+    let mut s = None;
+    {
+        let jobs: Vec<Job<'_, ()>> = vec![
+            Box::new(|b: &Budget| {
+                if want_d {
+                    d = Some(search::enumerate(sc, b));
+                }
+            }),
+            Box::new(|b: &Budget| {
+                if want_s {
+                    s = Some(encode::enumerate(sc, b));
+                }
+            }),
+        ];
+        race(budget, None, jobs);
+    }
+    (d, s)
+}
+
+fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let budget = Budget::new();
+    let (d, s) = with_timeout(a.timeout, &budget, || solve_both(&sc, a.engine, &budget));
+    let name = a.file.display().to_string();
+    match (d, s) {
+        (Some(Ok(e)), s) => {
+            let agree = match &s {
+                Some(Ok(sat)) => Some(*sat == e.answer()),
+                _ => None,
+            };
+            if agree == Some(false) {
+                if let Some(Ok(sat)) = &s {
+                    disagreement(&sc, &name, &e.answer(), sat);
+                }
+                return ExitCode::from(EXIT_DISAGREE);
+            }
+            if a.json {
+                let sides: Vec<_> = e
+                    .sides
+                    .iter()
+                    .map(|(o, f)| json!({"order": o.iter().map(|&i| &sc.sides[i].name).collect::<Vec<_>>(), "probability": f.probability.to_string()}))
+                    .collect();
+                let actions: Vec<_> = e
+                    .actions
+                    .iter()
+                    .map(|(o, f)| json!({
+                        "order": o.order.iter().map(|x| json!({"figure": sc.figures[x.figure].name, "waited": x.waited})).collect::<Vec<_>>(),
+                        "watching": o.watching.iter().map(|&f| &sc.figures[f].name).collect::<Vec<_>>(),
+                        "probability": f.probability.to_string()}))
+                    .collect();
+                print_json(&json!({
+                    "file": name,
+                    "side_orders": sides,
+                    "action_outcomes": actions,
+                    "runs": e.runs,
+                    "cross_checked": agree == Some(true),
+                }));
+            } else {
+                say!("{name}:");
+                say_raw!("{}", report::enumeration(&sc, &e, agree));
+            }
+            ExitCode::SUCCESS
+        }
+        (_, Some(Ok(sat))) => {
+            if a.json {
+                let sides: Vec<_> = sat
+                    .side_orders
+                    .iter()
+                    .map(|o| json!({"order": o.iter().map(|&i| &sc.sides[i].name).collect::<Vec<_>>()}))
+                    .collect();
+                let actions: Vec<_> = sat
+                    .actions
+                    .iter()
+                    .map(|o| json!({
+                        "order": o.order.iter().map(|x| json!({"figure": sc.figures[x.figure].name, "waited": x.waited})).collect::<Vec<_>>(),
+                        "watching": o.watching.iter().map(|&f| &sc.figures[f].name).collect::<Vec<_>>()}))
+                    .collect();
+                print_json(
+                    &json!({"file": name, "side_orders": sides, "action_outcomes": actions, "cross_checked": false, "probabilities": false}),
+                );
+            } else {
+                say!("{name}: SAT only (no probabilities, not cross-checked)");
+                say!("side orders ({}):", sat.side_orders.len());
+                for o in &sat.side_orders {
+                    say!("  {}", report::side_order(&sc, o));
+                }
+                say!("action outcomes ({}):", sat.actions.len());
+                for o in &sat.actions {
+                    say!("  {}", report::action_outcome(&sc, o));
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        _ => timed_out(&a.file, a.timeout),
+    }
+}
+
+fn disagreement(sc: &Scenario, name: &str, direct: &Answer, sat: &Answer) {
+    eprintln!("{name}: THE ENGINES DISAGREE (a bug in gordian)");
+    for o in direct.side_orders.difference(&sat.side_orders) {
+        eprintln!(
+            "  side order only the direct search finds: {}",
+            report::side_order(sc, o)
+        );
+    }
+    for o in sat.side_orders.difference(&direct.side_orders) {
+        eprintln!("  side order only SAT finds: {}", report::side_order(sc, o));
+    }
+    for o in direct.actions.difference(&sat.actions) {
+        eprintln!(
+            "  action outcome only the direct search finds: {}",
+            report::action_outcome(sc, o)
+        );
+    }
+    for o in sat.actions.difference(&direct.actions) {
+        eprintln!(
+            "  action outcome only SAT finds: {}",
+            report::action_outcome(sc, o)
+        );
+    }
+}
+
+fn run_query(a: &QueryArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let q = match Query::parse(&sc, &a.query) {
+        Ok(q) => q,
+        Err(m) => {
+            eprintln!("{}: error: {m}", a.file.display());
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    let budget = Budget::new();
+    let want_d = a.engine != Engines::Sat;
+    let want_s = a.engine != Engines::Direct;
+    let (d, s) = with_timeout(a.timeout, &budget, || {
+        let mut d = None;
+        let mut s = None;
+        let jobs: Vec<Job<'_, ()>> = vec![
+            Box::new(|b: &Budget| {
+                if want_d {
+                    d = Some(search::enumerate(&sc, b).map(|e| search::answer(&e, &q)));
+                }
+            }),
+            Box::new(|b: &Budget| {
+                if want_s {
+                    s = Some(encode::query(&sc, &q, b));
+                }
+            }),
+        ];
+        race(&budget, None, jobs);
+        (d, s)
+    });
+    let name = a.file.display().to_string();
+    let d = match d {
+        Some(Ok(x)) => Some(x),
+        Some(Err(_)) => return timed_out(&a.file, a.timeout),
+        None => None,
+    };
+    let s = match s {
+        Some(Ok(x)) => Some(x),
+        Some(Err(_)) => return timed_out(&a.file, a.timeout),
+        None => None,
+    };
+    if let (Some(d), Some(s)) = (&d, &s) {
+        if d.holds != s.is_some() {
+            eprintln!(
+                "{name}: THE ENGINES DISAGREE on `{}`: direct search {}, SAT {}",
+                a.query,
+                d.holds,
+                s.is_some()
+            );
+            return ExitCode::from(EXIT_DISAGREE);
+        }
+    }
+    let holds = d
+        .as_ref()
+        .map_or_else(|| s.as_ref().is_some_and(|x| x.is_some()), |d| d.holds);
+    let witness_text = |w: &encode::Witness| match w {
+        encode::Witness::Sides(o) => report::side_order(&sc, o),
+        encode::Witness::Actions(o, _) => report::action_outcome(&sc, o),
+    };
+    if let Some(Some(encode::Witness::Actions(_, r))) = &s {
+        if !r.confirmed {
+            eprintln!(
+                "{name}: the simulator does not confirm the SAT witness of `{}` (a bug in gordian)",
+                a.query
+            );
+            return ExitCode::from(EXIT_DISAGREE);
+        }
+    }
+    if a.json {
+        print_json(&json!({
+            "file": name,
+            "query": a.query,
+            "holds": holds,
+            "probability": d.as_ref().map(|d| d.probability.to_string()),
+            "direct_witness": d.as_ref().and_then(|d| d.witness.clone()),
+            "direct_trace": d.as_ref().map(|d| &d.trace),
+            "sat_witness": s.as_ref().and_then(|s| s.as_ref().map(witness_text)),
+            "sat_trace": s.as_ref().and_then(|s| match s {
+                Some(encode::Witness::Actions(_, r)) => Some(&r.trace),
+                _ => None,
+            }),
+            "cross_checked": d.is_some() && s.is_some(),
+        }));
+    } else {
+        say!(
+            "{name}: `{}`: {}",
+            a.query,
+            if holds { "yes" } else { "no" }
+        );
+        if let Some(d) = &d {
+            say!("  probability {}", d.probability);
+            if d.holds {
+                say!("  most probable witness run:");
+                say_raw!("{}", report::trace(&sc, &d.trace));
+            }
+        }
+        if let Some(Some(w)) = &s {
+            say!("  SAT witness: {}", witness_text(w));
+            if let encode::Witness::Actions(_, r) = w {
+                say!("  SAT witness replayed by the simulator (confirmed):");
+                say_raw!("{}", report::trace(&sc, &r.trace));
+            }
+        }
+        if d.is_some() && s.is_some() {
+            say!("  direct search and SAT agree");
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_fairness(a: &FairnessArgs) -> ExitCode {
+    let mut lists: Vec<(String, Vec<i32>)> = Vec::new();
+    if let Some(f) = &a.file {
+        let sc = match load(f) {
+            Ok(sc) => sc,
+            Err(c) => return c,
+        };
+        let fixed: Option<Vec<i32>> = sc
+            .sides
+            .iter()
+            .map(|s| match s.ini {
+                crate::systems::foeman::model::Ini::Fixed(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        match fixed {
+            Some(v) => lists.push(("side initiative".into(), v)),
+            None => eprintln!(
+                "{}: some initiative is rolled; side list skipped",
+                f.display()
+            ),
+        }
+        if !sc.figures.is_empty() {
+            lists.push((
+                "figure modDX".into(),
+                sc.figures.iter().map(|f| f.dx).collect(),
+            ));
+        }
+    }
+    if !a.values.is_empty() {
+        lists.push(("values".into(), a.values.clone()));
+    }
+    let prove = a.prove.or(if lists.is_empty() { Some(5) } else { None });
+    let analyses: Vec<(String, Vec<fairness::Analysis>)> = lists
+        .iter()
+        .map(|(what, v)| {
+            (
+                what.clone(),
+                Variant::ALL
+                    .iter()
+                    .map(|&var| fairness::analyse(v, var))
+                    .collect(),
+            )
+        })
+        .collect();
+    let proofs: Vec<fairness::Proof> = prove
+        .map(|n| {
+            Variant::ALL
+                .iter()
+                .map(|&v| fairness::prove(v, n))
+                .collect()
+        })
+        .unwrap_or_default();
+    if a.json {
+        print_json(&json!({
+            "lists": analyses.iter().map(|(w, an)| json!({"list": w, "analyses": an})).collect::<Vec<_>>(),
+            "proofs": proofs,
+        }));
+    } else {
+        for (what, an) in &analyses {
+            say!("{what}:");
+            for x in an {
+                say_raw!("  {}", report::analysis(x));
+            }
+        }
+        if !proofs.is_empty() {
+            say!("exhaustive check (every list of values, ties and interleaved higher values):");
+            for p in &proofs {
+                say_raw!("  {}", report::proof(p));
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,470 @@
+//! The `.foeman` scenario format (documented in `instances/foeman/README.md`) → a validated
+//! [`Scenario`], and [`to_text`] back.
+//!
+//! Invariants: no input panics (property-tested); every error names file, line and column
+//! (of the offending token) and shows the line; at most [`MAX_ERRORS`] are reported;
+//! `parse(to_text(s)) == s`.
+
+use super::model::{Decl, Figure, Ini, Opt, Postpone, Scenario, Side, MAX_FIGURES, MAX_SIDES};
+use crate::text::{ParseError, ParseErrors, MAX_ERRORS};
+use std::path::Path;
+
+/// Largest absolute modDX or initiative value accepted.
+pub const MAX_ABS_VALUE: i32 = 99;
+/// Most choice sets in a figure's plan.
+pub const MAX_PLAN: usize = 16;
+/// Most declarations in one choice set.
+pub const MAX_SET: usize = 8;
+
+struct Tok<'a> {
+    text: &'a str,
+    col: usize,
+}
+
+fn tokens(line: &str) -> Vec<Tok<'_>> {
+    let body = match line.find('#') {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in body.char_indices() {
+        if c.is_whitespace() {
+            if let Some(s) = start.take() {
+                out.push((s, i));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, body.len()));
+    }
+    out.into_iter()
+        .map(|(s, e)| Tok {
+            text: &body[s..e],
+            col: body[..s].chars().count() + 1,
+        })
+        .collect()
+}
+
+struct Ctx<'a> {
+    file: &'a Path,
+    errors: Vec<ParseError>,
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, line_no: usize, line: &str, col: usize, msg: impl Into<String>) {
+        if self.errors.len() < MAX_ERRORS {
+            self.errors.push(ParseError {
+                file: self.file.to_path_buf(),
+                line: line_no,
+                col,
+                message: msg.into(),
+                source_line: line.trim_end_matches('\r').to_string(),
+            });
+        }
+    }
+}
+
+fn int(s: &str) -> Option<i32> {
+    s.parse::<i32>().ok().filter(|v| v.abs() <= MAX_ABS_VALUE)
+}
+
+fn ini(s: &str) -> Option<Ini> {
+    let l = s.to_ascii_lowercase();
+    if let Some(rest) = l.strip_prefix("roll") {
+        if rest.is_empty() {
+            return Some(Ini::Roll(0));
+        }
+        let m = rest.strip_prefix('+').unwrap_or(rest);
+        return int(m).map(Ini::Roll);
+    }
+    int(s).map(Ini::Fixed)
+}
+
+fn decl(s: &str) -> Result<Decl, String> {
+    let (name, dice) = match s.split_once(':') {
+        Some((a, b)) => (a, Some(b)),
+        None => (s, None),
+    };
+    let opt = Opt::from_name(name).ok_or_else(|| {
+        format!(
+            "unknown option `{name}` (one of: {})",
+            Opt::ALL.map(|o| o.name()).join(", ")
+        )
+    })?;
+    match (opt.preset(), dice) {
+        (true, None) => Ok(Decl { opt, dice: 0 }),
+        (true, Some(_)) => Err(format!(
+            "`{}` takes no number of dice: its dice are preset (Watch 1, Move/Defend by isdib)",
+            opt.name()
+        )),
+        (false, None) => Err(format!(
+            "`{}` needs a number of dice, as `{}:N` with N in 1..9",
+            opt.name(),
+            opt.name()
+        )),
+        (false, Some(d)) => match d.parse::<u8>() {
+            Ok(n @ 1..=9) => Ok(Decl { opt, dice: n }),
+            _ => Err(format!("number of dice `{d}` is not in 1..9")),
+        },
+    }
+}
+
+fn valid_name(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
+        && s.len() <= 64
+}
+
+/// Parses and validates a `.foeman` scenario read from `file`.
+pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
+    let mut cx = Ctx {
+        file,
+        errors: Vec::new(),
+    };
+    let mut sc = Scenario {
+        is_dib: false,
+        optdib: 9,
+        sides: Vec::new(),
+        figures: Vec::new(),
+    };
+    let mut seen_isdib = false;
+    let mut seen_optdib = false;
+    let mut last_line = (1usize, String::new());
+    for (idx, line) in text.lines().enumerate() {
+        let ln = idx + 1;
+        let toks = tokens(line);
+        if toks.is_empty() {
+            continue;
+        }
+        last_line = (ln, line.to_string());
+        let kw = toks[0].text.to_ascii_lowercase();
+        match kw.as_str() {
+            "isdib" => {
+                if seen_isdib {
+                    cx.err(ln, line, toks[0].col, "`isdib` given twice");
+                }
+                seen_isdib = true;
+                match toks.get(1).map(|t| t.text.to_ascii_lowercase()) {
+                    Some(v) if v == "true" => sc.is_dib = true,
+                    Some(v) if v == "false" => sc.is_dib = false,
+                    Some(_) => cx.err(ln, line, toks[1].col, "`isdib` is `true` or `false`"),
+                    None => cx.err(ln, line, toks[0].col, "`isdib` needs `true` or `false`"),
+                }
+                if let Some(t) = toks.get(2) {
+                    cx.err(ln, line, t.col, "unexpected text after `isdib` value");
+                }
+            }
+            "optdib" => {
+                if seen_optdib {
+                    cx.err(ln, line, toks[0].col, "`optdib` given twice");
+                }
+                seen_optdib = true;
+                match toks.get(1) {
+                    Some(t) => match t.text.parse::<u8>() {
+                        Ok(n @ 1..=9) => sc.optdib = n,
+                        _ => cx.err(ln, line, t.col, "`optdib` is a number of dice in 1..9"),
+                    },
+                    None => cx.err(ln, line, toks[0].col, "`optdib` needs a number in 1..9"),
+                }
+                if let Some(t) = toks.get(2) {
+                    cx.err(ln, line, t.col, "unexpected text after `optdib` value");
+                }
+            }
+            "side" => side_line(&mut cx, &mut sc, ln, line, &toks),
+            "figure" => figure_line(&mut cx, &mut sc, ln, line, &toks),
+            _ => cx.err(
+                ln,
+                line,
+                toks[0].col,
+                format!(
+                    "unknown keyword `{}` (expected side, figure, isdib or optdib)",
+                    toks[0].text
+                ),
+            ),
+        }
+    }
+    if sc.sides.is_empty() && cx.errors.is_empty() {
+        let (ln, l) = last_line;
+        cx.err(
+            ln,
+            &l,
+            1,
+            "no side declared (at least one `side` line is needed)",
+        );
+    }
+    if cx.errors.is_empty() {
+        Ok(sc)
+    } else {
+        Err(ParseErrors(cx.errors))
+    }
+}
+
+fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok]) {
+    let Some(name) = toks.get(1) else {
+        return cx.err(ln, line, toks[0].col, "`side` needs a name");
+    };
+    if !valid_name(name.text) {
+        return cx.err(
+            ln,
+            line,
+            name.col,
+            "a name is letters, digits, `_`, `-` or `.`",
+        );
+    }
+    if sc.sides.iter().any(|s| s.name == name.text) {
+        return cx.err(
+            ln,
+            line,
+            name.col,
+            format!("side `{}` declared twice", name.text),
+        );
+    }
+    if sc.sides.len() >= MAX_SIDES {
+        return cx.err(
+            ln,
+            line,
+            toks[0].col,
+            format!("more than {MAX_SIDES} sides"),
+        );
+    }
+    let mut ini_v = None;
+    let mut postpone = Postpone::No;
+    let mut i = 2;
+    while i < toks.len() {
+        let key = toks[i].text.to_ascii_lowercase();
+        let Some(val) = toks.get(i + 1) else {
+            return cx.err(
+                ln,
+                line,
+                toks[i].col,
+                format!("`{}` needs a value", toks[i].text),
+            );
+        };
+        match key.as_str() {
+            "ini" => match ini(val.text) {
+                Some(v) => ini_v = Some(v),
+                None => {
+                    return cx.err(
+                        ln,
+                        line,
+                        val.col,
+                        format!(
+                            "initiative `{}` is not a number in -{MAX_ABS_VALUE}..{MAX_ABS_VALUE}, \
+                             `roll`, or `roll+N`/`roll-N`",
+                            val.text
+                        ),
+                    )
+                }
+            },
+            "postpone" => {
+                postpone = match val.text.to_ascii_lowercase().as_str() {
+                    "no" => Postpone::No,
+                    "yes" => Postpone::Yes,
+                    "maybe" => Postpone::Maybe,
+                    _ => return cx.err(ln, line, val.col, "`postpone` is yes, no or maybe"),
+                }
+            }
+            _ => {
+                return cx.err(
+                    ln,
+                    line,
+                    toks[i].col,
+                    format!(
+                        "unknown side field `{}` (expected ini or postpone)",
+                        toks[i].text
+                    ),
+                )
+            }
+        }
+        i += 2;
+    }
+    let Some(ini) = ini_v else {
+        return cx.err(ln, line, name.col, "side has no `ini` (a value or `roll`)");
+    };
+    sc.sides.push(Side {
+        name: name.text.to_string(),
+        ini,
+        postpone,
+    });
+}
+
+fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok]) {
+    let Some(name) = toks.get(1) else {
+        return cx.err(ln, line, toks[0].col, "`figure` needs a name");
+    };
+    if !valid_name(name.text) {
+        return cx.err(
+            ln,
+            line,
+            name.col,
+            "a name is letters, digits, `_`, `-` or `.`",
+        );
+    }
+    if sc.figures.iter().any(|f| f.name == name.text) {
+        return cx.err(
+            ln,
+            line,
+            name.col,
+            format!("figure `{}` declared twice", name.text),
+        );
+    }
+    if sc.figures.len() >= MAX_FIGURES {
+        return cx.err(
+            ln,
+            line,
+            toks[0].col,
+            format!("more than {MAX_FIGURES} figures"),
+        );
+    }
+    let mut side = None;
+    let mut dx = None;
+    let mut plan: Option<Vec<Vec<Decl>>> = None;
+    let mut i = 2;
+    while i < toks.len() {
+        let key = toks[i].text.to_ascii_lowercase();
+        if key == "do" {
+            let sets = &toks[i + 1..];
+            if sets.is_empty() {
+                return cx.err(ln, line, toks[i].col, "`do` needs at least one choice set");
+            }
+            if sets.len() > MAX_PLAN {
+                return cx.err(
+                    ln,
+                    line,
+                    sets[MAX_PLAN].col,
+                    format!("more than {MAX_PLAN} choice sets"),
+                );
+            }
+            let mut p = Vec::new();
+            for t in sets {
+                let mut set = Vec::new();
+                let mut col = t.col;
+                for part in t.text.split('|') {
+                    if set.len() >= MAX_SET {
+                        return cx.err(ln, line, col, format!("more than {MAX_SET} choices"));
+                    }
+                    match decl(part) {
+                        Ok(d) => set.push(d),
+                        Err(m) => return cx.err(ln, line, col, m),
+                    }
+                    col += part.chars().count() + 1;
+                }
+                p.push(set);
+            }
+            plan = Some(p);
+            break;
+        }
+        let Some(val) = toks.get(i + 1) else {
+            return cx.err(
+                ln,
+                line,
+                toks[i].col,
+                format!("`{}` needs a value", toks[i].text),
+            );
+        };
+        match key.as_str() {
+            "side" => match sc.sides.iter().position(|s| s.name == val.text) {
+                Some(s) => side = Some(s),
+                None => {
+                    return cx.err(
+                        ln,
+                        line,
+                        val.col,
+                        format!("unknown side `{}` (declare sides before figures)", val.text),
+                    )
+                }
+            },
+            "dx" => match int(val.text) {
+                Some(v) => dx = Some(v),
+                None => {
+                    return cx.err(
+                        ln,
+                        line,
+                        val.col,
+                        format!(
+                            "modDX `{}` is not a number in -{MAX_ABS_VALUE}..{MAX_ABS_VALUE}",
+                            val.text
+                        ),
+                    )
+                }
+            },
+            _ => {
+                return cx.err(
+                    ln,
+                    line,
+                    toks[i].col,
+                    format!(
+                        "unknown figure field `{}` (expected side, dx or do)",
+                        toks[i].text
+                    ),
+                )
+            }
+        }
+        i += 2;
+    }
+    let missing = match (side, dx, &plan) {
+        (None, _, _) => Some("side"),
+        (_, None, _) => Some("dx"),
+        (_, _, None) => Some("do"),
+        _ => None,
+    };
+    if let Some(m) = missing {
+        return cx.err(ln, line, name.col, format!("figure has no `{m}`"));
+    }
+    sc.figures.push(Figure {
+        name: name.text.to_string(),
+        side: side.unwrap_or(0),
+        dx: dx.unwrap_or(0),
+        plan: plan.unwrap_or_default(),
+    });
+}
+
+/// The scenario in the `.foeman` format.
+pub fn to_text(sc: &Scenario) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("isdib {}\noptdib {}\n", sc.is_dib, sc.optdib));
+    for s in &sc.sides {
+        let ini = match s.ini {
+            Ini::Fixed(v) => v.to_string(),
+            Ini::Roll(0) => "roll".into(),
+            Ini::Roll(m) if m > 0 => format!("roll+{m}"),
+            Ini::Roll(m) => format!("roll{m}"),
+        };
+        let pp = match s.postpone {
+            Postpone::No => "",
+            Postpone::Yes => " postpone yes",
+            Postpone::Maybe => " postpone maybe",
+        };
+        out.push_str(&format!("side {} ini {ini}{pp}\n", s.name));
+    }
+    for f in &sc.figures {
+        let plan: Vec<String> = f
+            .plan
+            .iter()
+            .map(|set| {
+                set.iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect();
+        out.push_str(&format!(
+            "figure {} side {} dx {} do {}\n",
+            f.name,
+            sc.sides[f.side].name,
+            f.dx,
+            plan.join(" ")
+        ));
+    }
+    out
+}
+
+/// Reads (size-limited), decodes and parses a `.foeman` file.
+pub fn load(path: &Path) -> Result<Scenario, crate::text::LoadError> {
+    let bytes = crate::text::read_limited(path, ".foeman files")?;
+    let text = crate::text::decode_utf8(&bytes, path, ".foeman files")?;
+    Ok(parse(path, text)?)
+}

@@ -1,0 +1,428 @@
+//! The direct engine: exhaustive search of the simulator over every die roll and every
+//! choice (an odometer over the choice points, each sequence re-simulated from the start),
+//! with exact probabilities; and queries over the outcomes.
+//!
+//! Invariants: every roll/choice sequence is visited exactly once; a tie-break die of `k`
+//! sides is two branches (a 1 with weight 1/k, anything else with (k-1)/k), an initiative
+//! d6 six branches of 1/6, a free choice among `n` alternatives `n` branches of 1/n (the
+//! decision in `docs/foeman.md`), so the probabilities of each phase sum to 1. The
+//! Movement and Action phases share no roll or choice and are searched separately; the
+//! Action phase segment by segment, memoised on the state between segments.
+//! Never calls the SAT layer; polls the [`Budget`] once per run.
+
+use super::model::{Acted, ActionOutcome, Answer, Scenario, SideOrder};
+use super::simulate::{self, ActState, Driver, Event, SegmentEnd};
+use crate::systems::spec::{Budget, Interrupted};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+/// The probability of an outcome and one run that reaches it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Found {
+    /// Exact probability (over dice; free choices uniform).
+    #[serde(serialize_with = "ser_ratio")]
+    pub probability: BigRational,
+    /// The events of the first run found that reaches it.
+    pub witness: Vec<Event>,
+}
+
+/// Serializes a rational as `"p/q"` (or `"p"`).
+pub fn ser_ratio<S: serde::Serializer>(r: &BigRational, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&r.to_string())
+}
+
+/// Every outcome of each phase with its probability.
+#[derive(Clone, Debug, Serialize)]
+pub struct Enumerated {
+    /// Side orders.
+    pub sides: BTreeMap<SideOrder, Found>,
+    /// Action-phase outcomes.
+    pub actions: BTreeMap<ActionOutcome, Found>,
+    /// Roll/choice sequences simulated (both phases).
+    pub runs: usize,
+}
+
+impl Enumerated {
+    /// The reachable sets, the comparable answer.
+    pub fn answer(&self) -> Answer {
+        Answer {
+            side_orders: self.sides.keys().cloned().collect(),
+            actions: self.actions.keys().cloned().collect(),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Point {
+    D6,
+    Tie(u32),
+    Choose(usize),
+}
+
+impl Point {
+    fn arity(self) -> usize {
+        match self {
+            Point::D6 => 6,
+            Point::Tie(_) => 2,
+            Point::Choose(n) => n,
+        }
+    }
+    fn weight(self, i: usize) -> BigRational {
+        let r = |a: u64, b: u64| BigRational::new(BigInt::from(a), BigInt::from(b));
+        match self {
+            Point::D6 => r(1, 6),
+            Point::Tie(k) if i == 0 => r(1, k as u64),
+            Point::Tie(k) => r(k as u64 - 1, k as u64),
+            Point::Choose(n) => r(1, n as u64),
+        }
+    }
+}
+
+/// A driver that follows a prefix of branch indices, then takes branch 0, recording every
+/// choice point.
+struct Odometer {
+    path: Vec<usize>,
+    points: Vec<Point>,
+    at: usize,
+}
+
+impl Odometer {
+    fn next(&mut self, p: Point) -> usize {
+        let i = if self.at < self.path.len() {
+            self.path[self.at]
+        } else {
+            self.path.push(0);
+            0
+        };
+        if self.at < self.points.len() {
+            self.points[self.at] = p;
+        } else {
+            self.points.push(p);
+        }
+        self.at += 1;
+        i
+    }
+
+    fn probability(&self) -> BigRational {
+        let mut p = BigRational::one();
+        for (k, &i) in self.path.iter().enumerate().take(self.at) {
+            p *= self.points[k].weight(i);
+        }
+        p
+    }
+
+    /// Moves to the next sequence; false when every sequence was visited.
+    fn advance(&mut self) -> bool {
+        self.path.truncate(self.at);
+        self.points.truncate(self.at);
+        while let Some(last) = self.path.pop() {
+            let p = self.points.pop().expect("one point per path entry");
+            if last + 1 < p.arity() {
+                self.path.push(last + 1);
+                self.points.push(p);
+                self.at = 0;
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl Driver for Odometer {
+    fn d6(&mut self, _side: usize) -> i32 {
+        self.next(Point::D6) as i32 + 1
+    }
+    fn tie(&mut self, k: u32, _contender: usize, _noted: usize) -> u32 {
+        if self.next(Point::Tie(k)) == 0 {
+            1
+        } else {
+            2
+        }
+    }
+    fn choose(&mut self, n: usize, _what: simulate::Choice) -> usize {
+        self.next(Point::Choose(n))
+    }
+}
+
+fn explore<K: Ord>(
+    budget: &Budget,
+    runs: &mut usize,
+    out: &mut BTreeMap<K, Found>,
+    mut run: impl FnMut(&mut Odometer, &mut Vec<Event>) -> K,
+) -> Result<(), Interrupted> {
+    let mut odo = Odometer {
+        path: vec![],
+        points: vec![],
+        at: 0,
+    };
+    loop {
+        budget.check()?;
+        *runs += 1;
+        let mut events = Vec::new();
+        odo.at = 0;
+        let k = run(&mut odo, &mut events);
+        let p = odo.probability();
+        match out.get_mut(&k) {
+            Some(f) => f.probability += p,
+            None => {
+                out.insert(
+                    k,
+                    Found {
+                        probability: p,
+                        witness: events,
+                    },
+                );
+            }
+        }
+        if !odo.advance() {
+            return Ok(());
+        }
+    }
+}
+
+/// Every outcome of both phases with exact probabilities.
+pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Enumerated, Interrupted> {
+    let mut runs = 0;
+    let mut sides = BTreeMap::new();
+    explore(budget, &mut runs, &mut sides, |d, ev| {
+        simulate::sides(sc, d, ev)
+    })?;
+    let mut memo = HashMap::new();
+    let dist = action_dist(sc, &ActState::start(sc), &mut memo, budget, &mut runs)?;
+    let actions = Rc::try_unwrap(dist).unwrap_or_else(|rc| (*rc).clone());
+    Ok(Enumerated {
+        sides,
+        actions,
+        runs,
+    })
+}
+
+type Dist = Rc<BTreeMap<ActionOutcome, Found>>;
+
+fn add(
+    out: &mut BTreeMap<ActionOutcome, Found>,
+    k: ActionOutcome,
+    p: BigRational,
+    witness: impl FnOnce() -> Vec<Event>,
+) {
+    match out.get_mut(&k) {
+        Some(f) => f.probability += p,
+        None => {
+            out.insert(
+                k,
+                Found {
+                    probability: p,
+                    witness: witness(),
+                },
+            );
+        }
+    }
+}
+
+/// The distribution of the rest of the Action phase from a state between segments:
+/// every roll/choice sequence of one segment (odometer), then the memoised distribution
+/// from the state it leads to. The future depends only on the state (segment, acted,
+/// waited, FigSeq), so memoising it is exact.
+fn action_dist(
+    sc: &Scenario,
+    st: &ActState,
+    memo: &mut HashMap<ActState, Dist>,
+    budget: &Budget,
+    runs: &mut usize,
+) -> Result<Dist, Interrupted> {
+    if let Some(d) = memo.get(st) {
+        return Ok(d.clone());
+    }
+    // One segment's runs, grouped by what they lead to (the same segment end and state
+    // from different rolls/choices): probabilities summed, the first run's events kept.
+    let mut trans: BTreeMap<(Option<Acted>, ActState), (BigRational, Vec<Event>)> = BTreeMap::new();
+    let mut odo = Odometer {
+        path: vec![],
+        points: vec![],
+        at: 0,
+    };
+    loop {
+        budget.check()?;
+        *runs += 1;
+        odo.at = 0;
+        let mut next = st.clone();
+        let mut ev = Vec::new();
+        let end = simulate::segment(sc, &mut next, &mut odo, &mut ev);
+        let p = odo.probability();
+        let a = match end {
+            SegmentEnd::RoundEnds => None,
+            SegmentEnd::Acted(a) => Some(a),
+        };
+        match trans.get_mut(&(a, next.clone())) {
+            Some(t) => t.0 += p,
+            None => {
+                trans.insert((a, next), (p, ev));
+            }
+        }
+        if !odo.advance() {
+            break;
+        }
+    }
+    let mut out = BTreeMap::new();
+    for ((a, next), (p, ev)) in trans {
+        match a {
+            None => {
+                let watching = (0..sc.figures.len()).filter(|&f| !next.acted[f]).collect();
+                let k = ActionOutcome {
+                    order: vec![],
+                    watching,
+                };
+                add(&mut out, k, p, || ev);
+            }
+            Some(a) => {
+                let sub = action_dist(sc, &next, memo, budget, runs)?;
+                for (o, f) in sub.iter() {
+                    let mut order = Vec::with_capacity(o.order.len() + 1);
+                    order.push(a);
+                    order.extend_from_slice(&o.order);
+                    let k = ActionOutcome {
+                        order,
+                        watching: o.watching.clone(),
+                    };
+                    add(&mut out, k, &p * &f.probability, || {
+                        let mut w = ev.clone();
+                        w.extend_from_slice(&f.witness);
+                        w
+                    });
+                }
+            }
+        }
+    }
+    let d = Rc::new(out);
+    memo.insert(st.clone(), d.clone());
+    Ok(d)
+}
+
+/// A question about the round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Query {
+    /// Figure `0` acts, and before figure `1` (or `1` never acts).
+    Before(usize, usize),
+    /// The first figure to act had declared Watch first (it waited, then acted).
+    WatcherFirst,
+    /// Some figure that declared Watch acts later in the round.
+    WatcherActs,
+    /// The figure is still on Watch when the round ends.
+    OnWatch(usize),
+    /// The side moves first.
+    SideFirst(usize),
+    /// The side moves last.
+    SideLast(usize),
+}
+
+impl Query {
+    /// Parses `before F G`, `watcher-first`, `watcher-acts`, `on-watch F`, `side-first S`,
+    /// `side-last S` against the scenario's names.
+    pub fn parse(sc: &Scenario, text: &str) -> Result<Query, String> {
+        let w: Vec<&str> = text.split_whitespace().collect();
+        let fig = |s: &str| {
+            sc.figures
+                .iter()
+                .position(|f| f.name == s)
+                .ok_or_else(|| format!("no figure named `{s}`"))
+        };
+        let side = |s: &str| {
+            sc.sides
+                .iter()
+                .position(|f| f.name == s)
+                .ok_or_else(|| format!("no side named `{s}`"))
+        };
+        match w.as_slice() {
+            ["before", a, b] => Ok(Query::Before(fig(a)?, fig(b)?)),
+            ["watcher-first"] => Ok(Query::WatcherFirst),
+            ["watcher-acts"] => Ok(Query::WatcherActs),
+            ["on-watch", a] => Ok(Query::OnWatch(fig(a)?)),
+            ["side-first", s] => Ok(Query::SideFirst(side(s)?)),
+            ["side-last", s] => Ok(Query::SideLast(side(s)?)),
+            _ => Err(format!(
+                "unknown query `{text}` (one of: before F G, watcher-first, watcher-acts, \
+                 on-watch F, side-first S, side-last S)"
+            )),
+        }
+    }
+
+    /// Whether the query is about the Movement phase (side order).
+    pub fn on_sides(&self) -> bool {
+        matches!(self, Query::SideFirst(_) | Query::SideLast(_))
+    }
+
+    /// Whether a side order satisfies a side query.
+    pub fn holds_sides(&self, o: &SideOrder) -> bool {
+        match *self {
+            Query::SideFirst(s) => o.first() == Some(&s),
+            Query::SideLast(s) => o.last() == Some(&s),
+            _ => false,
+        }
+    }
+
+    /// Whether an Action-phase outcome satisfies an action query.
+    pub fn holds_actions(&self, o: &ActionOutcome) -> bool {
+        let pos = |f: usize| o.order.iter().position(|a| a.figure == f);
+        match *self {
+            Query::Before(a, b) => match (pos(a), pos(b)) {
+                (Some(i), Some(j)) => i < j,
+                (Some(_), None) => true,
+                _ => false,
+            },
+            Query::WatcherFirst => o.order.first().is_some_and(|a| a.waited),
+            Query::WatcherActs => o.order.iter().any(|a| a.waited),
+            Query::OnWatch(f) => o.watching.contains(&f),
+            _ => false,
+        }
+    }
+}
+
+/// A query's answer from the enumeration: its probability, and a witness outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueryAnswer {
+    /// Whether some run satisfies the query.
+    pub holds: bool,
+    /// The probability that it does.
+    #[serde(serialize_with = "ser_ratio")]
+    pub probability: BigRational,
+    /// The most probable satisfying outcome (side order or action outcome, as JSON).
+    pub witness: Option<serde_json::Value>,
+    /// The run reaching the witness.
+    pub trace: Vec<Event>,
+}
+
+/// Answers `q` from an enumeration.
+pub fn answer(e: &Enumerated, q: &Query) -> QueryAnswer {
+    let mut p = BigRational::zero();
+    let mut best: Option<(BigRational, serde_json::Value, Vec<Event>)> = None;
+    let mut consider = |prob: &BigRational, v: serde_json::Value, tr: &Vec<Event>| {
+        p += prob;
+        if best.as_ref().is_none_or(|b| *prob > b.0) {
+            best = Some((prob.clone(), v, tr.clone()));
+        }
+    };
+    if q.on_sides() {
+        for (o, f) in e.sides.iter().filter(|(o, _)| q.holds_sides(o)) {
+            consider(&f.probability, serde_json::json!(o), &f.witness);
+        }
+    } else {
+        for (o, f) in e.actions.iter().filter(|(o, _)| q.holds_actions(o)) {
+            consider(&f.probability, serde_json::json!(o), &f.witness);
+        }
+    }
+    let (witness, trace) = match best {
+        Some((_, v, t)) => (Some(v), t),
+        None => (None, vec![]),
+    };
+    QueryAnswer {
+        holds: witness.is_some(),
+        probability: p,
+        witness,
+        trace,
+    }
+}

@@ -1,0 +1,231 @@
+//! `gordian foeman ...` through the binary: every shipped instance's hand-worked
+//! `# expect` headers against `enumerate --json` (both engines, cross-checked), the
+//! round trace, queries, fairness, DIMACS, and located errors with exit code 2.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn gordian() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gordian"))
+}
+
+fn instances() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("instances/foeman exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "foeman"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The `# expect sides: ...` and `# expect actions: ...` lines, normalised.
+fn expected(text: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut sides = BTreeSet::new();
+    let mut actions = BTreeSet::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# expect sides:") {
+            sides.insert(norm(rest));
+        } else if let Some(rest) = line.strip_prefix("# expect actions:") {
+            actions.insert(norm(rest));
+        }
+    }
+    (sides, actions)
+}
+
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn names(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_str().expect("name").to_string())
+        .collect()
+}
+
+#[test]
+fn every_shipped_instance_matches_its_hand_worked_header() {
+    let files = instances();
+    assert!(files.len() >= 8);
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("readable");
+        let (want_sides, want_actions) = expected(&text);
+        assert!(
+            !want_sides.is_empty() && !want_actions.is_empty(),
+            "{f:?} has expect lines"
+        );
+        let out = gordian()
+            .args(["foeman", "enumerate", "--json"])
+            .arg(&f)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{f:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(v["cross_checked"], true, "{f:?}");
+        let got_sides: BTreeSet<String> = v["side_orders"]
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|o| {
+                norm(&format!(
+                    "{} = {}",
+                    names(&o["order"]).join(" "),
+                    o["probability"].as_str().expect("p")
+                ))
+            })
+            .collect();
+        let got_actions: BTreeSet<String> = v["action_outcomes"]
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|o| {
+                let order: Vec<String> = o["order"]
+                    .as_array()
+                    .expect("array")
+                    .iter()
+                    .map(|a| {
+                        let n = a["figure"].as_str().expect("name").to_string();
+                        if a["waited"] == true {
+                            format!("{n}*")
+                        } else {
+                            n
+                        }
+                    })
+                    .collect();
+                let mut s = if order.is_empty() {
+                    "-".to_string()
+                } else {
+                    order.join(" ")
+                };
+                let w = names(&o["watching"]);
+                if !w.is_empty() {
+                    s = format!("{s} ; watch {}", w.join(" "));
+                }
+                norm(&format!("{s} = {}", o["probability"].as_str().expect("p")))
+            })
+            .collect();
+        assert_eq!(got_sides, want_sides, "{f:?}");
+        assert_eq!(got_actions, want_actions, "{f:?}");
+    }
+}
+
+#[test]
+fn round_prints_each_segment() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/supervention.foeman");
+    let out = gordian()
+        .args(["foeman", "round"])
+        .arg(&f)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("segment 1"));
+    assert!(
+        s.contains("poll B (modDX 10, FigSeq 2): strike:3, FigDic 3, supervenes A"),
+        "{s}"
+    );
+    assert!(s.contains("action order: B, A, C"), "{s}");
+}
+
+#[test]
+fn queries_answer_with_witnesses_and_engines_agree() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/requery.foeman");
+    let run = |q: &str| {
+        let out = gordian()
+            .args(["foeman", "query", "--json"])
+            .arg(&f)
+            .arg(q)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
+    };
+    let v = run("on-watch W");
+    assert_eq!(v["holds"], true);
+    assert_eq!(v["probability"], "1/8");
+    assert_eq!(v["cross_checked"], true);
+    let v = run("before A W");
+    assert_eq!(v["probability"], "1/2");
+    let v = run("watcher-first");
+    assert_eq!(v["holds"], false);
+    let out = gordian()
+        .args(["foeman", "query"])
+        .arg(&f)
+        .arg("before A Zed")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn fairness_proves_the_sequential_die_and_shows_the_naive_bias() {
+    let out = gordian()
+        .args([
+            "foeman", "fairness", "--json", "--prove", "4", "--values", "7,7,7",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let proofs = v["proofs"].as_array().expect("array");
+    assert_eq!(proofs[0]["variant"], "sequential");
+    assert_eq!(proofs[0]["biased"], 0);
+    assert!(proofs[1]["biased"].as_u64().expect("n") > 0);
+    let an = &v["lists"][0]["analyses"];
+    assert_eq!(
+        an[0]["probabilities"],
+        serde_json::json!(["1/3", "1/3", "1/3"])
+    );
+    assert_eq!(
+        an[1]["probabilities"],
+        serde_json::json!(["1/4", "1/4", "1/2"])
+    );
+}
+
+#[test]
+fn dimacs_and_located_errors() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/watcher.foeman");
+    let out = gordian()
+        .args(["foeman", "dimacs"])
+        .arg(&f)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(s.matches("p cnf").count(), 2);
+    let dir = std::env::temp_dir().join(format!("gordian-foeman-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let bad = dir.join("bad.foeman");
+    std::fs::write(
+        &bad,
+        "side A ini 5\nfigure F side A dx 3 do watch|strike:12\n",
+    )
+    .expect("write");
+    let out = gordian()
+        .args(["foeman", "enumerate"])
+        .arg(&bad)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.starts_with("error: number of dice `12` is not in 1..9") && e.contains("bad.foeman:2:31"),
+        "{e}"
+    );
+    assert!(e.contains("figure F side A dx 3 do watch|strike:12"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
