@@ -71,16 +71,7 @@ fn parse_property(s: &str) -> Result<Property, String> {
     })
 }
 
-/// Which engine(s) explore the outcomes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Engines {
-    /// The simulator and the SAT encoding in parallel, compared.
-    Both,
-    /// The simulator's exhaustive search alone.
-    Direct,
-    /// The SAT encoding alone.
-    Sat,
-}
+use super::Engines;
 
 impl From<Engines> for EngineKind {
     fn from(e: Engines) -> Self {

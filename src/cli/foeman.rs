@@ -66,16 +66,7 @@ struct RoundArgs {
     json: bool,
 }
 
-/// Which engine(s) answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Engines {
-    /// Direct search and SAT in parallel, compared.
-    Both,
-    /// The direct search alone.
-    Direct,
-    /// The SAT encoding alone (no probabilities).
-    Sat,
-}
+use super::Engines;
 
 #[derive(clap::Args, Debug)]
 struct EnumerateArgs {
@@ -153,21 +144,7 @@ fn load(path: &Path) -> Result<Scenario, ExitCode> {
 
 use super::print_json;
 
-/// Runs `f` with `budget` cancelled after `timeout` (if any).
-fn with_timeout<T>(timeout: Option<Duration>, budget: &Budget, f: impl FnOnce() -> T) -> T {
-    let Some(t) = timeout else { return f() };
-    let (done, wait) = std::sync::mpsc::channel::<()>();
-    let b = budget.clone();
-    let timer = std::thread::spawn(move || {
-        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(t) {
-            b.cancel();
-        }
-    });
-    let r = f();
-    drop(done);
-    let _ = timer.join();
-    r
-}
+use crate::harness::differential::with_timeout;
 
 fn timed_out(file: &Path, t: Option<Duration>) -> ExitCode {
     eprintln!(

@@ -64,16 +64,7 @@ struct ResolveArgs {
     json: bool,
 }
 
-/// Which engine(s) explore.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Engines {
-    /// Both in parallel, compared.
-    Both,
-    /// The simulator's exhaustive search alone.
-    Direct,
-    /// SAT alone.
-    Sat,
-}
+use super::Engines;
 
 #[derive(clap::Args, Debug)]
 struct ExploreArgs {

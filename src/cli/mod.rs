@@ -101,6 +101,17 @@ enum Command {
     Man,
 }
 
+/// Which engine(s) a system's own commands run (`fft`, `lancer`, `foeman`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Engines {
+    /// The direct engine and the SAT encoding in parallel, compared.
+    Both,
+    /// The direct engine (simulator / exhaustive search) alone.
+    Direct,
+    /// The SAT encoding alone.
+    Sat,
+}
+
 /// Parses a positive number of seconds (a clap value parser): at most one year, so no
 /// deadline computed from it can overflow.
 pub(crate) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
