@@ -7,6 +7,7 @@
 mod batch;
 mod check;
 mod dimacs;
+mod ff8;
 mod fft;
 mod fuzz;
 mod progress;
@@ -51,6 +52,9 @@ enum Command {
     /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
     /// (simulator and SAT, compared), query for a property.
     Fft(fft::Args),
+    /// FF8 card rules: exact step distributions, RNG replay, reachability (SAT and
+    /// direct, compared), the planner.
+    Ff8(ff8::Args),
 }
 
 /// Which engine(s) answer.
@@ -112,6 +116,7 @@ pub fn run() -> ExitCode {
         Command::Fuzz(args) => fuzz::run(&args),
         Command::Batch(args) => batch::run(&args),
         Command::Fft(args) => fft::run(&args),
+        Command::Ff8(args) => ff8::run(&args),
     }
 }
 
