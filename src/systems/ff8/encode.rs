@@ -8,6 +8,8 @@
 //! regions, trade rules and the amount of trading are one-hot, points binary; challenge
 //! j+1 is active only if challenge j is ("within k" = the prefixes of length 0..=k).
 
+#![allow(clippy::needless_range_loop)] // index loops over parallel one-hot arrays read best
+
 use super::model::*;
 use super::simulate::Site;
 use crate::sat::{enumerate_projected, EnumerationEnd, Lit, SatResult, Solver};

@@ -176,7 +176,7 @@ pub fn transitions(s: &State, choice: &Choice) -> Vec<(State, BigRational)> {
         *acc.entry(cx.state).or_insert_with(BigRational::zero) += p;
     }
     let mut v: Vec<(State, BigRational)> = acc.into_iter().collect();
-    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v.sort_by_key(|a| a.0);
     v
 }
 
@@ -310,11 +310,14 @@ pub struct PolicyRow {
     pub value: BigRational,
 }
 
+/// Each distinct move from a state: a choice and its next-state distribution.
+type Moves = Vec<(Choice, Vec<(State, BigRational)>)>;
+
 struct Planner<'a> {
     sc: &'a Scenario,
     goal: &'a Goal,
     budget: &'a Budget,
-    trans: HashMap<State, Vec<(Choice, Vec<(State, BigRational)>)>>,
+    trans: HashMap<State, Moves>,
     value: HashMap<(State, usize), (BigRational, Option<Choice>)>,
 }
 
@@ -322,7 +325,7 @@ impl Planner<'_> {
     fn moves(
         &mut self,
         s: &State,
-    ) -> Result<&Vec<(Choice, Vec<(State, BigRational)>)>, Interrupted> {
+    ) -> Result<&Moves, Interrupted> {
         if !self.trans.contains_key(s) {
             self.budget.check()?;
             let mut v = Vec::new();
@@ -482,14 +485,14 @@ fn expected_challenges(
         let moves = p.moves(&s)?.clone();
         for (_, t) in moves {
             for (n, _) in t {
-                if !index.contains_key(&n) {
+                if let std::collections::hash_map::Entry::Vacant(e) = index.entry(n) {
                     if states.len() >= limit {
                         return Ok((
                             None,
                             format!("not computed: more than {limit} reachable states"),
                         ));
                     }
-                    index.insert(n, states.len());
+                    e.insert(states.len());
                     states.push(n);
                 }
             }
