@@ -147,20 +147,23 @@ fn every_expectation_of_every_instance_holds() {
 #[test]
 fn replay_follows_the_given_bytes() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ff8/spread_same.ff8");
-    // Step 1: 200 (no push); step 2: 0 (mix); step 7 pushes; step 9: rule1 = 40/32 = 1
-    // = Same, carried and not in Balamb: spread.
+    // Step 1: 200 (no push); step 2: 0 (mix); step 3 (the Queen is in Balamb): 200, no
+    // adoption; step 7 pushes; step 9: rule1 = 40/32 = 1 = Same, carried and not in
+    // Balamb: spread; step 10: amount 1, 255 / 25 = 10 >= 1, nothing. Five bytes.
     let (code, out, err) = gordian(&[
         "ff8",
         "replay",
         file.to_str().unwrap(),
         "--bytes",
-        "200,0,40,255",
+        "200,0,200,40,255",
         "--challenge",
         "Balamb play",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("\"Same was spread\""), "{out}");
     assert!(out.contains("Balamb rules: Open -> Open, Same"), "{out}");
+    assert!(out.contains("bytes read: 5, unused: 0"), "{out}");
+    assert!(!out.contains("warning"), "{out}");
 }
 
 #[test]

@@ -322,10 +322,7 @@ struct Planner<'a> {
 }
 
 impl Planner<'_> {
-    fn moves(
-        &mut self,
-        s: &State,
-    ) -> Result<&Moves, Interrupted> {
+    fn moves(&mut self, s: &State) -> Result<&Moves, Interrupted> {
         if !self.trans.contains_key(s) {
             self.budget.check()?;
             let mut v = Vec::new();
