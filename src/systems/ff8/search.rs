@@ -358,7 +358,7 @@ impl Planner<'_> {
             return Ok(v.clone());
         }
         let moves = self.moves(s)?.clone();
-        let mut best = (BigRational::zero(), None);
+        let mut vals: Vec<(Choice, BigRational)> = Vec::with_capacity(moves.len());
         for (c, t) in moves {
             let mut v = BigRational::zero();
             for (n2, p) in &t {
@@ -367,10 +367,20 @@ impl Planner<'_> {
                     v += p * w;
                 }
             }
-            if best.1.is_none() || v > best.0 {
-                best = (v, Some(c));
-            }
+            vals.push((c, v));
         }
+        let top = vals
+            .iter()
+            .map(|(_, v)| v.clone())
+            .max()
+            .unwrap_or_else(BigRational::zero);
+        // Ties: prefer the move that is already optimal with one challenge fewer (so the
+        // policy does not waste challenges), else the first in choice order.
+        let prev = if n > 1 { self.value(s, n - 1)?.1 } else { None };
+        let pick = prev
+            .filter(|c| vals.iter().any(|(d, v)| d == c && *v == top))
+            .or_else(|| vals.iter().find(|(_, v)| *v == top).map(|(c, _)| *c));
+        let mut best = (top, pick);
         if best.0.is_zero() {
             best.1 = None;
         }
