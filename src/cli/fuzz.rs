@@ -14,6 +14,8 @@ use crate::harness::fuzz::{self, Config, Limit};
 use crate::harness::Differential;
 use crate::systems::ar::system::ArGen;
 use crate::systems::ar::Ar;
+use crate::systems::ff8::gen::GenArgs as Ff8Gen;
+use crate::systems::ff8::system::Ff8;
 use crate::systems::fft::system::FftGen;
 use crate::systems::fft::Fft;
 use crate::systems::foeman::gen::GenArgs as FoemanGen;
@@ -57,6 +59,8 @@ pub struct Args {
     lancer: LancerGen,
     #[command(flatten, next_help_heading = "Foeman generator (--system foeman)")]
     foeman: FoemanGen,
+    #[command(flatten, next_help_heading = "FF8 generator (--system ff8)")]
+    ff8: Ff8Gen,
 }
 
 /// The generator flags of each system: (system, its argument ids).
@@ -85,6 +89,11 @@ fn generator_flags() -> Vec<(SystemName, &'static str, Vec<String>)> {
             Foeman::NAME,
             ids(FoemanGen::augment_args(clap::Command::new("foeman"))),
         ),
+        (
+            SystemName::Ff8,
+            Ff8::NAME,
+            ids(Ff8Gen::augment_args(clap::Command::new("ff8"))),
+        ),
     ]
 }
 
@@ -105,6 +114,7 @@ fn foreign_flag(system: SystemName, m: &ArgMatches) -> Option<String> {
                         SystemName::Fft => Fft::NAME,
                         SystemName::Lancer => Lancer::NAME,
                         SystemName::Foeman => Foeman::NAME,
+                        SystemName::Ff8 => Ff8::NAME,
                     }
                 ));
             }
@@ -136,6 +146,7 @@ pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
         SystemName::Fft => fuzz_system::<Fft>(&args.fft, &cfg, &args.out),
         SystemName::Lancer => fuzz_system::<Lancer>(&args.lancer, &cfg, &args.out),
         SystemName::Foeman => fuzz_system::<Foeman>(&args.foeman, &cfg, &args.out),
+        SystemName::Ff8 => fuzz_system::<Ff8>(&args.ff8, &cfg, &args.out),
     }
 }
 
@@ -226,4 +237,22 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
     }
     say!("{}", path.display());
     ExitCode::FAILURE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_two_generators_share_a_flag() {
+        let mut seen = std::collections::HashMap::new();
+        for (_, name, ids) in generator_flags() {
+            for id in ids {
+                if let Some(other) = seen.insert(id.clone(), name) {
+                    panic!("flag id `{id}` is used by the {other} and the {name} generators");
+                }
+            }
+        }
+        assert!(seen.len() >= 10, "{seen:?}");
+    }
 }

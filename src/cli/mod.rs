@@ -33,6 +33,7 @@ macro_rules! say_raw {
 mod batch;
 mod check;
 mod dimacs;
+mod ff8;
 mod fft;
 mod foeman;
 mod fuzz;
@@ -88,6 +89,9 @@ enum Command {
     /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
     /// (simulator and SAT, compared), query for a property.
     Fft(fft::Args),
+    /// FF8 card rules: exact step distributions, RNG replay, reachability (SAT and
+    /// direct, compared), the planner.
+    Ff8(ff8::Args),
     /// Foeman initiative and Action segments: round, enumerate, query, fairness, dimacs.
     Foeman(foeman::Args),
     /// Lancer event system: resolve, enumerate, query, policies, dimacs.
@@ -188,6 +192,7 @@ pub fn run() -> ExitCode {
         Command::Fft(args) => fft::run(&args),
         Command::Lancer(args) => lancer::run(&args),
         Command::Foeman(args) => foeman::run(&args),
+        Command::Ff8(args) => ff8::run(&args),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "gordian", &mut buf);

@@ -6,7 +6,9 @@ use crate::harness::batch::{self, Job, Record};
 use crate::harness::differential::with_timeout;
 use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::spec::{Budget, System};
-use crate::systems::{ar::Ar, fft::Fft, foeman::system::Foeman, lancer::system::Lancer};
+use crate::systems::{
+    ar::Ar, ff8::system::Ff8, fft::Fft, foeman::system::Foeman, lancer::system::Lancer,
+};
 use crate::text::LoadError;
 use clap::ValueEnum;
 use serde_json::{json, Value};
@@ -24,6 +26,8 @@ pub enum SystemName {
     Lancer,
     /// Foeman initiative and Action segments (`.foeman`).
     Foeman,
+    /// FF8 Triple Triad rule spreading (`.ff8`).
+    Ff8,
 }
 
 /// Which engines answer: every engine of the system, or a named one.
@@ -133,6 +137,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<Fft>(SystemName::Fft),
         entry::<Lancer>(SystemName::Lancer),
         entry::<Foeman>(SystemName::Foeman),
+        entry::<Ff8>(SystemName::Ff8),
     ]
 }
 

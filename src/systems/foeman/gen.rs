@@ -11,22 +11,30 @@ use rand::{Rng, SeedableRng};
 #[derive(clap::Args, Clone, Debug)]
 pub struct GenArgs {
     /// Most sides (1..=8).
-    #[arg(long = "foeman-sides", default_value_t = 3)]
+    #[arg(id = "foeman_sides", long = "foeman-sides", default_value_t = 3)]
     pub sides: usize,
     /// Most figures (0..=16).
-    #[arg(long = "foeman-figures", default_value_t = 4)]
+    #[arg(id = "foeman_figures", long = "foeman-figures", default_value_t = 4)]
     pub figures: usize,
     /// modDX values are drawn from 10..10+spread (small spreads give ties).
-    #[arg(long = "foeman-dx-spread", default_value_t = 2)]
+    #[arg(
+        id = "foeman_dx_spread",
+        long = "foeman-dx-spread",
+        default_value_t = 2
+    )]
     pub dx_spread: i32,
     /// Most declarations in a choice set.
-    #[arg(long = "foeman-menu", default_value_t = 2)]
+    #[arg(id = "foeman_menu", long = "foeman-menu", default_value_t = 2)]
     pub menu: usize,
     /// Most choice sets in a plan.
-    #[arg(long = "foeman-plan", default_value_t = 2)]
+    #[arg(id = "foeman_plan", long = "foeman-plan", default_value_t = 2)]
     pub plan: usize,
     /// Percentage of figures with a menu (more than one choice); the rest get fixed plans.
-    #[arg(long = "foeman-menu-rate", default_value_t = 40)]
+    #[arg(
+        id = "foeman_menu_rate",
+        long = "foeman-menu-rate",
+        default_value_t = 40
+    )]
     pub menu_rate: u32,
 }
 

@@ -1,0 +1,569 @@
+//! `gordian ff8 ...`: FF8 card-rule manipulation — the exact distribution of one
+//! challenge, a replay on given `getRandom` bytes, the states reachable within k
+//! challenges (direct engine and SAT, compared) with a goal witness, the planner, and the
+//! SAT encoding as DIMACS.
+//!
+//! Exit codes: 0 success; 1 internal; 2 bad input; 3 the engines disagree; 5 interrupted
+//! by `--timeout`.
+
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
+use crate::harness::differential::with_timeout;
+use crate::systems::ff8::encode::{Encoding, Witness};
+use crate::systems::ff8::model::*;
+use crate::systems::ff8::report::{diff, replay};
+use crate::systems::ff8::search::{self, ratio_f64};
+use crate::systems::ff8::system::{replay_witness, Answer, Direct, Sat};
+use crate::systems::ff8::{parse, simulate::PerSite};
+use crate::systems::spec::{race, Budget, Engine, Interrupted, Job};
+use num_rational::BigRational;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Exit code when `--timeout` interrupted the work.
+pub const EXIT_TIMEOUT: u8 = 5;
+
+/// Arguments of `gordian ff8`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// The exact next-state distribution of one challenge (the scenario's first
+    /// `challenge:` or `--challenge`): every outcome with its probability as a fraction
+    /// and a decimal, the message boxes shown and what changed.
+    Step(StepArgs),
+    /// Run one challenge on given getRandom values (`--bytes 12,200,...`) and print each
+    /// step's branch.
+    Replay(ReplayArgs),
+    /// Every state reachable within k challenges (direct engine and SAT, compared), and
+    /// whether the scenario's goal can hold there, with a witness (choices and bytes).
+    Reach(ReachArgs),
+    /// The maximum probability of reaching the goal within N challenges, an optimal
+    /// decision table, and the minimum expected number of challenges.
+    Plan(PlanArgs),
+    /// Print the SAT encoding (k challenges unrolled) as DIMACS CNF.
+    Dimacs(DimacsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct StepArgs {
+    /// The scenario (`.ff8`).
+    file: PathBuf,
+    /// The challenge, e.g. `"Balamb queen play"` (default: the scenario's first).
+    #[arg(long)]
+    challenge: Option<String>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReplayArgs {
+    /// The scenario (`.ff8`).
+    file: PathBuf,
+    /// The getRandom values in call order, comma-separated (0..=255).
+    #[arg(long, value_delimiter = ',', required = true)]
+    bytes: Vec<u8>,
+    /// The challenge (default: the scenario's first).
+    #[arg(long)]
+    challenge: Option<String>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+use super::Engines;
+
+#[derive(clap::Args, Debug)]
+struct ReachArgs {
+    /// The scenario (`.ff8`).
+    file: PathBuf,
+    /// Number of challenges k (overrides the scenario's `bound`; ignored with a fixed
+    /// challenge sequence).
+    #[arg(long)]
+    bound: Option<usize>,
+    /// Which engine(s).
+    #[arg(long, value_enum, default_value = "both")]
+    engine: Engines,
+    /// Most states listed (0: none).
+    #[arg(long, default_value_t = 20)]
+    list: usize,
+    /// Stop after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct PlanArgs {
+    /// The scenario (`.ff8`, with a `goal:`).
+    file: PathBuf,
+    /// The horizon N (overrides the scenario's `bound`).
+    #[arg(long)]
+    bound: Option<usize>,
+    /// Most rows of the decision table.
+    #[arg(long, default_value_t = 12)]
+    table: usize,
+    /// Most states explored for the expected number of challenges.
+    #[arg(long, default_value_t = 20000)]
+    closure_limit: usize,
+    /// Stop after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct DimacsArgs {
+    /// The scenario (`.ff8`).
+    file: PathBuf,
+    /// Number of challenges k (overrides the scenario's `bound`).
+    #[arg(long)]
+    bound: Option<usize>,
+}
+
+/// Runs `gordian ff8`.
+pub fn run(args: &Args) -> ExitCode {
+    match &args.command {
+        Command::Step(a) => run_step(a),
+        Command::Replay(a) => run_replay(a),
+        Command::Reach(a) => run_reach(a),
+        Command::Plan(a) => run_plan(a),
+        Command::Dimacs(a) => {
+            let mut sc = match load(&a.file) {
+                Ok(sc) => sc,
+                Err(c) => return c,
+            };
+            if let Some(b) = a.bound {
+                sc.bound = b;
+            }
+            let enc = Encoding::new(&sc);
+            say_raw!("{}", enc.solver.to_dimacs());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn load(path: &Path) -> Result<Scenario, ExitCode> {
+    super::load_or_exit::<crate::systems::ff8::system::Ff8>(path)
+}
+
+use super::print_json;
+
+/// The challenge to run: `--challenge` (parsed as a `challenge:` line) or the first one.
+fn the_challenge(sc: &Scenario, file: &Path, given: &Option<String>) -> Result<Choice, ExitCode> {
+    let c = match given {
+        Some(text) => {
+            let line = format!("challenge: {text}");
+            match parse::parse_ff8(
+                &format!(
+                    "{}{line}\n",
+                    parse::to_text(&Scenario {
+                        challenges: vec![],
+                        goal: None,
+                        ..sc.clone()
+                    })
+                ),
+                Path::new("--challenge"),
+            ) {
+                Ok(s) => s.challenges[0],
+                Err(e) => {
+                    let msg = e.0.first().map(|x| x.message.clone()).unwrap_or_default();
+                    eprintln!("error: --challenge `{text}`: {msg}");
+                    return Err(ExitCode::from(EXIT_INPUT));
+                }
+            }
+        }
+        None => match sc.challenges.first() {
+            Some(c) => *c,
+            None => {
+                eprintln!(
+                    "{}: no `challenge:` line (add one, or pass --challenge)",
+                    file.display()
+                );
+                return Err(ExitCode::from(EXIT_INPUT));
+            }
+        },
+    };
+    Ok(c)
+}
+
+fn frac(r: &BigRational) -> String {
+    if r.denom() == &1.into() {
+        r.numer().to_string()
+    } else {
+        format!("{}/{}", r.numer(), r.denom())
+    }
+}
+
+fn pct(r: &BigRational) -> String {
+    format!("{:.4}%", ratio_f64(r) * 100.0)
+}
+
+fn state_lines(s: &State) -> Vec<String> {
+    let mut v = Vec::new();
+    for r in Region::ALL {
+        v.push(format!(
+            "  {:<9} {:<8} {}",
+            r.name(),
+            s.trade[r.id()].name(),
+            s.rules_of(r)
+        ));
+    }
+    v.push(format!(
+        "  carried: {} from {}; second: {} from {}",
+        s.carried[0].rules, s.carried[0].origin, s.carried[1].rules, s.carried[1].origin
+    ));
+    v.push(format!(
+        "  spread from {}, amount of trading {} (\"{}\"), trade rule points {}{}",
+        s.spread_from,
+        s.amount,
+        s.trading_band(),
+        s.points,
+        if s.points_speech_towards_one() {
+            " (\"moving towards One\")"
+        } else {
+            ""
+        }
+    ));
+    v.push(format!(
+        "  Queen in {} with {}; Squall in {}",
+        s.queen, s.queen_trade, s.current
+    ));
+    v
+}
+
+fn run_step(a: &StepArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let c = match the_challenge(&sc, &a.file, &a.challenge) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    if !c.valid_in(&sc.state) {
+        eprintln!(
+            "{}: the Queen is in {}, not {}",
+            a.file.display(),
+            sc.state.queen,
+            c.region
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
+    let d = search::distribution(&sc.state, &c);
+    if a.json {
+        let rows: Vec<_> = d
+            .iter()
+            .map(|o| {
+                json!({
+                    "probability": frac(&o.prob),
+                    "decimal": ratio_f64(&o.prob),
+                    "messages": o.messages.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+                    "changes": diff(&sc.state, &o.state),
+                    "state": o.state,
+                })
+            })
+            .collect();
+        print_json(
+            &json!({ "file": a.file.display().to_string(), "challenge": c.to_string(), "can_mix": sc.state.can_mix_in(c.region), "outcomes": rows }),
+        );
+        return ExitCode::SUCCESS;
+    }
+    say!("{}: challenge {c}", a.file.display());
+    for l in state_lines(&sc.state) {
+        say!("{l}");
+    }
+    say!("{} outcome(s):", d.len());
+    for (i, o) in d.iter().enumerate() {
+        let msgs: Vec<String> = o.messages.iter().map(|m| m.to_string()).collect();
+        let ch = diff(&sc.state, &o.state);
+        say!(
+            "{:>4}. {} = {}  {}",
+            i + 1,
+            frac(&o.prob),
+            pct(&o.prob),
+            if msgs.is_empty() {
+                "(no message)".to_string()
+            } else {
+                msgs.join(" ")
+            }
+        );
+        say!(
+            "      {}",
+            if ch.is_empty() {
+                "no change".to_string()
+            } else {
+                ch.join("; ")
+            }
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_replay(a: &ReplayArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let c = match the_challenge(&sc, &a.file, &a.challenge) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    if !c.valid_in(&sc.state) {
+        eprintln!(
+            "{}: the Queen is in {}, not {}",
+            a.file.display(),
+            sc.state.queen,
+            c.region
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
+    let r = replay(&sc.state, &c, &a.bytes);
+    if a.json {
+        print_json(&json!({
+            "challenge": c.to_string(),
+            "trace": r.trace.iter().map(|(s, t)| json!({"step": s, "text": t})).collect::<Vec<_>>(),
+            "messages": r.messages.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            "changes": r.changes, "state": r.state,
+            "bytes_used": r.used, "bytes_unused": r.unused, "bytes_missing": r.missing,
+        }));
+    } else {
+        say!("{}: challenge {c} on bytes {:?}", a.file.display(), a.bytes);
+        for (s, t) in &r.trace {
+            say!("  step {s:>2}: {t}");
+        }
+        for m in &r.messages {
+            say!("  message: {m}");
+        }
+        say!(
+            "  changes: {}",
+            if r.changes.is_empty() {
+                "none".to_string()
+            } else {
+                r.changes.join("; ")
+            }
+        );
+        say!("  bytes read: {}, unused: {}", r.used, r.unused);
+        if r.missing > 0 {
+            say!(
+                "  warning: {} more getRandom call(s) than bytes given (answered 0)",
+                r.missing
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn witness_text(sc: &Scenario, w: &Witness) -> Vec<(String, Vec<u8>)> {
+    let mut s = sc.state;
+    let mut out = Vec::new();
+    for (c, b) in w.challenges.iter().zip(&w.site_bytes) {
+        let mut d = PerSite {
+            bytes: *b,
+            used: Vec::new(),
+        };
+        crate::systems::ff8::simulate::challenge(&mut s, c, &mut d);
+        out.push((c.to_string(), d.used));
+    }
+    out
+}
+
+fn run_reach(a: &ReachArgs) -> ExitCode {
+    let mut sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    if let Some(b) = a.bound {
+        sc.bound = b;
+    }
+    let budget = Budget::new();
+    let sc2 = &sc;
+    type R = Result<(Answer, f64), Interrupted>;
+    let timed = |e: &dyn Engine<Scenario, Answer>, b: &Budget| -> R {
+        let t = std::time::Instant::now();
+        let r = e.solve(sc2, b)?;
+        Ok((r, t.elapsed().as_secs_f64()))
+    };
+    let mut jobs: Vec<Job<(&str, R)>> = Vec::new();
+    if a.engine != Engines::Sat {
+        jobs.push(Box::new(move |b: &Budget| ("direct", timed(&Direct, b))));
+    }
+    if a.engine != Engines::Direct {
+        jobs.push(Box::new(move |b: &Budget| ("sat", timed(&Sat, b))));
+    }
+    let results = with_timeout(a.timeout, &budget, || race(&budget, None, jobs));
+    let mut answers: Vec<(&str, Answer, f64)> = Vec::new();
+    for (name, r) in results {
+        match r {
+            Ok((ans, t)) => answers.push((name, ans, t)),
+            Err(Interrupted) => {
+                eprintln!(
+                    "{}: interrupted by --timeout ({name} engine)",
+                    a.file.display()
+                );
+                return ExitCode::from(EXIT_TIMEOUT);
+            }
+        }
+    }
+    let agree = answers.windows(2).all(|w| w[0].1 == w[1].1);
+    let ans = &answers[0].1;
+    // A witness from SAT (validated by the simulator).
+    let mut witness = None;
+    if ans.goal == Some(true) {
+        let mut enc = Encoding::new(&sc);
+        if let Ok(Some(w)) = enc.query(&budget) {
+            let ok = replay_witness(&sc, &w)
+                .is_some_and(|s| sc.goal.as_ref().is_some_and(|g| g.holds(&s)));
+            witness = Some((witness_text(&sc, &w), ok));
+        }
+    }
+    if a.json {
+        print_json(&json!({
+            "file": a.file.display().to_string(),
+            "horizon": sc.horizon(),
+            "engines": answers.iter().map(|(n, x, t)| json!({"engine": n, "reachable": x.states.len(), "goal": x.goal, "seconds": t})).collect::<Vec<_>>(),
+            "agree": agree,
+            "goal": sc.goal.as_ref().map(|g| g.to_string()),
+            "goal_reachable": ans.goal,
+            "witness": witness.as_ref().map(|(w, ok)| json!({"validated": ok, "challenges": w.iter().map(|(c, b)| json!({"challenge": c, "bytes": b})).collect::<Vec<_>>()})),
+            "states": ans.states.iter().take(a.list).collect::<Vec<_>>(),
+        }));
+    } else {
+        say!("{}: within {} challenge(s)", a.file.display(), sc.horizon());
+        for (n, x, t) in &answers {
+            say!(
+                "  {n:<6} {} reachable state(s){} in {:.3} s",
+                x.states.len(),
+                match x.goal {
+                    None => String::new(),
+                    Some(g) => format!(", goal {}", if g { "reachable" } else { "unreachable" }),
+                },
+                t
+            );
+        }
+        if answers.len() > 1 {
+            say!(
+                "  engines {}",
+                if agree { "agree" } else { "DISAGREE (a bug)" }
+            );
+        }
+        if let Some(g) = &sc.goal {
+            say!(
+                "goal {g}: {}",
+                if ans.goal == Some(true) {
+                    "can hold"
+                } else {
+                    "cannot hold"
+                }
+            );
+        }
+        if let Some((w, ok)) = &witness {
+            say!(
+                "witness{}:",
+                if *ok {
+                    " (replayed by the simulator)"
+                } else {
+                    " (REJECTED by the simulator: a bug)"
+                }
+            );
+            for (i, (c, b)) in w.iter().enumerate() {
+                let bytes: Vec<String> = b.iter().map(|x| x.to_string()).collect();
+                say!("  {}. {c}  --bytes {}", i + 1, bytes.join(","));
+            }
+        }
+        for (i, s) in ans.states.iter().take(a.list).enumerate() {
+            let d = diff(&sc.state, s);
+            say!(
+                "  {:>4}. {}",
+                i + 1,
+                if d.is_empty() {
+                    "the start".to_string()
+                } else {
+                    d.join("; ")
+                }
+            );
+        }
+        if ans.states.len() > a.list && a.list > 0 {
+            say!("  ... {} more (--list N)", ans.states.len() - a.list);
+        }
+    }
+    if !agree {
+        return ExitCode::from(EXIT_DISAGREE);
+    }
+    if witness.as_ref().is_some_and(|(_, ok)| !ok) {
+        return ExitCode::from(EXIT_DISAGREE);
+    }
+    ExitCode::SUCCESS
+}
+
+fn run_plan(a: &PlanArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let Some(goal) = sc.goal.clone() else {
+        eprintln!("{}: no `goal:` line to plan for", a.file.display());
+        return ExitCode::from(EXIT_INPUT);
+    };
+    let n = a.bound.unwrap_or(sc.bound);
+    let budget = Budget::new();
+    let p = match with_timeout(a.timeout, &budget, || {
+        search::plan(&sc, &goal, n, a.table, a.closure_limit, &budget)
+    }) {
+        Ok(p) => p,
+        Err(Interrupted) => {
+            eprintln!("{}: interrupted by --timeout", a.file.display());
+            return ExitCode::from(EXIT_TIMEOUT);
+        }
+    };
+    if a.json {
+        let mut v = serde_json::to_value(&p).expect("plan serialises");
+        v["probability_decimal"] = json!(ratio_f64(&p.probability));
+        print_json(&v);
+        return ExitCode::SUCCESS;
+    }
+    say!("{}: goal {goal}", a.file.display());
+    say!(
+        "max probability within {n} challenge(s): {} = {}",
+        frac(&p.probability),
+        pct(&p.probability)
+    );
+    for (k, v) in p.by_horizon.iter().enumerate() {
+        say!("  within {k:>2}: {} = {}", frac(v), pct(v));
+    }
+    match p.expected {
+        Some(e) => say!("min expected challenges: {e:.6} ({})", p.expected_note),
+        None => say!("min expected challenges: {}", p.expected_note),
+    }
+    say!("optimal decisions ({} abstract states explored):", p.states);
+    let start = search::abstract_state(&sc.state, &goal);
+    for row in &p.table {
+        let d = diff(&start, &row.state);
+        say!(
+            "  after {} (p = {}): {} -> {}  (goal {})",
+            row.done,
+            frac(&row.reach),
+            if d.is_empty() {
+                "the start".to_string()
+            } else {
+                d.join("; ")
+            },
+            row.choice.map_or("stop".to_string(), |c| c.to_string()),
+            pct(&row.value)
+        );
+    }
+    if p.table_left_out > 0 {
+        say!("  ... {} more rows (--table N)", p.table_left_out);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,466 @@
+//! `.ff8` scenarios (format: `instances/ff8/README.md`) to [`Scenario`], and back
+//! ([`to_text`]).
+//!
+//! Invariants: no input panics (property-tested); every error names the line and the
+//! column of the offending word; `parse(to_text(s)) == s`.
+
+use super::model::*;
+use crate::text::{decode_utf8, read_limited, LoadError, ParseError, ParseErrors, MAX_ERRORS};
+use std::path::Path;
+
+/// Most challenges a scenario may ask `reach`/`plan` to explore.
+pub const MAX_BOUND: usize = 64;
+
+/// A piece of a line: its text and 1-based character column.
+#[derive(Clone, Copy, Debug)]
+struct Piece<'a> {
+    text: &'a str,
+    col: usize,
+}
+
+fn col_of(line: &str, sub: &str) -> usize {
+    let off = sub.as_ptr() as usize - line.as_ptr() as usize;
+    line[..off].chars().count() + 1
+}
+
+/// Splits `p` on `sep`, trimming each part (columns kept).
+fn split<'a>(line: &'a str, p: Piece<'a>, sep: char) -> Vec<Piece<'a>> {
+    p.text
+        .split(sep)
+        .map(|t| {
+            let t2 = t.trim();
+            let text = if t2.is_empty() { t } else { t2 };
+            Piece {
+                text: t2,
+                col: col_of(line, if t2.is_empty() { text } else { t2 }),
+            }
+        })
+        .collect()
+}
+
+/// Splits on whitespace.
+fn words<'a>(line: &'a str, p: Piece<'a>) -> Vec<Piece<'a>> {
+    p.text
+        .split_whitespace()
+        .map(|w| Piece {
+            text: w,
+            col: col_of(line, w),
+        })
+        .collect()
+}
+
+type R<T> = Result<T, (usize, String)>;
+
+fn region(p: Piece) -> R<Region> {
+    Region::from_name(p.text).ok_or_else(|| {
+        (
+            p.col,
+            format!(
+                "unknown region `{}` (one of: Balamb, Galbadia, Trabia, Centra, Dollet, FH, Lunar, Esthar)",
+                p.text
+            ),
+        )
+    })
+}
+
+fn rule(p: Piece) -> R<Rule> {
+    Rule::from_name(p.text).ok_or_else(|| {
+        (
+            p.col,
+            format!(
+                "unknown rule `{}` (one of: Open, Same, Plus, Random, Sudden Death, Same Wall, Elemental)",
+                p.text
+            ),
+        )
+    })
+}
+
+fn trade(p: Piece) -> R<Trade> {
+    Trade::from_name(p.text).ok_or_else(|| {
+        (
+            p.col,
+            format!(
+                "unknown trade rule `{}` (one of: One, Diff, Direct, All)",
+                p.text
+            ),
+        )
+    })
+}
+
+fn number(p: Piece, max: usize, what: &str) -> R<usize> {
+    match p.text.parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err((
+            p.col,
+            format!("{what} must be a whole number 0..={max}, not `{}`", p.text),
+        )),
+    }
+}
+
+fn ruleset(line: &str, p: Piece) -> R<RuleSet> {
+    if p.text.is_empty() {
+        return Err((p.col, "expected a list of rules (or `none`)".into()));
+    }
+    if norm(p.text) == "none" {
+        return Ok(RuleSet::EMPTY);
+    }
+    let mut set = RuleSet::EMPTY;
+    for part in split(line, p, ',') {
+        let r = rule(part)?;
+        if set.has(r) {
+            return Err((part.col, format!("rule {r} listed twice")));
+        }
+        set = set.with(r);
+    }
+    Ok(set)
+}
+
+fn one<'a>(line: &'a str, p: Piece<'a>, what: &str) -> R<Piece<'a>> {
+    let w = words(line, p);
+    match w.as_slice() {
+        [x] => Ok(*x),
+        [] => Err((p.col, format!("expected {what}"))),
+        [_, y, ..] => Err((y.col, format!("unexpected `{}` after {what}", y.text))),
+    }
+}
+
+/// `RULES from REGION`.
+fn carried(line: &str, p: Piece) -> R<Carried> {
+    let lower = p.text.to_ascii_lowercase();
+    let Some(at) = lower.rfind(" from ") else {
+        return Err((p.col, "expected `RULES from REGION`".into()));
+    };
+    let rules_part = Piece {
+        text: p.text[..at].trim(),
+        col: p.col,
+    };
+    let reg = &p.text[at + 6..];
+    let reg_p = Piece {
+        text: reg.trim(),
+        col: col_of(line, reg.trim_start()),
+    };
+    Ok(Carried {
+        rules: ruleset(line, rules_part)?,
+        origin: region(one(line, reg_p, "a region")?)?,
+    })
+}
+
+/// `REGION [queen] ACTION`.
+fn choice(line: &str, p: Piece) -> R<Choice> {
+    let w = words(line, p);
+    let (reg, opp, act) = match w.as_slice() {
+        [r, a] => (*r, Opponent::Player, *a),
+        [r, o, a] => {
+            let opp = match norm(o.text).as_str() {
+                "queen" => Opponent::Queen,
+                "player" => Opponent::Player,
+                _ => {
+                    return Err((
+                        o.col,
+                        format!("expected `queen` or `player`, not `{}`", o.text),
+                    ))
+                }
+            };
+            (*r, opp, *a)
+        }
+        [] | [_] => {
+            return Err((
+                p.col,
+                "expected `REGION [queen] refuse|quit|play|play-lv8`".into(),
+            ))
+        }
+        [_, _, _, x, ..] => return Err((x.col, format!("unexpected `{}`", x.text))),
+    };
+    let region = region(reg)?;
+    let action = Action::from_name(act.text).ok_or_else(|| {
+        (
+            act.col,
+            format!(
+                "unknown action `{}` (one of: refuse, quit, play, play-lv8)",
+                act.text
+            ),
+        )
+    })?;
+    if action == Action::PlayMoved && opp == Opponent::Player {
+        return Err((
+            act.col,
+            "play-lv8 (the Queen's Lv8+ count changed) needs `queen`".into(),
+        ));
+    }
+    Ok(Choice {
+        region,
+        opponent: opp,
+        action,
+    })
+}
+
+fn atom(line: &str, p: Piece) -> R<Atom> {
+    let w = words(line, p);
+    let bad = || {
+        (
+            p.col,
+            "expected `REGION has RULE`, `REGION lacks RULE`, `REGION trade T` or `queen in REGION`"
+                .to_string(),
+        )
+    };
+    if w.is_empty() {
+        return Err(bad());
+    }
+    if norm(w[0].text) == "queen" {
+        return match w.as_slice() {
+            [_, i, r] if norm(i.text) == "in" => Ok(Atom::QueenIn(region(*r)?)),
+            _ => Err(bad()),
+        };
+    }
+    if w.len() < 3 {
+        return Err(bad());
+    }
+    let reg = region(w[0])?;
+    let rest_start = w[2].text.as_ptr() as usize - p.text.as_ptr() as usize;
+    let rest = Piece {
+        text: p.text[rest_start..].trim(),
+        col: w[2].col,
+    };
+    match norm(w[1].text).as_str() {
+        "has" => Ok(Atom::Has(reg, rule(rest)?)),
+        "lacks" => Ok(Atom::Lacks(reg, rule(rest)?)),
+        "trade" => Ok(Atom::TradeIs(reg, trade(one(line, rest, "a trade rule")?)?)),
+        _ => Err((
+            w[1].col,
+            format!("expected `has`, `lacks` or `trade`, not `{}`", w[1].text),
+        )),
+    }
+}
+
+/// Parses a `.ff8` scenario.
+pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
+    let mut errors: Vec<ParseError> = Vec::new();
+    let mut st = State::default();
+    let mut allowed: Option<Vec<Region>> = None;
+    let mut bound: Option<usize> = None;
+    let mut challenges: Vec<(usize, usize, String, Choice)> = Vec::new();
+    let mut goal: Option<Goal> = None;
+    let mut seen: Vec<String> = Vec::new();
+    for (i, raw) in src.split('\n').enumerate() {
+        if errors.len() >= MAX_ERRORS {
+            break;
+        }
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let lno = i + 1;
+        let content = match line.find('#') {
+            Some(k) => &line[..k],
+            None => line,
+        };
+        if content.trim().is_empty() {
+            continue;
+        }
+        let mut push_err = |col: usize, msg: String| {
+            errors.push(ParseError {
+                file: file.to_path_buf(),
+                line: lno,
+                col,
+                message: msg,
+                source_line: line.to_string(),
+            })
+        };
+        let Some(colon) = content.find(':') else {
+            let t = content.trim_start();
+            push_err(
+                col_of(line, t),
+                "expected `KEY: VALUE` (missing `:`)".into(),
+            );
+            continue;
+        };
+        let key_raw = content[..colon].trim();
+        let key_p = Piece {
+            text: key_raw,
+            col: col_of(line, content[..colon].trim_start()),
+        };
+        let value_raw = &content[colon + 1..];
+        let vt = value_raw.trim();
+        let value = Piece {
+            text: vt,
+            col: if vt.is_empty() {
+                col_of(line, value_raw)
+            } else {
+                col_of(line, vt)
+            },
+        };
+        let kw = words(line, key_p);
+        let key = kw
+            .first()
+            .map(|w| w.text.to_ascii_lowercase())
+            .unwrap_or_default();
+        let res: R<()> = (|| {
+            let dup_key = match key.as_str() {
+                "rules" | "trade" => {
+                    let arg = kw
+                        .get(1)
+                        .ok_or((key_p.col, format!("expected `{key} REGION:`")))?;
+                    if let Some(x) = kw.get(2) {
+                        return Err((x.col, format!("unexpected `{}`", x.text)));
+                    }
+                    let r = region(*arg)?;
+                    format!("{key} {}", r.name())
+                }
+                _ => {
+                    if let Some(x) = kw.get(1) {
+                        return Err((x.col, format!("unexpected `{}` in the key", x.text)));
+                    }
+                    key.clone()
+                }
+            };
+            if dup_key != "challenge" && seen.contains(&dup_key) {
+                return Err((key_p.col, format!("`{dup_key}` given twice")));
+            }
+            match key.as_str() {
+                "rules" => {
+                    let r = region(kw[1])?;
+                    st.rules[r.id()] = ruleset(line, value)?;
+                }
+                "trade" => {
+                    let r = region(kw[1])?;
+                    st.trade[r.id()] = trade(one(line, value, "a trade rule")?)?;
+                }
+                "carried" => st.carried[0] = carried(line, value)?,
+                "carried2" => st.carried[1] = carried(line, value)?,
+                "spread-from" => st.spread_from = region(one(line, value, "a region")?)?,
+                "trading" => st.amount = number(one(line, value, "a number")?, 10, "the amount of trading")? as u8,
+                "points" => st.points = number(one(line, value, "a number")?, 250, "trade rule points")? as u8,
+                "queen" => {
+                    let w = words(line, value);
+                    match w.as_slice() {
+                        [r, t] => {
+                            st.queen = region(*r)?;
+                            st.queen_trade = trade(*t)?;
+                        }
+                        [_] | [] => return Err((value.col, "expected `queen: REGION TRADE`".into())),
+                        [_, _, x, ..] => return Err((x.col, format!("unexpected `{}`", x.text))),
+                    }
+                }
+                "current" => st.current = region(one(line, value, "a region")?)?,
+                "allow" => {
+                    let mut v = Vec::new();
+                    for p in split(line, value, ',') {
+                        let r = region(p)?;
+                        if v.contains(&r) {
+                            return Err((p.col, format!("region {r} listed twice")));
+                        }
+                        v.push(r);
+                    }
+                    v.sort();
+                    allowed = Some(v);
+                }
+                "bound" => bound = Some(number(one(line, value, "a number")?, MAX_BOUND, "the bound")?),
+                "challenge" => {
+                    let c = choice(line, value)?;
+                    challenges.push((lno, value.col, line.to_string(), c));
+                }
+                "goal" => {
+                    let mut atoms = Vec::new();
+                    for p in split(line, value, '&') {
+                        atoms.push(atom(line, p)?);
+                    }
+                    goal = Some(Goal(atoms));
+                }
+                _ => {
+                    return Err((
+                        key_p.col,
+                        format!("unknown key `{key_raw}` (rules REGION, trade REGION, carried, carried2, spread-from, trading, points, queen, current, allow, bound, challenge, goal)"),
+                    ))
+                }
+            }
+            seen.push(dup_key);
+            Ok(())
+        })();
+        if let Err((col, msg)) = res {
+            push_err(col, msg);
+        }
+    }
+    if errors.is_empty() {
+        if let Some((lno, col, line, c)) = challenges.first() {
+            if !c.valid_in(&st) {
+                errors.push(ParseError {
+                    file: file.to_path_buf(),
+                    line: *lno,
+                    col: *col,
+                    message: format!(
+                        "the Queen is in {}, not {}: she cannot be challenged there",
+                        st.queen, c.region
+                    ),
+                    source_line: line.clone(),
+                });
+            }
+        }
+        if challenges.len() > MAX_BOUND {
+            let (lno, col, line, _) = &challenges[MAX_BOUND];
+            errors.push(ParseError {
+                file: file.to_path_buf(),
+                line: *lno,
+                col: *col,
+                message: format!("at most {MAX_BOUND} challenges"),
+                source_line: line.clone(),
+            });
+        }
+    }
+    if !errors.is_empty() {
+        errors.truncate(MAX_ERRORS);
+        return Err(ParseErrors(errors));
+    }
+    Ok(Scenario {
+        state: st,
+        allowed: allowed.unwrap_or_else(|| Region::ALL.to_vec()),
+        bound: bound.unwrap_or(1),
+        challenges: challenges.into_iter().map(|c| c.3).collect(),
+        goal,
+    })
+}
+
+/// Parses raw bytes (UTF-8 checked with a located error).
+pub fn parse_bytes(bytes: &[u8], file: &Path) -> Result<Scenario, ParseErrors> {
+    let text = decode_utf8(bytes, file, ".ff8 files")?;
+    parse_ff8(text, file)
+}
+
+/// Reads and parses a `.ff8` file.
+pub fn load(path: &Path) -> Result<Scenario, LoadError> {
+    let bytes = read_limited(path, ".ff8 files")?;
+    Ok(parse_bytes(&bytes, path)?)
+}
+
+/// The scenario as `.ff8` text, every field explicit.
+pub fn to_text(sc: &Scenario) -> String {
+    let s = &sc.state;
+    let mut o = String::new();
+    for r in Region::ALL {
+        o += &format!("rules {r}: {}\n", s.rules_of(r));
+    }
+    for r in Region::ALL {
+        o += &format!("trade {r}: {}\n", s.trade[r.id()]);
+    }
+    o += &format!(
+        "carried: {} from {}\n",
+        s.carried[0].rules, s.carried[0].origin
+    );
+    o += &format!(
+        "carried2: {} from {}\n",
+        s.carried[1].rules, s.carried[1].origin
+    );
+    o += &format!("spread-from: {}\n", s.spread_from);
+    o += &format!("trading: {}\n", s.amount);
+    o += &format!("points: {}\n", s.points);
+    o += &format!("queen: {} {}\n", s.queen, s.queen_trade);
+    o += &format!("current: {}\n", s.current);
+    let names: Vec<&str> = sc.allowed.iter().map(|r| r.name()).collect();
+    o += &format!("allow: {}\n", names.join(", "));
+    o += &format!("bound: {}\n", sc.bound);
+    for c in &sc.challenges {
+        o += &format!("challenge: {c}\n");
+    }
+    if let Some(g) = &sc.goal {
+        if !g.0.is_empty() {
+            o += &format!("goal: {g}\n");
+        }
+    }
+    o
+}

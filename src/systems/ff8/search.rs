@@ -1,0 +1,592 @@
+//! The direct engine: exact next-state distributions by splitting every `getRandom` into
+//! the byte intervals its branch depends on, reachability within k challenges by
+//! exploring their supports, and the planner (exact dynamic programming).
+//!
+//! Invariants: never calls the SAT layer; probabilities are exact rationals (a path that
+//! reads `k` bytes has probability `n / 256^k`); the distribution of one challenge sums to
+//! 1; every loop over states polls the [`Budget`].
+
+use super::model::*;
+use super::simulate::{Ctx, Driver, Message, Query, PHASES};
+use crate::systems::spec::{Budget, Interrupted};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// An odometer over the byte classes of every call: each run takes the current class of
+/// each call, and [`Odometer::advance`] moves to the next combination.
+#[derive(Default)]
+struct Odometer {
+    class: Vec<usize>,
+    classes: Vec<usize>,
+    pos: usize,
+    /// Product of the class sizes of this run.
+    num: u128,
+    /// Bytes read in this run.
+    bytes: u32,
+}
+
+impl Odometer {
+    fn start(&mut self) {
+        self.pos = 0;
+        self.num = 1;
+        self.bytes = 0;
+    }
+    /// Next combination; false when every one was run.
+    fn advance(&mut self) -> bool {
+        self.class.truncate(self.pos);
+        self.classes.truncate(self.pos);
+        while let Some(c) = self.class.last_mut() {
+            if *c + 1 < *self.classes.last().unwrap_or(&0) {
+                *c += 1;
+                return true;
+            }
+            self.class.pop();
+            self.classes.pop();
+        }
+        false
+    }
+}
+
+/// The classes of a query: `[lo, hi)` byte intervals, ascending, non-empty.
+fn intervals(q: &Query) -> Vec<(u16, u16)> {
+    let mut out = Vec::with_capacity(q.cuts.len() + 1);
+    let mut lo = 0u16;
+    for &c in q.cuts.iter().chain(std::iter::once(&256)) {
+        let c = c.min(256);
+        if c > lo {
+            out.push((lo, c));
+            lo = c;
+        }
+    }
+    out
+}
+
+impl Driver for Odometer {
+    fn random(&mut self, q: &Query) -> u8 {
+        let iv = intervals(q);
+        if self.pos == self.class.len() {
+            self.class.push(0);
+            self.classes.push(iv.len());
+        }
+        let (lo, hi) = iv[self.class[self.pos].min(iv.len() - 1)];
+        self.pos += 1;
+        self.num *= u128::from(hi - lo);
+        self.bytes += 1;
+        lo as u8
+    }
+}
+
+/// One outcome of a challenge: the next state, the message boxes, the exact probability.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// The next state.
+    pub state: State,
+    /// The message boxes shown, in order.
+    pub messages: Vec<Message>,
+    /// Exact probability.
+    #[serde(serialize_with = "ser_ratio")]
+    pub prob: BigRational,
+}
+
+/// Serialises a rational as `"n/d"`.
+pub fn ser_ratio<S: serde::Serializer>(r: &BigRational, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{}/{}", r.numer(), r.denom()))
+}
+
+/// Runs every byte-class path of one challenge, phase by phase, merging equal
+/// intermediate contexts between phases: the exact distribution of the final contexts.
+fn run_phases(s: &State, choice: &Choice) -> HashMap<Ctx, BigRational> {
+    let mut cur: HashMap<Ctx, BigRational> = HashMap::new();
+    cur.insert(
+        Ctx {
+            state: *s,
+            mix: false,
+            messages: Vec::new(),
+            step9_done: false,
+            fire: false,
+        },
+        BigRational::one(),
+    );
+    for phase in PHASES {
+        let mut next: HashMap<Ctx, BigRational> = HashMap::new();
+        for (cx, p) in cur {
+            // Within a phase, weights are integers over 256^PHASE_BYTES (a phase reads
+            // at most 6 bytes), so only distinct outcomes cost a rational product.
+            let mut local: HashMap<Ctx, u128> = HashMap::new();
+            let mut od = Odometer::default();
+            loop {
+                od.start();
+                let mut c2 = cx.clone();
+                phase(&mut c2, choice, &mut od);
+                debug_assert!(od.bytes <= PHASE_BYTES);
+                let w = od.num << (8 * (PHASE_BYTES - od.bytes.min(PHASE_BYTES)));
+                *local.entry(c2).or_insert(0) += w;
+                if !od.advance() {
+                    break;
+                }
+            }
+            for (c2, w) in local {
+                *next.entry(c2).or_insert_with(BigRational::zero) += &p * ratio(w, PHASE_BYTES);
+            }
+        }
+        cur = next;
+    }
+    cur
+}
+
+/// Most bytes one phase reads (steps 6-9: at most four; step 10: five).
+const PHASE_BYTES: u32 = 6;
+
+fn ratio(num: u128, bytes: u32) -> BigRational {
+    BigRational::new(BigInt::from(num), BigInt::from(1u8) << (8 * bytes as usize))
+}
+
+/// The exact distribution of one challenge's next state and messages, most likely first
+/// (ties by state). Probabilities sum to 1.
+pub fn distribution(s: &State, choice: &Choice) -> Vec<Outcome> {
+    let mut acc: HashMap<(State, Vec<Message>), BigRational> = HashMap::new();
+    for (cx, p) in run_phases(s, choice) {
+        *acc.entry((cx.state, cx.messages))
+            .or_insert_with(BigRational::zero) += p;
+    }
+    let mut out: Vec<Outcome> = acc
+        .into_iter()
+        .map(|((state, messages), prob)| Outcome {
+            state,
+            messages,
+            prob,
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.prob
+            .cmp(&a.prob)
+            .then_with(|| a.state.cmp(&b.state))
+            .then_with(|| a.messages.cmp(&b.messages))
+    });
+    out
+}
+
+/// The next-state distribution of one challenge (messages merged).
+pub fn transitions(s: &State, choice: &Choice) -> Vec<(State, BigRational)> {
+    let mut acc: HashMap<State, BigRational> = HashMap::new();
+    for (cx, p) in run_phases(s, choice) {
+        *acc.entry(cx.state).or_insert_with(BigRational::zero) += p;
+    }
+    let mut v: Vec<(State, BigRational)> = acc.into_iter().collect();
+    v.sort_by_key(|a| a.0);
+    v
+}
+
+/// The states one challenge can lead to (non-zero probability).
+pub fn support(s: &State, choice: &Choice) -> BTreeSet<State> {
+    run_phases(s, choice)
+        .into_keys()
+        .map(|cx| cx.state)
+        .collect()
+}
+
+/// The choices at step `j` (0-based) from `s`: the fixed one if the scenario has a
+/// sequence (none if it is invalid in `s`), else every distinct choice.
+pub fn choices_at(sc: &Scenario, s: &State, j: usize) -> Vec<Choice> {
+    if sc.challenges.is_empty() {
+        choices(s, &sc.allowed)
+    } else {
+        sc.challenges
+            .get(j)
+            .filter(|c| c.valid_in(s))
+            .copied()
+            .into_iter()
+            .collect()
+    }
+}
+
+/// Every state reachable within `horizon()` challenges (the start included), sorted.
+pub fn reachable(sc: &Scenario, budget: &Budget) -> Result<Vec<State>, Interrupted> {
+    let mut seen: BTreeSet<State> = BTreeSet::new();
+    seen.insert(sc.state);
+    let mut frontier = vec![sc.state];
+    for j in 0..sc.horizon() {
+        let mut next: BTreeSet<State> = BTreeSet::new();
+        for s in &frontier {
+            budget.check()?;
+            for c in choices_at(sc, s, j) {
+                next.extend(support(s, &c));
+            }
+        }
+        // With a fixed sequence a state reached after j challenges must go on from j.
+        if sc.challenges.is_empty() {
+            frontier = next.iter().filter(|s| !seen.contains(s)).copied().collect();
+        } else {
+            frontier = next.iter().copied().collect();
+        }
+        seen.extend(next);
+    }
+    Ok(seen.into_iter().collect())
+}
+
+/// Projects a state onto the part a goal reads: rule goals ignore the trade part, trade
+/// and Queen goals ignore the rules part (the two parts evolve independently given the
+/// choices, and the choice sets differ only by Queen choices that act on rules like
+/// ordinary ones). Origins and the current region never change dynamics.
+pub fn abstract_state(s: &State, goal: &Goal) -> State {
+    let mut a = *s;
+    a.current = Region::Balamb;
+    for c in a.carried.iter_mut() {
+        c.origin = Region::Balamb;
+    }
+    if goal.rules_only() {
+        let d = State::default();
+        a.trade = d.trade;
+        a.spread_from = d.spread_from;
+        a.amount = 0;
+        a.points = 0;
+        a.queen_trade = d.queen_trade;
+        a.queen = Region::Balamb;
+    } else if goal.trade_only() {
+        a.rules = [RuleSet::EMPTY; 8];
+        a.carried = [Carried {
+            rules: RuleSet::EMPTY,
+            origin: Region::Balamb,
+        }; 2];
+    }
+    a
+}
+
+/// The planner's answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    /// The goal.
+    pub goal: Goal,
+    /// The horizon N.
+    pub horizon: usize,
+    /// Maximum probability of the goal within N challenges (exact).
+    #[serde(serialize_with = "ser_ratio")]
+    pub probability: BigRational,
+    /// Maximum probability within n challenges, for n = 0..=N.
+    #[serde(serialize_with = "ser_ratios")]
+    pub by_horizon: Vec<BigRational>,
+    /// The decision table of an optimal policy, for the states it reaches with
+    /// non-zero probability: `(challenges done, state, remaining, best choice, value)`,
+    /// at most `table_limit` rows, in order of challenges done then probability.
+    pub table: Vec<PolicyRow>,
+    /// Rows left out of the table.
+    pub table_left_out: usize,
+    /// Distinct (abstract) states the dynamic programme visited.
+    pub states: usize,
+    /// Minimum expected number of challenges to the goal (None: not computed or infinite;
+    /// see `expected_note`).
+    pub expected: Option<f64>,
+    /// Why `expected` is missing, or how it was computed.
+    pub expected_note: String,
+}
+
+/// Serialises rationals as `"n/d"` strings.
+pub fn ser_ratios<S: serde::Serializer>(r: &[BigRational], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(r.len()))?;
+    for x in r {
+        seq.serialize_element(&format!("{}/{}", x.numer(), x.denom()))?;
+    }
+    seq.end()
+}
+
+/// One row of a decision table.
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicyRow {
+    /// Challenges done before this decision.
+    pub done: usize,
+    /// Probability of being in this state at that point under the policy.
+    #[serde(serialize_with = "ser_ratio")]
+    pub reach: BigRational,
+    /// The (abstract) state.
+    pub state: State,
+    /// The best challenge (None: the goal already holds, stop).
+    pub choice: Option<Choice>,
+    /// The probability of reaching the goal from here with the remaining challenges.
+    #[serde(serialize_with = "ser_ratio")]
+    pub value: BigRational,
+}
+
+/// Each distinct move from a state: a choice and its next-state distribution.
+type Moves = Vec<(Choice, Vec<(State, BigRational)>)>;
+
+struct Planner<'a> {
+    sc: &'a Scenario,
+    goal: &'a Goal,
+    budget: &'a Budget,
+    trans: HashMap<State, Moves>,
+    value: HashMap<(State, usize), (BigRational, Option<Choice>)>,
+}
+
+impl Planner<'_> {
+    fn moves(&mut self, s: &State) -> Result<&Moves, Interrupted> {
+        if !self.trans.contains_key(s) {
+            self.budget.check()?;
+            let mut v = Vec::new();
+            let mut seen: BTreeMap<Vec<(State, BigRational)>, ()> = BTreeMap::new();
+            for c in choices(s, &self.sc.allowed) {
+                let t: Vec<(State, BigRational)> = {
+                    let mut acc: BTreeMap<State, BigRational> = BTreeMap::new();
+                    for (n, p) in transitions(s, &c) {
+                        *acc.entry(abstract_state(&n, self.goal))
+                            .or_insert_with(BigRational::zero) += p;
+                    }
+                    acc.into_iter().collect()
+                };
+                // Choices with the same distribution are one move (the first is kept).
+                if seen.insert(t.clone(), ()).is_none() {
+                    v.push((c, t));
+                }
+            }
+            self.trans.insert(*s, v);
+        }
+        Ok(&self.trans[s])
+    }
+
+    /// Maximum probability of the goal within `n` challenges from `s`, with a best choice.
+    fn value(&mut self, s: &State, n: usize) -> Result<(BigRational, Option<Choice>), Interrupted> {
+        if self.goal.holds(s) {
+            return Ok((BigRational::one(), None));
+        }
+        if n == 0 {
+            return Ok((BigRational::zero(), None));
+        }
+        if let Some(v) = self.value.get(&(*s, n)) {
+            return Ok(v.clone());
+        }
+        let moves = self.moves(s)?.clone();
+        let mut vals: Vec<(Choice, BigRational)> = Vec::with_capacity(moves.len());
+        for (c, t) in moves {
+            let mut v = BigRational::zero();
+            for (n2, p) in &t {
+                let (w, _) = self.value(n2, n - 1)?;
+                if !w.is_zero() {
+                    v += p * w;
+                }
+            }
+            vals.push((c, v));
+        }
+        let top = vals
+            .iter()
+            .map(|(_, v)| v.clone())
+            .max()
+            .unwrap_or_else(BigRational::zero);
+        // Ties: prefer the move that is already optimal with one challenge fewer (so the
+        // policy does not waste challenges), else the first in choice order.
+        let prev = if n > 1 { self.value(s, n - 1)?.1 } else { None };
+        let pick = prev
+            .filter(|c| vals.iter().any(|(d, v)| d == c && *v == top))
+            .or_else(|| vals.iter().find(|(_, v)| *v == top).map(|(c, _)| *c));
+        let mut best = (top, pick);
+        if best.0.is_zero() {
+            best.1 = None;
+        }
+        self.value.insert((*s, n), best.clone());
+        Ok(best)
+    }
+}
+
+/// The planner: maximum probability of `goal` within `horizon` challenges by exact
+/// dynamic programming, an optimal decision table (at most `table_limit` rows), and the
+/// minimum expected number of challenges (value iteration over the closure of reachable
+/// abstract states when it has at most `closure_limit` states).
+pub fn plan(
+    sc: &Scenario,
+    goal: &Goal,
+    horizon: usize,
+    table_limit: usize,
+    closure_limit: usize,
+    budget: &Budget,
+) -> Result<Plan, Interrupted> {
+    let mut p = Planner {
+        sc,
+        goal,
+        budget,
+        trans: HashMap::new(),
+        value: HashMap::new(),
+    };
+    let start = abstract_state(&sc.state, goal);
+    let mut by_horizon = Vec::new();
+    for n in 0..=horizon {
+        by_horizon.push(p.value(&start, n)?.0);
+    }
+    // Decision table: forward over the policy's reachable states.
+    let mut table = Vec::new();
+    let mut left_out = 0;
+    let mut layer: BTreeMap<State, BigRational> = BTreeMap::new();
+    layer.insert(start, BigRational::one());
+    for done in 0..horizon {
+        let mut rows: Vec<PolicyRow> = Vec::new();
+        let mut next: BTreeMap<State, BigRational> = BTreeMap::new();
+        for (s, r) in &layer {
+            budget.check()?;
+            let (value, choice) = p.value(s, horizon - done)?;
+            rows.push(PolicyRow {
+                done,
+                reach: r.clone(),
+                state: *s,
+                choice,
+                value: value.clone(),
+            });
+            if let Some(c) = choice {
+                let moves = p.moves(s)?;
+                if let Some((_, t)) = moves.iter().find(|(m, _)| *m == c) {
+                    for (n2, q) in t.clone() {
+                        *next.entry(n2).or_insert_with(BigRational::zero) += r * q;
+                    }
+                }
+            }
+        }
+        rows.sort_by(|a, b| b.reach.cmp(&a.reach).then_with(|| a.state.cmp(&b.state)));
+        for row in rows {
+            if row.choice.is_none() && row.done > 0 {
+                continue;
+            }
+            if table.len() < table_limit {
+                table.push(row);
+            } else {
+                left_out += 1;
+            }
+        }
+        layer = next;
+    }
+    let (expected, expected_note) = expected_challenges(&mut p, &start, closure_limit)?;
+    Ok(Plan {
+        goal: goal.clone(),
+        horizon,
+        probability: by_horizon[horizon].clone(),
+        by_horizon,
+        table,
+        table_left_out: left_out,
+        states: p.trans.len(),
+        expected,
+        expected_note,
+    })
+}
+
+/// Minimum expected challenges to the goal: the closure of reachable abstract states
+/// (at most `limit`), the states where the goal is reached almost surely under some
+/// policy (the classical fixpoint), then value iteration in f64 to a 1e-12 change.
+fn expected_challenges(
+    p: &mut Planner,
+    start: &State,
+    limit: usize,
+) -> Result<(Option<f64>, String), Interrupted> {
+    if p.goal.holds(start) {
+        return Ok((Some(0.0), "the goal already holds".into()));
+    }
+    // Closure.
+    let mut index: HashMap<State, usize> = HashMap::new();
+    let mut states = vec![*start];
+    index.insert(*start, 0);
+    let mut i = 0;
+    while i < states.len() {
+        let s = states[i];
+        i += 1;
+        if p.goal.holds(&s) {
+            continue;
+        }
+        let moves = p.moves(&s)?.clone();
+        for (_, t) in moves {
+            for (n, _) in t {
+                if let std::collections::hash_map::Entry::Vacant(e) = index.entry(n) {
+                    if states.len() >= limit {
+                        return Ok((
+                            None,
+                            format!("not computed: more than {limit} reachable states"),
+                        ));
+                    }
+                    e.insert(states.len());
+                    states.push(n);
+                }
+            }
+        }
+    }
+    let n = states.len();
+    let goal: Vec<bool> = states.iter().map(|s| p.goal.holds(s)).collect();
+    // moves as index lists with f64 probabilities.
+    let mut mv: Vec<Vec<Vec<(usize, f64)>>> = vec![Vec::new(); n];
+    for (k, s) in states.iter().enumerate() {
+        if goal[k] {
+            continue;
+        }
+        p.budget.check()?;
+        for (_, t) in p.moves(s)?.clone() {
+            mv[k].push(t.iter().map(|(s2, q)| (index[s2], ratio_f64(q))).collect());
+        }
+    }
+    // Almost-sure reachability: greatest fixpoint.
+    let mut alive = vec![true; n];
+    loop {
+        // Moves staying in alive.
+        let ok_move = |m: &Vec<(usize, f64)>, alive: &Vec<bool>| m.iter().all(|&(j, _)| alive[j]);
+        // Least fixpoint: states reaching the goal using only ok moves.
+        let mut reach = goal.clone();
+        loop {
+            let mut changed = false;
+            for k in 0..n {
+                if reach[k] || !alive[k] {
+                    continue;
+                }
+                if mv[k]
+                    .iter()
+                    .any(|m| ok_move(m, &alive) && m.iter().any(|&(j, _)| reach[j]))
+                {
+                    reach[k] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let next: Vec<bool> = (0..n).map(|k| alive[k] && reach[k]).collect();
+        if next == alive {
+            break;
+        }
+        alive = next;
+        p.budget.check()?;
+    }
+    if !alive[0] {
+        return Ok((
+            None,
+            "infinite: no policy reaches the goal with probability 1".into(),
+        ));
+    }
+    let mut e = vec![0.0f64; n];
+    for _ in 0..1_000_000 {
+        p.budget.check()?;
+        let mut delta = 0.0f64;
+        for k in 0..n {
+            if goal[k] || !alive[k] {
+                continue;
+            }
+            let best = mv[k]
+                .iter()
+                .filter(|m| m.iter().all(|&(j, _)| alive[j]))
+                .map(|m| 1.0 + m.iter().map(|&(j, q)| q * e[j]).sum::<f64>())
+                .fold(f64::INFINITY, f64::min);
+            delta = delta.max((best - e[k]).abs());
+            e[k] = best;
+        }
+        if delta < 1e-12 {
+            return Ok((
+                Some(e[0]),
+                format!("value iteration over {n} reachable states (f64, change < 1e-12)"),
+            ));
+        }
+    }
+    Ok((
+        Some(e[0]),
+        format!("value iteration over {n} states stopped at 10^6 sweeps"),
+    ))
+}
+
+/// A rational as f64.
+pub fn ratio_f64(r: &BigRational) -> f64 {
+    use num_traits::ToPrimitive;
+    r.to_f64().unwrap_or(f64::NAN)
+}

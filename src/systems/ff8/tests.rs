@@ -1,0 +1,488 @@
+//! The seed's figures worked by hand, the trading example, parser errors, and the
+//! cross-check of both engines through the `System` trait.
+
+#![allow(clippy::field_reassign_with_default)] // tests build states field by field from the seed's start
+
+use super::model::*;
+use super::parse::{parse_ff8, to_text};
+use super::search::{distribution, plan, reachable};
+use super::simulate::{challenge, Driver, Query};
+use super::system::Ff8;
+use crate::systems::spec::{Budget, System};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use std::path::Path;
+
+fn q(n: i64, d: i64) -> BigRational {
+    BigRational::new(BigInt::from(n), BigInt::from(d))
+}
+
+fn player(region: Region, action: Action) -> Choice {
+    Choice {
+        region,
+        opponent: Opponent::Player,
+        action,
+    }
+}
+
+fn queen(region: Region, action: Action) -> Choice {
+    Choice {
+        region,
+        opponent: Opponent::Queen,
+        action,
+    }
+}
+
+/// Probability that `pred` holds after one challenge.
+fn prob(
+    s: &State,
+    c: &Choice,
+    pred: impl Fn(&State, &[super::simulate::Message]) -> bool,
+) -> BigRational {
+    distribution(s, c)
+        .into_iter()
+        .filter(|o| pred(&o.state, &o.messages))
+        .fold(BigRational::zero(), |a, o| a + o.prob)
+}
+
+fn set(rules: &[Rule]) -> RuleSet {
+    rules.iter().fold(RuleSet::EMPTY, |s, &r| s.with(r))
+}
+
+#[test]
+fn starting_rules_are_the_seeds() {
+    let s = State::default();
+    assert_eq!(s.rules_of(Region::Balamb).to_string(), "Open");
+    assert_eq!(s.rules_of(Region::Centra).to_string(), "Same, Plus, Random");
+    assert_eq!(s.rules_of(Region::Lunar), RuleSet::ALL);
+    assert_eq!(
+        s.rules_of(Region::Esthar).to_string(),
+        "Same Wall, Elemental"
+    );
+}
+
+#[test]
+fn every_distribution_sums_to_one() {
+    let args = super::gen::GenArgs::default();
+    for seed in 0..15 {
+        let sc = super::gen::generate(&args, seed);
+        for c in choices(&sc.state, &sc.allowed) {
+            let total = distribution(&sc.state, &c)
+                .into_iter()
+                .fold(BigRational::zero(), |a, o| a + o.prob);
+            assert_eq!(total, BigRational::one(), "seed {seed} {c}");
+        }
+    }
+}
+
+#[test]
+fn step1_pushes_back_with_one_quarter_and_step2_refuses_a_mix_with_1_in_256() {
+    let mut s = State::default();
+    let g = Carried {
+        rules: set(&[Rule::Same]),
+        origin: Region::Galbadia,
+    };
+    s.carried = [g, g];
+    let c = player(Region::Balamb, Action::Refuse);
+    // Refused: only step 1 can change the carried rules.
+    let pushed = prob(&s, &c, |n, _| n.carried[0].origin == Region::Balamb);
+    assert_eq!(pushed, q(64, 256));
+    // Balamb lacks Same, so a mix is offered unless getRandom = 255.
+    let mixed = prob(&s, &c, |_, m| {
+        m.iter()
+            .any(|x| matches!(x, super::simulate::Message::Mix(Region::Galbadia)))
+    });
+    assert_eq!(mixed, q(255, 256));
+}
+
+#[test]
+fn step3_adopts_the_queens_rule_with_90_in_256() {
+    let mut s = State::default();
+    s.queen_trade = Trade::Direct;
+    let c = player(Region::Balamb, Action::Refuse);
+    let p = prob(&s, &c, |n, _| n.trade[0] == Trade::Direct);
+    assert_eq!(p, q(90, 256)); // 35.16 %
+}
+
+#[test]
+fn step5_queen_chart() {
+    let mut s = State::default();
+    s.queen = Region::Dollet;
+    let c = queen(Region::Dollet, Action::Refuse);
+    let cases = [
+        (Trade::One, [(Trade::Diff, 220), (Trade::One, 36)]),
+        (Trade::All, [(Trade::Direct, 220), (Trade::All, 36)]),
+    ];
+    for (from, outs) in cases {
+        s.queen_trade = from;
+        for (to, n) in outs {
+            assert_eq!(
+                prob(&s, &c, |x, _| x.queen_trade == to),
+                q(n, 256),
+                "{from} -> {to}"
+            );
+        }
+    }
+    s.queen_trade = Trade::Diff;
+    assert_eq!(
+        prob(&s, &c, |x, _| x.queen_trade == Trade::Direct),
+        q(110, 256)
+    );
+    assert_eq!(
+        prob(&s, &c, |x, _| x.queen_trade == Trade::One),
+        q(110, 256)
+    );
+    assert_eq!(
+        prob(&s, &c, |x, _| x.queen_trade == Trade::Diff),
+        q(36, 256)
+    );
+    s.queen_trade = Trade::Direct;
+    assert_eq!(
+        prob(&s, &c, |x, _| x.queen_trade == Trade::All),
+        q(110, 256)
+    );
+    assert_eq!(
+        prob(&s, &c, |x, _| x.queen_trade == Trade::Diff),
+        q(110, 256)
+    );
+}
+
+#[test]
+fn step8_abolishes_in_a_region_with_all_rules_with_one_quarter() {
+    let s = State::default();
+    let c = player(Region::Lunar, Action::Quit);
+    let any = prob(&s, &c, |n, _| n.rules_of(Region::Lunar) != RuleSet::ALL);
+    assert_eq!(any, q(1, 4));
+    // Open has two rule ids of eight.
+    let open = prob(&s, &c, |n, _| !n.rules_of(Region::Lunar).has(Rule::Open));
+    assert_eq!(open, q(1, 16));
+    let same = prob(&s, &c, |n, _| !n.rules_of(Region::Lunar).has(Rule::Same));
+    assert_eq!(same, q(1, 32));
+    // After the abolition both carried sets are the new rules: no mix possible.
+    for o in distribution(&s, &c) {
+        if o.state.rules_of(Region::Lunar) != RuleSet::ALL {
+            assert_eq!(o.state.carried[0].rules, o.state.rules_of(Region::Lunar));
+            assert_eq!(o.state.carried[1].rules, o.state.rules_of(Region::Lunar));
+        }
+    }
+}
+
+#[test]
+fn step9_spreads_and_abolishes_worked_by_hand() {
+    // Balamb has Open; Squall carries Open, Same from Galbadia (twice). Whatever step 1
+    // does, step 9 sees rules (2nd) = {Open, Same}; only Same can spread (1 id in 8):
+    // P(spread) = 1 - (7/8)^3 = 169/512; otherwise rule3 is Open with 2/7 and is
+    // abolished with 1/2: 343/512 * 2/7 * 1/2 = 49/512. A mix happens with 255/256.
+    let mut s = State::default();
+    let g = Carried {
+        rules: set(&[Rule::Open, Rule::Same]),
+        origin: Region::Galbadia,
+    };
+    s.carried = [g, g];
+    let c = player(Region::Balamb, Action::Play);
+    let spread = prob(&s, &c, |n, _| {
+        n.rules_of(Region::Balamb) == set(&[Rule::Open, Rule::Same])
+    });
+    assert_eq!(spread, q(255, 256) * q(169, 512));
+    let abolished = prob(&s, &c, |n, _| n.rules_of(Region::Balamb).is_empty_set());
+    assert_eq!(abolished, q(255, 256) * q(49, 512));
+}
+
+impl RuleSet {
+    fn is_empty_set(self) -> bool {
+        self == RuleSet::EMPTY
+    }
+}
+
+#[test]
+fn step10_fires_with_amount_times_9_77_percent_and_points_wrap() {
+    // Spread from Balamb, amount 9, challenge there: amount 10 at step 10, which fires
+    // when getRandom < 250; points then grow by getRandom/32 (0 with 1/8).
+    let mut s = State::default();
+    s.amount = 9;
+    let c = player(Region::Balamb, Action::Play);
+    let grew = prob(&s, &c, |n, _| n.points > 0);
+    assert_eq!(grew, q(250, 256) * q(7, 8));
+    // Amount 2 elsewhere: 1 at step 10, fires when getRandom < 25.
+    s.amount = 2;
+    let c = player(Region::Dollet, Action::Play);
+    assert_eq!(prob(&s, &c, |n, _| n.points > 0), q(25, 256) * q(7, 8));
+    // Points 250: any increase exceeds 250 and resets to 0.
+    s.points = 250;
+    s.amount = 9;
+    let c = player(Region::Balamb, Action::Play);
+    assert_eq!(prob(&s, &c, |n, _| n.points == 0), q(250, 256) * q(7, 8));
+    // Refusing skips step 10.
+    let c = player(Region::Balamb, Action::Refuse);
+    assert_eq!(prob(&s, &c, |n, _| n.points == 250), BigRational::one());
+}
+
+struct AllHigh;
+impl Driver for AllHigh {
+    fn random(&mut self, _q: &Query) -> u8 {
+        255
+    }
+}
+
+#[test]
+fn the_seeds_trading_example_takes_21_challenges() {
+    // Rules spread from A = Dollet, amount 10, challenging in B = Galbadia.
+    let mut s = State::default();
+    s.spread_from = Region::Dollet;
+    s.amount = 10;
+    let c = player(Region::Galbadia, Action::Refuse);
+    let expect: Vec<(u8, Region)> = (0..10)
+        .rev()
+        .map(|a| (a, Region::Dollet))
+        .chain(std::iter::once((0, Region::Galbadia)))
+        .chain((1..=10).map(|a| (a, Region::Galbadia)))
+        .collect();
+    assert_eq!(expect.len(), 21);
+    for (i, (amount, from)) in expect.into_iter().enumerate() {
+        challenge(&mut s, &c, &mut AllHigh);
+        assert_eq!(
+            (s.amount, s.spread_from),
+            (amount, from),
+            "challenge {}",
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn queen_speech_bands() {
+    let mut s = State::default();
+    for (a, band) in [
+        (0, "little"),
+        (2, "little"),
+        (3, "much"),
+        (5, "much"),
+        (6, "some"),
+        (10, "some"),
+    ] {
+        s.amount = a;
+        assert!(s.trading_band().starts_with(band), "{a}");
+    }
+    s.points = 127;
+    assert!(!s.points_speech_towards_one());
+    s.points = 128;
+    assert!(s.points_speech_towards_one());
+}
+
+#[test]
+fn queen_moves_by_the_decided_chart() {
+    use Region::*;
+    let cols =
+        |from: Region| -> Vec<Region> { (0..8).map(|k| queen_destination(from, k)).collect() };
+    assert_eq!(
+        cols(Balamb),
+        [Dollet, Dollet, Dollet, Dollet, Galbadia, Galbadia, Galbadia, Galbadia]
+    );
+    assert_eq!(
+        cols(Trabia),
+        [Dollet, Dollet, Dollet, Lunar, Lunar, Lunar, Balamb, Balamb]
+    );
+    assert_eq!(
+        cols(Lunar),
+        [Balamb, Galbadia, Trabia, Dollet, Centra, FH, Lunar, Esthar]
+    );
+    assert_eq!(
+        cols(Esthar),
+        [Trabia, Trabia, Lunar, Lunar, Dollet, Dollet, FH, FH]
+    );
+    // Through the step: from Balamb, play-lv8 moves her to Dollet with 1/2.
+    let s = State::default();
+    let c = queen(Balamb, Action::PlayMoved);
+    assert_eq!(prob(&s, &c, |n, _| n.queen == Dollet), q(1, 2));
+    // Without a Lv8 change she stays.
+    let c = queen(Balamb, Action::Play);
+    assert_eq!(prob(&s, &c, |n, _| n.queen == Balamb), BigRational::one());
+}
+
+#[test]
+fn engines_agree_through_the_system_trait() {
+    let args = super::gen::GenArgs {
+        regions: 1,
+        bound: 1,
+        fixed_percent: 50,
+    };
+    let budget = Budget::new();
+    let mut reach_goal = 0;
+    let mut compared = 0;
+    let mut states = 0;
+    for seed in 0..120 {
+        let sc = Ff8::generate(&args, seed);
+        let back = Ff8::parse(Path::new("gen.ff8"), &Ff8::to_text(&sc)).expect("round trip");
+        assert_eq!(back, sc, "seed {seed}");
+        let engines = Ff8::engines();
+        let direct = engines[0].solve(&sc, &budget).expect("no cancel");
+        // Keep CI fast: large reachable sets (step 10 multiplies states) are left to the
+        // ignored fuzz test.
+        if direct.states.len() > 200 {
+            continue;
+        }
+        let sat = engines[1].solve(&sc, &budget).expect("no cancel");
+        assert_eq!(direct, sat, "seed {seed}:\n{}", Ff8::to_text(&sc));
+        compared += 1;
+        states += direct.states.len();
+        if direct.goal == Some(true) {
+            reach_goal += 1;
+        }
+    }
+    assert!(compared >= 50, "only {compared} compared");
+    assert!(states > 1000, "only {states} states compared");
+    assert!(
+        reach_goal > 5,
+        "the generator gives reachable goals too ({reach_goal})"
+    );
+}
+
+/// `FF8_FUZZ_CASES=N cargo test --release --lib systems::ff8 -- --ignored`
+#[test]
+#[ignore]
+fn fuzz_engines_agree() {
+    let n: u64 = std::env::var("FF8_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let args = super::gen::GenArgs::default();
+    let (mut bad, mut skipped, mut states) = (0, 0, 0usize);
+    for seed in 0..n {
+        let sc = Ff8::generate(&args, 1_000_000 + seed);
+        // Each case gets 5 s (a timer cancels its budget); slower cases are skipped and
+        // counted.
+        let budget = Budget::new();
+        let b2 = budget.clone();
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let timer = std::thread::spawn(move || {
+            if rx.recv_timeout(std::time::Duration::from_secs(5)).is_err() {
+                b2.cancel();
+            }
+        });
+        let a: Vec<_> = Ff8::engines()
+            .iter()
+            .map(|e| e.solve(&sc, &budget))
+            .collect();
+        let _ = tx.send(());
+        let _ = timer.join();
+        match (&a[0], &a[1]) {
+            (Ok(x), Ok(y)) => {
+                states += x.states.len();
+                if x != y {
+                    bad += 1;
+                    eprintln!(
+                        "disagreement on seed {}:\n{}",
+                        1_000_000 + seed,
+                        Ff8::to_text(&sc)
+                    );
+                }
+            }
+            _ => skipped += 1,
+        }
+    }
+    eprintln!("ff8 fuzz: {n} cases, {bad} disagreements, {skipped} skipped (over 5 s), {states} states compared");
+    assert_eq!(bad, 0);
+}
+
+#[test]
+fn parse_errors_are_located() {
+    let cases: &[(&str, usize, usize, &str)] = &[
+        ("rules Balamb Open", 1, 1, "missing `:`"),
+        ("rules Balam: Open", 1, 7, "unknown region `Balam`"),
+        ("rules Balamb: Open, Sam", 1, 21, "unknown rule `Sam`"),
+        ("rules Balamb: Open, Open", 1, 21, "listed twice"),
+        ("trade Dollet: Half", 1, 15, "unknown trade rule"),
+        ("trading: 11", 1, 10, "0..=10"),
+        ("points: 251", 1, 9, "0..=250"),
+        ("points: 3 4", 1, 11, "unexpected `4`"),
+        ("queen: Dollet", 1, 8, "queen: REGION TRADE"),
+        ("carried: Open", 1, 10, "RULES from REGION"),
+        ("carried: Open from Nowhere", 1, 20, "unknown region"),
+        ("challenge: Balamb dance", 1, 19, "unknown action"),
+        ("challenge: Balamb play-lv8", 1, 19, "needs `queen`"),
+        (
+            "challenge: Dollet queen play",
+            1,
+            12,
+            "the Queen is in Balamb",
+        ),
+        ("goal: Balamb owns Open", 1, 14, "expected `has`"),
+        ("goal: queen at Dollet", 1, 7, "queen in REGION"),
+        ("colour: red", 1, 1, "unknown key"),
+        ("bound: 1\nbound: 2", 2, 1, "given twice"),
+        (
+            "# comment\n\n  allow: Balamb, Balamb",
+            3,
+            18,
+            "listed twice",
+        ),
+    ];
+    for &(text, line, col, frag) in cases {
+        let e = parse_ff8(text, Path::new("t.ff8")).expect_err(text);
+        let first = &e.0[0];
+        assert_eq!(
+            (first.line, first.col),
+            (line, col),
+            "{text}: {}",
+            first.message
+        );
+        assert!(first.message.contains(frag), "{text}: {}", first.message);
+    }
+}
+
+#[test]
+fn a_written_scenario_reads_back() {
+    let text = "rules Dollet: Random, Same Wall\ntrade FH: Diff\ncarried: none from Esthar\n\
+                spread-from: FH\ntrading: 7\npoints: 200\nqueen: Dollet All\ncurrent: Dollet\n\
+                allow: Dollet, FH\nbound: 2\nchallenge: Dollet queen play-lv8\nchallenge: FH quit\n\
+                goal: Dollet has Same Wall & FH trade One & queen in FH\n";
+    let sc = parse_ff8(text, Path::new("t.ff8")).unwrap();
+    assert_eq!(
+        sc.state.rules_of(Region::Dollet),
+        set(&[Rule::Random, Rule::SameWall])
+    );
+    assert_eq!(sc.state.trade[Region::FH.id()], Trade::Diff);
+    assert_eq!(sc.challenges.len(), 2);
+    assert_eq!(sc.goal.as_ref().map(|g| g.0.len()), Some(3));
+    assert_eq!(parse_ff8(&to_text(&sc), Path::new("t.ff8")).unwrap(), sc);
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_input_never_panics(s in "(?s).{0,200}") {
+        let _ = parse_ff8(&s, Path::new("p.ff8"));
+    }
+    #[test]
+    fn random_keyed_lines_never_panic(lines in proptest::collection::vec(
+        "(rules|trade|carried|queen|goal|challenge|allow|points|trading) ?[A-Za-z]{0,7}: ?[A-Za-z0-9 ,&-]{0,30}", 0..6)) {
+        let _ = parse_ff8(&lines.join("\n"), Path::new("p.ff8"));
+    }
+}
+
+#[test]
+fn planner_one_challenge_matches_the_distribution() {
+    // Goal: Balamb has Same, from Balamb carrying Open, Same (as in the step-9 test): one
+    // challenge gives 255/256 * 169/512, and playing is the only way.
+    let mut s = State::default();
+    let g = Carried {
+        rules: set(&[Rule::Open, Rule::Same]),
+        origin: Region::Galbadia,
+    };
+    s.carried = [g, g];
+    let sc = Scenario {
+        state: s,
+        allowed: vec![Region::Balamb],
+        bound: 1,
+        challenges: vec![],
+        goal: Some(Goal(vec![Atom::Has(Region::Balamb, Rule::Same)])),
+    };
+    let goal = sc.goal.clone().unwrap();
+    let p = plan(&sc, &goal, 1, 10, 1000, &Budget::new()).unwrap();
+    assert_eq!(p.probability, q(255, 256) * q(169, 512));
+    assert_eq!(p.table[0].choice.map(|c| c.action), Some(Action::Play));
+    // Two challenges can only do better.
+    let p2 = plan(&sc, &goal, 2, 10, 1000, &Budget::new()).unwrap();
+    assert!(p2.probability > p.probability);
+    assert!(reachable(&sc, &Budget::new()).unwrap().len() > 1);
+}
