@@ -164,7 +164,7 @@ fn print_human(checked: &[Checked], skipped: usize) -> Result<(), ExitCode> {
             FileCheck::Input(msg) | FileCheck::BadEngine(msg) => eprintln!("{msg}\n"),
             FileCheck::Disagree { answers } => {
                 eprintln!(
-                    "{}: the engines disagree; this is a bug in gordian.",
+                    "error: {}: the engines disagree; this is a bug in gordian.",
                     c.path
                 );
                 let v = json!({"file": c.path, "answers": answers});

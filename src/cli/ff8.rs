@@ -187,7 +187,7 @@ fn the_challenge(sc: &Scenario, file: &Path, given: &Option<String>) -> Result<C
             Some(c) => *c,
             None => {
                 eprintln!(
-                    "{}: no `challenge:` line (add one, or pass --challenge)",
+                    "error: {}: no `challenge:` line (add one, or pass --challenge)",
                     file.display()
                 );
                 return Err(ExitCode::from(EXIT_INPUT));
@@ -253,7 +253,7 @@ fn run_step(a: &StepArgs) -> ExitCode {
     };
     if !c.valid_in(&sc.state) {
         eprintln!(
-            "{}: the Queen is in {}, not {}",
+            "error: {}: the Queen is in {}, not {}",
             a.file.display(),
             sc.state.queen,
             c.region
@@ -321,7 +321,7 @@ fn run_replay(a: &ReplayArgs) -> ExitCode {
     };
     if !c.valid_in(&sc.state) {
         eprintln!(
-            "{}: the Queen is in {}, not {}",
+            "error: {}: the Queen is in {}, not {}",
             a.file.display(),
             sc.state.queen,
             c.region
@@ -408,7 +408,7 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
             Ok((ans, t)) => answers.push((name, ans, t)),
             Err(Interrupted) => {
                 eprintln!(
-                    "{}: interrupted by --timeout ({name} engine)",
+                    "error: {}: interrupted by --timeout ({name} engine)",
                     a.file.display()
                 );
                 return ExitCode::from(EXIT_TIMEOUT);

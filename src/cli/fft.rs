@@ -275,7 +275,7 @@ fn prepare(e: &Explore) -> Result<Scenario, ExitCode> {
 
 fn interrupted(e: &Explore) -> ExitCode {
     eprintln!(
-        "{}: interrupted after {}s (--timeout); no answer",
+        "error: {}: interrupted after {}s (--timeout); no answer",
         e.file.display(),
         e.timeout.map_or(0.0, |t| t.as_secs_f64())
     );
@@ -301,7 +301,7 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
     if en.disagree() {
         let (only_direct, only_sat) = en.differences();
         eprintln!(
-            "{name}: THE ENGINES DISAGREE (a bug in gordian): {} outcomes only the simulator \
+            "error: {name}: THE ENGINES DISAGREE (a bug in gordian): {} outcomes only the simulator \
              finds, {} only the SAT encoding finds; exceeds bound: simulator {:?}, SAT {:?}",
             only_direct.len(),
             only_sat.len(),

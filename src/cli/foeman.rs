@@ -148,7 +148,7 @@ use crate::harness::differential::with_timeout;
 
 fn timed_out(file: &Path, t: Option<Duration>) -> ExitCode {
     eprintln!(
-        "{}: interrupted after {}s (--timeout); no answer",
+        "error: {}: interrupted after {}s (--timeout); no answer",
         file.display(),
         t.map_or(0.0, |t| t.as_secs_f64())
     );
@@ -364,7 +364,7 @@ fn run_query(a: &QueryArgs) -> ExitCode {
     if let (Some(d), Some(s)) = (&d, &s) {
         if d.holds != s.is_some() {
             eprintln!(
-                "{name}: THE ENGINES DISAGREE on `{}`: direct search {}, SAT {}",
+                "error: {name}: THE ENGINES DISAGREE on `{}`: direct search {}, SAT {}",
                 a.query,
                 d.holds,
                 s.is_some()
@@ -382,7 +382,7 @@ fn run_query(a: &QueryArgs) -> ExitCode {
     if let Some(Some(encode::Witness::Actions(_, r))) = &s {
         if !r.confirmed {
             eprintln!(
-                "{name}: the simulator does not confirm the SAT witness of `{}` (a bug in gordian)",
+                "error: {name}: the simulator does not confirm the SAT witness of `{}` (a bug in gordian)",
                 a.query
             );
             return ExitCode::from(EXIT_DISAGREE);

@@ -140,7 +140,7 @@ fn load(path: &Path) -> Result<Scenario, ExitCode> {
 use super::print_json;
 
 fn timed_out() -> ExitCode {
-    eprintln!("interrupted by --timeout");
+    eprintln!("error: interrupted by --timeout");
     ExitCode::from(EXIT_LIMIT)
 }
 
@@ -246,7 +246,7 @@ fn agreed(name: &str, sc: &Scenario, r: Both) -> Result<(Vec<Outcome>, bool), Ex
         (Some(d), Some(s)) => {
             if d != s {
                 eprintln!(
-                    "{name}: THE ENGINES DISAGREE (a bug in gordian): simulator {} outcomes, SAT {}",
+                    "error: {name}: THE ENGINES DISAGREE (a bug in gordian): simulator {} outcomes, SAT {}",
                     d.len(),
                     s.len()
                 );
@@ -357,7 +357,7 @@ fn run_query(a: &QueryArgs) -> ExitCode {
         let len = |o: &Option<Outcome>| o.as_ref().map(|o| o.events.len());
         if len(&r[0]) != len(&r[1]) {
             eprintln!(
-                "{name}: THE ENGINES DISAGREE (a bug in gordian): shortest witness simulator {:?} events, SAT {:?}",
+                "error: {name}: THE ENGINES DISAGREE (a bug in gordian): shortest witness simulator {:?} events, SAT {:?}",
                 len(&r[0]),
                 len(&r[1])
             );
