@@ -1,4 +1,4 @@
-//! FF8 Triple Triad rule spreading (seed `002`, decisions in `docs/ff8.md`): the state of
+//! FF8 Triple Triad rule spreading (decisions in `docs/ff8.md`): the state of
 //! the card-rule mechanics, one challenge's eleven steps, exact next-state distributions,
 //! RNG replay, reachability within k challenges by SAT, and a planner.
 

@@ -2,7 +2,7 @@
 //! `{...}` commentary, predicted next CR orders, the variants that fail them; and the
 //! property that the simulator and the SAT encoding enumerate the same outcomes.
 //!
-//! Expected values here are transcribed by hand from the seed (`000_ca1adb3a2911045e.txt`),
+//! Expected values here are transcribed by hand from the seed essay "Time Analysis",
 //! never produced by the code under test.
 
 use super::model::{Body, LineKind, LogLine, QuickChoice, Scenario, Variant};

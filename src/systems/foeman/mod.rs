@@ -1,4 +1,4 @@
-//! Foeman initiative and Action-phase segments (seed `004`, the Foeman programming notes;
+//! Foeman initiative and Action-phase segments (the Foeman programming notes;
 //! rules as implemented and decisions: `docs/foeman.md`).
 //!
 //! ```text

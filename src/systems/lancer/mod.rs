@@ -1,4 +1,4 @@
-//! Lancer Tactics event system (seed `001_13e51bc46599aa3d`, docs/lancer.md): nested
+//! Lancer Tactics event system (the Lancer Tactics dev-log essay "Event system", docs/lancer.md): nested
 //! interrupts and follow-ups, validity checks that abort events, depth- and breadth-first
 //! queues, the brace prompt; every outcome by the simulator's exhaustive search and by SAT
 //! projected enumeration, compared; queries with shortest witnesses; policies compared.
