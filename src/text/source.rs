@@ -135,6 +135,30 @@ pub(crate) fn assert_well_rendered(e: &ParseError) {
     assert!(shown.trim_end().ends_with('^'), "{shown}");
 }
 
+/// Test helper for table-driven parser tests: `result` (the parse of `input`) fails, and
+/// its first error is at `line`:`col`, mentions `fragment`, and renders well.
+#[cfg(test)]
+pub(crate) fn assert_first_error<T: fmt::Debug>(
+    input: &str,
+    result: Result<T, ParseErrors>,
+    (line, col, fragment): (usize, usize, &str),
+) {
+    let errs = result.expect_err(input);
+    let first = &errs.0[0];
+    assert_eq!(
+        (first.line, first.col),
+        (line, col),
+        "{input:?}: got {}",
+        first.message
+    );
+    assert!(
+        first.message.contains(fragment),
+        "{input:?}: `{}` lacks `{fragment}`",
+        first.message
+    );
+    assert_well_rendered(first);
+}
+
 /// Test helper: what any parser must say about `bytes` that are not UTF-8: exactly one
 /// error, located on a line of the (lossily decoded) text, and renderable.
 #[cfg(test)]

@@ -419,15 +419,8 @@ fn parse_errors_are_located() {
         ),
     ];
     for &(text, line, col, frag) in cases {
-        let e = parse_ff8(text, Path::new("t.ff8")).expect_err(text);
-        let first = &e.0[0];
-        assert_eq!(
-            (first.line, first.col),
-            (line, col),
-            "{text}: {}",
-            first.message
-        );
-        assert!(first.message.contains(frag), "{text}: {}", first.message);
+        let r = parse_ff8(text, Path::new("t.ff8"));
+        crate::text::source::assert_first_error(text, r, (line, col, frag));
     }
 }
 

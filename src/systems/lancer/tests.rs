@@ -332,19 +332,8 @@ fn parse_errors_are_located() {
         } else {
             format!("{base}{extra}")
         };
-        let e = parse::parse(Path::new("t.lancer"), &text).expect_err(extra);
-        let first = &e.0[0];
-        assert_eq!(
-            (first.line, first.col),
-            (line, col),
-            "{extra}: got {}",
-            first.message
-        );
-        assert!(
-            first.message.contains(msg),
-            "{extra}: `{}` lacks `{msg}`",
-            first.message
-        );
+        let r = parse::parse(Path::new("t.lancer"), &text);
+        crate::text::source::assert_first_error(&text, r, (line, col, msg));
     }
 }
 
