@@ -159,7 +159,8 @@ fn load(path: &Path) -> Result<Scenario, ExitCode> {
 
 use super::print_json;
 
-/// The challenge to run: `--challenge` (parsed as a `challenge:` line) or the first one.
+/// The challenge to run: `--challenge` (parsed as a `challenge:` line) or the first one;
+/// an error if it challenges the Queen where she is not.
 fn the_challenge(sc: &Scenario, file: &Path, given: &Option<String>) -> Result<Choice, ExitCode> {
     let c = match given {
         Some(text) => {
@@ -194,7 +195,23 @@ fn the_challenge(sc: &Scenario, file: &Path, given: &Option<String>) -> Result<C
             }
         },
     };
+    if !c.valid_in(&sc.state) {
+        eprintln!(
+            "error: {}: the Queen is in {}, not {}",
+            file.display(),
+            sc.state.queen,
+            c.region
+        );
+        return Err(ExitCode::from(EXIT_INPUT));
+    }
     Ok(c)
+}
+
+/// The scenario and its challenge (see [`the_challenge`]), or the exit code of the error.
+fn load_challenge(file: &Path, given: &Option<String>) -> Result<(Scenario, Choice), ExitCode> {
+    let sc = load(file)?;
+    let c = the_challenge(&sc, file, given)?;
+    Ok((sc, c))
 }
 
 fn frac(r: &BigRational) -> String {
@@ -243,23 +260,10 @@ fn state_lines(s: &State) -> Vec<String> {
 }
 
 fn run_step(a: &StepArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
+    let (sc, c) = match load_challenge(&a.file, &a.challenge) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
-    let c = match the_challenge(&sc, &a.file, &a.challenge) {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    if !c.valid_in(&sc.state) {
-        eprintln!(
-            "error: {}: the Queen is in {}, not {}",
-            a.file.display(),
-            sc.state.queen,
-            c.region
-        );
-        return ExitCode::from(EXIT_INPUT);
-    }
     let d = search::distribution(&sc.state, &c);
     if a.json {
         let rows: Vec<_> = d
@@ -311,23 +315,10 @@ fn run_step(a: &StepArgs) -> ExitCode {
 }
 
 fn run_replay(a: &ReplayArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
+    let (sc, c) = match load_challenge(&a.file, &a.challenge) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
-    let c = match the_challenge(&sc, &a.file, &a.challenge) {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    if !c.valid_in(&sc.state) {
-        eprintln!(
-            "error: {}: the Queen is in {}, not {}",
-            a.file.display(),
-            sc.state.queen,
-            c.region
-        );
-        return ExitCode::from(EXIT_INPUT);
-    }
     let r = replay(&sc.state, &c, &a.bytes);
     if a.json {
         print_json(&json!({

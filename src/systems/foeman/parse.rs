@@ -202,34 +202,45 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
     }
 }
 
-fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok]) {
+/// The name a `side` or `figure` line declares (its second word), if it is a valid new
+/// name and the limit is not reached; otherwise the error is recorded.
+fn new_name<'t>(
+    cx: &mut Ctx,
+    (ln, line, toks): (usize, &str, &'t [Tok<'t>]),
+    what: &str,
+    existing: &[&str],
+    max: usize,
+) -> Option<&'t Tok<'t>> {
     let Some(name) = toks.get(1) else {
-        return cx.err(ln, line, toks[0].col, "`side` needs a name");
+        cx.err(ln, line, toks[0].col, format!("`{what}` needs a name"));
+        return None;
     };
-    if !valid_name(name.text) {
-        return cx.err(
-            ln,
-            line,
+    let problem = if !valid_name(name.text) {
+        Some((
             name.col,
-            "a name is letters, digits, `_`, `-` or `.`",
-        );
+            "a name is letters, digits, `_`, `-` or `.`".to_string(),
+        ))
+    } else if existing.contains(&name.text) {
+        Some((name.col, format!("{what} `{}` declared twice", name.text)))
+    } else if existing.len() >= max {
+        Some((toks[0].col, format!("more than {max} {what}s")))
+    } else {
+        None
+    };
+    match problem {
+        Some((col, msg)) => {
+            cx.err(ln, line, col, msg);
+            None
+        }
+        None => Some(name),
     }
-    if sc.sides.iter().any(|s| s.name == name.text) {
-        return cx.err(
-            ln,
-            line,
-            name.col,
-            format!("side `{}` declared twice", name.text),
-        );
-    }
-    if sc.sides.len() >= MAX_SIDES {
-        return cx.err(
-            ln,
-            line,
-            toks[0].col,
-            format!("more than {MAX_SIDES} sides"),
-        );
-    }
+}
+
+fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok]) {
+    let names: Vec<&str> = sc.sides.iter().map(|s| s.name.as_str()).collect();
+    let Some(name) = new_name(cx, (ln, line, toks), "side", &names, MAX_SIDES) else {
+        return;
+    };
     let mut ini_v = None;
     let mut postpone = Postpone::No;
     let mut i = 2;
@@ -292,33 +303,10 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok
 }
 
 fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok]) {
-    let Some(name) = toks.get(1) else {
-        return cx.err(ln, line, toks[0].col, "`figure` needs a name");
+    let names: Vec<&str> = sc.figures.iter().map(|f| f.name.as_str()).collect();
+    let Some(name) = new_name(cx, (ln, line, toks), "figure", &names, MAX_FIGURES) else {
+        return;
     };
-    if !valid_name(name.text) {
-        return cx.err(
-            ln,
-            line,
-            name.col,
-            "a name is letters, digits, `_`, `-` or `.`",
-        );
-    }
-    if sc.figures.iter().any(|f| f.name == name.text) {
-        return cx.err(
-            ln,
-            line,
-            name.col,
-            format!("figure `{}` declared twice", name.text),
-        );
-    }
-    if sc.figures.len() >= MAX_FIGURES {
-        return cx.err(
-            ln,
-            line,
-            toks[0].col,
-            format!("more than {MAX_FIGURES} figures"),
-        );
-    }
     let mut side = None;
     let mut dx = None;
     let mut plan: Option<Vec<Vec<Decl>>> = None;
