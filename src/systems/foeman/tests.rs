@@ -279,7 +279,12 @@ const BAD: &[(&str, usize, usize, &str)] = &[
     ("side A ini 5 postpone often", 1, 23, "yes, no or maybe"),
     ("side A ini 5\nside A ini 4", 2, 6, "declared twice"),
     ("side A ini 5\nfigure", 2, 1, "`figure` needs a name"),
-    ("side A ini 5\nfigure b@d side A dx 3 do watch", 2, 8, "a name is"),
+    (
+        "side A ini 5\nfigure b@d side A dx 3 do watch",
+        2,
+        8,
+        "a name is",
+    ),
     (
         "side A ini 5\nfigure F side A dx 3 do watch\nfigure F side A dx 2 do watch",
         3,
