@@ -3,13 +3,14 @@
 //! resumable (`--resume`) and shardable (`--shard K/N`).
 //!
 //! Exit codes: 0 every instance has its record (error records included); 3 the engines
-//! disagreed on some instance; 2 bad arguments or a report that cannot be used (missing
+//! disagreed on some instance; 5 some instance hit a limit (a `timeout` or `limit`
+//! record); 2 bad arguments or a report that cannot be used (missing
 //! directory, locked by another run, not a report); 1 the report could not be written;
 //! 130/143 interrupted (the records written so far stay; `--resume` continues).
 
 use super::registry::{self, EngineChoice, RunOptions, SystemName};
 use super::signals::Signals;
-use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT};
+use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
 use crate::harness::batch::{self, ErrorKind, Job, Shard};
 use std::collections::HashSet;
 use std::io::Write;
@@ -49,6 +50,8 @@ pub struct Args {
     /// then the record is the first engine's alone (`cross_checked: false`).
     #[arg(long, value_parser = parse_seconds, default_value = "10")]
     grace: Duration,
+    #[command(flatten)]
+    memory: super::limits::MemoryArgs,
 }
 
 /// Runs the subcommand.
@@ -74,6 +77,7 @@ pub fn run(args: &Args) -> ExitCode {
         engine: args.engine,
         grace: Some(args.grace),
         timeout: args.timeout,
+        max_memory: args.memory.bytes(),
     };
     let forced = args.system;
     let resolve = move |job: &Job| match registry::system_of(&job.path, forced) {
@@ -134,6 +138,10 @@ pub fn run(args: &Args) -> ExitCode {
     if summary.errors.contains_key(&ErrorKind::Disagreement) {
         eprintln!("error: the engines disagree on some instance; this is a bug in gordian.");
         ExitCode::from(EXIT_DISAGREE)
+    } else if summary.errors.contains_key(&ErrorKind::Timeout)
+        || summary.errors.contains_key(&ErrorKind::Limit)
+    {
+        ExitCode::from(EXIT_LIMIT)
     } else {
         ExitCode::SUCCESS
     }

@@ -41,9 +41,12 @@ pub struct Args {
     /// Files checked in parallel (default: the available parallelism).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: Option<u64>,
-    /// Per-file time limit in seconds; a file over it counts as a timeout.
+    /// Per-file time limit in seconds (reading included); a file over it counts as a
+    /// timeout.
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: super::limits::MemoryArgs,
 }
 
 struct Checked {
@@ -58,6 +61,7 @@ fn verdict(c: &FileCheck) -> &'static str {
         FileCheck::Alone { .. } => "alone",
         FileCheck::Disagree { .. } => "DISAGREE",
         FileCheck::Timeout => "timeout",
+        FileCheck::Limit(_) => "limit",
         FileCheck::Input(_) | FileCheck::BadEngine(_) => "error",
     }
 }
@@ -87,6 +91,7 @@ pub fn run(args: &Args) -> ExitCode {
         engine: args.engine,
         grace: None,
         timeout: args.timeout,
+        max_memory: args.memory.bytes(),
     };
     let bar = progress::bar(Some(found.files.len() as u64), "files");
     let threads = args.jobs.map_or_else(
@@ -150,7 +155,7 @@ pub fn run(args: &Args) -> ExitCode {
         ExitCode::from(EXIT_DISAGREE)
     } else if n("error") > 0 {
         ExitCode::from(EXIT_INPUT)
-    } else if n("timeout") > 0 {
+    } else if n("timeout") + n("limit") > 0 {
         ExitCode::from(EXIT_LIMIT)
     } else {
         ExitCode::SUCCESS
@@ -177,6 +182,7 @@ fn print_human(checked: &[Checked], skipped: usize) -> Result<(), ExitCode> {
                 unfinished.join(", ")
             ),
             FileCheck::Timeout => eprintln!("{}: timed out", c.path),
+            FileCheck::Limit(m) => eprintln!("{}: limit: {m}", c.path),
             FileCheck::Agree { .. } => {}
         }
     }
@@ -230,6 +236,9 @@ fn print_human(checked: &[Checked], skipped: usize) -> Result<(), ExitCode> {
     if n("timeout") > 0 {
         line.push_str(&format!(", {} timed out", n("timeout")));
     }
+    if n("limit") > 0 {
+        line.push_str(&format!(", {} at a memory limit", n("limit")));
+    }
     if n("alone") > 0 {
         line.push_str(&format!(", {} not cross-checked", n("alone")));
     }
@@ -270,6 +279,7 @@ fn print_json(
                 FileCheck::Disagree { answers } => v["answers"] = answers.clone(),
                 FileCheck::Input(m) | FileCheck::BadEngine(m) => v["error"] = json!(m),
                 FileCheck::Timeout => v["error"] = json!("timed out"),
+                FileCheck::Limit(m) => v["error"] = json!(format!("limit: {m}")),
             }
             v
         })

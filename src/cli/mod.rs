@@ -38,6 +38,7 @@ mod fft;
 mod foeman;
 mod fuzz;
 mod lancer;
+mod limits;
 mod progress;
 mod registry;
 mod resolve;

@@ -66,8 +66,10 @@ pub struct RunOptions {
     pub engine: EngineChoice,
     /// Grace for the slower engines once one answered.
     pub grace: Option<Duration>,
-    /// Per-instance time limit.
+    /// Per-instance time limit (reading and parsing included).
     pub timeout: Option<Duration>,
+    /// Memory bound on each engine's state, in bytes.
+    pub max_memory: u64,
 }
 
 /// What checking one file gave.
@@ -94,6 +96,9 @@ pub enum FileCheck {
     },
     /// No engine answered within the time limit.
     Timeout,
+    /// An engine stopped at the memory bound (the message names it) and no engine
+    /// answered.
+    Limit(String),
     /// The file could not be read or parsed.
     Input(String),
     /// The engine choice does not exist for this system.
@@ -195,29 +200,46 @@ fn check_file<S: System>(path: &Path, opts: &RunOptions) -> FileCheck {
         Ok(d) => d,
         Err(e) => return FileCheck::BadEngine(e),
     };
-    let instance = match inputs::load::<S>(path) {
-        Ok(i) => i,
-        Err(e) => return FileCheck::Input(render_load_error(&e)),
-    };
-    let budget = Budget::new();
-    let c = with_timeout(opts.timeout, &budget, || diff.compare(&instance, &budget));
+    let budget = Budget::with_max_memory(opts.max_memory);
+    with_timeout(opts.timeout, &budget, || {
+        let instance = match inputs::load_within::<S>(path, &budget) {
+            Ok(Ok(i)) => i,
+            Ok(Err(e)) => return FileCheck::Input(render_load_error(&e)),
+            Err(_) => return stopped(budget.limit_hit()),
+        };
+        let c = diff.compare(&instance, &budget);
+        compared::<S>(&instance, &c)
+    })
+}
+
+fn stopped(limit: Option<crate::systems::spec::LimitHit>) -> FileCheck {
+    match limit {
+        Some(l) => FileCheck::Limit(l.to_string()),
+        None => FileCheck::Timeout,
+    }
+}
+
+fn compared<S: System>(
+    instance: &S::Instance,
+    c: &crate::harness::Comparison<S::Answer>,
+) -> FileCheck {
     match c.verdict() {
         Verdict::Agree(a) => FileCheck::Agree {
-            row: S::row(&instance, a),
+            row: S::row(instance, a),
             label: S::label(a),
         },
         Verdict::Alone(a) => FileCheck::Alone {
-            row: S::row(&instance, a),
+            row: S::row(instance, a),
             unfinished: c.unfinished(),
         },
-        Verdict::Interrupted => FileCheck::Timeout,
+        Verdict::Interrupted => stopped(c.limit_hit()),
         Verdict::Disagree => {
             let answers: serde_json::Map<String, Value> = c
                 .runs
                 .iter()
                 .map(|r| {
                     let v = match &r.result {
-                        Ok(a) => S::to_json(&instance, a),
+                        Ok(a) => S::to_json(instance, a),
                         Err(e) => json!({"error": e.to_string()}),
                     };
                     (r.engine.to_string(), v)
@@ -232,7 +254,7 @@ fn check_file<S: System>(path: &Path, opts: &RunOptions) -> FileCheck {
 
 fn batch_job<S: System>(job: &Job, opts: &RunOptions) -> Record {
     match differential::<S>(opts) {
-        Ok(d) => batch::resolve_one::<S>(job, &d, opts.timeout),
+        Ok(d) => batch::resolve_one::<S>(job, &d, opts.timeout, opts.max_memory),
         Err(e) => batch::error_record(job.key(), batch::ErrorKind::Input, e),
     }
 }

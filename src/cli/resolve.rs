@@ -1,12 +1,12 @@
 //! `gordian resolve FILE`: one night, the chosen engines asked (direct and SAT in parallel
-//! by default, compared), a human or JSON report.
+//! by default, compared), a human or JSON report. Reading, the universe, the engines and
+//! the report run under the time budget and memory bound; the listing under `--limit`.
 
+use super::limits::{self, MemoryArgs};
 use super::registry::{self, EngineChoice, SystemName};
-use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
-use crate::harness::differential::with_timeout;
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
 use crate::harness::{inputs, Differential, Verdict};
-use crate::systems::ar::{self, report, Ar};
-use crate::systems::spec::Budget;
+use crate::systems::ar::{self, report, Analysis, Ar};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -33,9 +33,26 @@ pub struct Args {
     /// then the answer is the first engine's alone, and says so.
     #[arg(long, default_value = "10", value_parser = parse_seconds)]
     grace: Duration,
-    /// Give up after this many seconds (exit 5).
+    /// Give up after this many seconds, counted from the start: reading, solving and the
+    /// report (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: MemoryArgs,
+    /// Print nothing but an error (exit 5) when the answer has more outcomes than this
+    /// (each is a line of the report, with its resolution and cut).
+    #[arg(long, default_value_t = limits::DEFAULT_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    limit: u64,
+}
+
+/// The outcomes an analysis lists: every (optimal cut, resolution, way).
+fn outcomes(a: &Analysis) -> u128 {
+    let ways = |rs: &[ar::Resolution]| rs.iter().map(|r| r.ways.len() as u128).sum::<u128>();
+    match &a.cuts {
+        Some(c) => c.optimal.iter().map(|(_, rs)| ways(rs)).sum(),
+        None => ways(&a.resolutions),
+    }
 }
 
 /// Runs the subcommand.
@@ -60,12 +77,29 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     }
-    let u = match inputs::load::<Ar>(&args.file) {
-        Ok(u) => u,
-        Err(e) => {
+    let what = args.file.display().to_string();
+    let budget = args.memory.budget();
+    let text = limits::within(&what, args.timeout, &budget, || answer(args, &budget));
+    match text {
+        Ok(text) => match super::out(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
+        Err(code) => code,
+    }
+}
+
+/// Loads, solves and renders the night under `budget`: the text to print, or the exit
+/// code after the error was reported.
+fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<String, ExitCode> {
+    let what = args.file.display().to_string();
+    let u = match inputs::load_within::<Ar>(&args.file, budget) {
+        Ok(Ok(u)) => u,
+        Ok(Err(e)) => {
             super::report_error(&e);
-            return ExitCode::from(EXIT_INPUT);
+            return Err(ExitCode::from(EXIT_INPUT));
         }
+        Err(_) => return Err(limits::stopped(&what, budget, None, args.timeout)),
     };
     let diff = match args.engine.names() {
         None => Differential::<Ar>::all(),
@@ -73,7 +107,7 @@ pub fn run(args: &Args) -> ExitCode {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("error: {e}");
-                return ExitCode::from(EXIT_INPUT);
+                return Err(ExitCode::from(EXIT_INPUT));
             }
         },
     }
@@ -84,24 +118,16 @@ pub fn run(args: &Args) -> ExitCode {
             u.len(),
             ar::brute::MAX_UNIVERSE
         );
-        return ExitCode::from(EXIT_INPUT);
+        return Err(ExitCode::from(EXIT_INPUT));
     }
-    let budget = Budget::new();
-    let c = with_timeout(args.timeout, &budget, || diff.compare(&u, &budget));
+    let c = diff.compare(&u, budget);
     let analysis = match c.verdict() {
         Verdict::Agree(a) | Verdict::Alone(a) => a,
         Verdict::Interrupted => {
-            eprintln!(
-                "error: {}: no engine finished within the time limit",
-                args.file.display()
-            );
-            return ExitCode::from(EXIT_LIMIT);
+            return Err(limits::stopped(&what, budget, c.limit_hit(), args.timeout));
         }
         Verdict::Disagree => {
-            eprintln!(
-                "error: {}: the engines disagree; this is a bug in gordian.",
-                args.file.display()
-            );
+            eprintln!("error: {what}: the engines disagree; this is a bug in gordian.");
             let answers: serde_json::Map<String, serde_json::Value> = c
                 .runs
                 .iter()
@@ -114,17 +140,27 @@ pub fn run(args: &Args) -> ExitCode {
                 })
                 .collect();
             let text = serde_json::to_string_pretty(&answers).expect("JSON values serialise");
-            return match super::out(&format!("{text}\n")) {
+            return Err(match super::out(&format!("{text}\n")) {
                 Ok(()) => ExitCode::from(EXIT_DISAGREE),
                 Err(code) => code,
-            };
+            });
         }
     };
+    let listed = outcomes(analysis);
+    if listed > u128::from(args.limit) {
+        let summary = ar::system::describe_counts(analysis);
+        return Err(limits::over_limit(
+            &what, listed, "outcomes", args.limit, &summary,
+        ));
+    }
     if args.self_check {
         if let Err(v) = ar::self_check(&u, analysis) {
-            eprintln!("error: {}: self-check failed: {v}", args.file.display());
-            return ExitCode::FAILURE;
+            eprintln!("error: {what}: self-check failed: {v}");
+            return Err(ExitCode::FAILURE);
         }
+    }
+    if budget.is_cancelled() {
+        return Err(limits::stopped(&what, budget, None, args.timeout));
     }
     let cross_checked = c.cross_checked();
     let unfinished = c.unfinished();
@@ -139,7 +175,7 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         answered.join("+")
     };
-    let text = if args.json {
+    Ok(if args.json {
         let mut v = report::to_json(&u, analysis, args.seed);
         v["engine"] = serde_json::json!(engine);
         v["cross_checked"] = serde_json::json!(cross_checked);
@@ -162,9 +198,5 @@ pub fn run(args: &Args) -> ExitCode {
             format!("answered by the {engine} engine alone")
         };
         format!("{}({how})\n", report::to_human(&u, analysis, args.seed))
-    };
-    match super::out(&text) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
-    }
+    })
 }

@@ -10,9 +10,9 @@
 //! the shard `K/N` of the sorted inputs is those at index `i` with `i % N == K - 1`, so the
 //! N shards partition the inputs exactly.
 
-use super::differential::{with_timeout, Differential, Verdict};
+use super::differential::{with_timeout, Comparison, Differential, Verdict};
 use super::inputs;
-use crate::systems::spec::{Budget, System};
+use crate::systems::spec::{Budget, LimitHit, System};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
@@ -120,8 +120,10 @@ pub fn plan(
 pub enum ErrorKind {
     /// Unreadable or invalid file (the message is located).
     Input,
-    /// The timeout cancelled the engines.
+    /// The timeout cancelled the engines (or the reading of the instance).
     Timeout,
+    /// An engine stopped at the memory bound on its state, and no engine answered.
+    Limit,
     /// The engines disagree, or one panicked: a bug in gordian.
     Disagreement,
 }
@@ -132,6 +134,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Input => "input",
             ErrorKind::Timeout => "timeout",
+            ErrorKind::Limit => "limit",
             ErrorKind::Disagreement => "disagreement",
         }
     }
@@ -160,22 +163,50 @@ pub fn error_record(path: String, kind: ErrorKind, message: String) -> Record {
 
 /// Loads and answers one instance of `S`; never fails, an error is a record. The record
 /// has `path`, `system`, the system's own fields (`System::record`), `engines`,
-/// `times_ms`, `cross_checked` and, when an engine was stopped, `unfinished`.
+/// `times_ms`, `cross_checked` and, when an engine was stopped, `unfinished`. The
+/// timeout covers reading, parsing, solving and the record; each engine's state is held
+/// to `max_memory` bytes (past it: a `limit` record naming what it was storing).
 pub fn resolve_one<S: System>(
     job: &Job,
     diff: &Differential<S>,
     timeout: Option<Duration>,
+    max_memory: u64,
 ) -> Record {
     let path = job.key();
     if let Some(msg) = &job.unreadable {
         return error_record(path, ErrorKind::Input, msg.clone());
     }
-    let instance = match inputs::load::<S>(&job.path) {
-        Ok(i) => i,
-        Err(e) => return error_record(path, ErrorKind::Input, e.to_string()),
-    };
-    let budget = Budget::new();
-    let c = with_timeout(timeout, &budget, || diff.compare(&instance, &budget));
+    let budget = Budget::with_max_memory(max_memory);
+    with_timeout(timeout, &budget, || {
+        let instance = match inputs::load_within::<S>(&job.path, &budget) {
+            Ok(Ok(i)) => i,
+            Ok(Err(e)) => return error_record(path, ErrorKind::Input, e.to_string()),
+            Err(_) => return stopped_record(path, budget.limit_hit(), timeout),
+        };
+        let c = diff.compare(&instance, &budget);
+        answer_record::<S>(path, &instance, &c, timeout)
+    })
+}
+
+fn stopped_record(path: String, limit: Option<LimitHit>, timeout: Option<Duration>) -> Record {
+    match limit {
+        Some(l) => error_record(path, ErrorKind::Limit, l.to_string()),
+        None => {
+            let msg = match timeout {
+                Some(t) => format!("timed out after {} s", t.as_secs_f64()),
+                None => "interrupted".to_string(),
+            };
+            error_record(path, ErrorKind::Timeout, msg)
+        }
+    }
+}
+
+fn answer_record<S: System>(
+    path: String,
+    instance: &S::Instance,
+    c: &Comparison<S::Answer>,
+    timeout: Option<Duration>,
+) -> Record {
     let engines: Vec<&str> = c.runs.iter().map(|r| r.engine).collect();
     let times: serde_json::Map<String, Value> = c
         .runs
@@ -185,7 +216,7 @@ pub fn resolve_one<S: System>(
     let mut rec = match c.verdict() {
         Verdict::Agree(a) | Verdict::Alone(a) => {
             let mut json = json!({"path": path, "system": S::NAME});
-            if let Value::Object(fields) = S::record(&instance, a) {
+            if let Value::Object(fields) = S::record(instance, a) {
                 json.as_object_mut().expect("a JSON object").extend(fields);
             }
             Record {
@@ -197,17 +228,11 @@ pub fn resolve_one<S: System>(
         Verdict::Disagree => {
             let msg = format!(
                 "the engines disagree (a bug in gordian): {}",
-                c.describe(|a| S::summary(&instance, a)).join("; ")
+                c.describe(|a| S::summary(instance, a)).join("; ")
             );
             error_record(path, ErrorKind::Disagreement, msg)
         }
-        Verdict::Interrupted => {
-            let msg = match timeout {
-                Some(t) => format!("timed out after {} s", t.as_secs_f64()),
-                None => "interrupted".to_string(),
-            };
-            error_record(path, ErrorKind::Timeout, msg)
-        }
+        Verdict::Interrupted => stopped_record(path, c.limit_hit(), timeout),
     };
     rec.json["engines"] = json!(engines);
     rec.json["times_ms"] = Value::Object(times);
@@ -460,7 +485,7 @@ mod tests {
             path: file,
             unreadable: None,
         };
-        let rec = resolve_one(&job, &diff, Some(Duration::from_millis(50)));
+        let rec = resolve_one(&job, &diff, Some(Duration::from_millis(50)), u64::MAX);
         assert_eq!(rec.status, Err(ErrorKind::Timeout));
         assert_eq!(rec.json["error"], "timed out after 0.05 s");
         std::fs::remove_dir_all(&dir).unwrap();
@@ -475,7 +500,7 @@ mod tests {
             path: file,
             unreadable: None,
         };
-        let rec = resolve_one(&job, &Differential::<Toy>::all(), None);
+        let rec = resolve_one(&job, &Differential::<Toy>::all(), None, u64::MAX);
         assert_eq!(rec.status, Ok("odd".to_string()));
         assert_eq!(rec.json["sum"], 7);
         assert_eq!(rec.json["system"], "toy");

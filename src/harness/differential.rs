@@ -8,7 +8,7 @@
 //! failure of that engine, never as an answer; every engine runs with a child of the
 //! caller's [`Budget`], so cancelling it stops them all.
 
-use crate::systems::spec::{race, Budget, Engine, Interrupted, Job, System};
+use crate::systems::spec::{race, Budget, Engine, Interrupted, Job, LimitHit, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,9 @@ pub enum RunError {
     /// Its budget was cancelled.
     #[error(transparent)]
     Interrupted(#[from] Interrupted),
+    /// It stopped at the memory bound on its state.
+    #[error("stopped: {0}")]
+    Limit(LimitHit),
     /// It panicked (a bug); the panic message.
     #[error("panicked: {0}")]
     Panicked(String),
@@ -91,6 +94,15 @@ impl<A: PartialEq> Comparison<A> {
     /// Whether more than one engine answered and all answers agree.
     pub fn cross_checked(&self) -> bool {
         matches!(self.verdict(), Verdict::Agree(_)) && self.runs.len() > 1
+    }
+
+    /// The first memory limit an engine stopped at, if any (with
+    /// [`Verdict::Interrupted`]: the reason there is no answer, rather than a timeout).
+    pub fn limit_hit(&self) -> Option<LimitHit> {
+        self.runs.iter().find_map(|r| match r.result {
+            Err(RunError::Limit(l)) => Some(l),
+            _ => None,
+        })
     }
 
     /// The engines that gave no answer.
@@ -200,7 +212,10 @@ pub fn run_one<S: System>(
 ) -> Run<S::Answer> {
     let start = Instant::now();
     let result = match catch_unwind(AssertUnwindSafe(|| engine.solve(instance, budget))) {
-        Ok(r) => r.map_err(RunError::from),
+        Ok(r) => r.map_err(|i| match budget.limit_hit() {
+            Some(l) => RunError::Limit(l),
+            None => RunError::from(i),
+        }),
         Err(payload) => Err(RunError::Panicked(panic_message(payload.as_ref()))),
     };
     Run {

@@ -7,7 +7,7 @@
 //! the files, never silently dropped; symbolic links to directories are not followed (no
 //! cycles); reading never loads more than [`MAX_FILE_BYTES`] + 1 bytes.
 
-use crate::systems::spec::System;
+use crate::systems::spec::{Budget, Interrupted, System};
 use crate::text::{decode_utf8, read_limited, LoadError, ParseErrors, MAX_FILE_BYTES};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -121,6 +121,25 @@ pub fn read_bytes(path: &Path, what: &str) -> Result<Vec<u8>, LoadError> {
 pub fn parse_bytes<S: System>(bytes: &[u8], file: &Path) -> Result<S::Instance, ParseErrors> {
     let what = format!("{} files", S::NOUN);
     S::parse(file, decode_utf8(bytes, file, &what)?)
+}
+
+/// [`load`] under a budget ([`System::parse_within`]): `Err` if the budget stopped the
+/// instance building (a timeout, or the memory bound: see [`Budget::limit_hit`]).
+pub fn load_within<S: System>(
+    path: &Path,
+    budget: &Budget,
+) -> Result<Result<S::Instance, LoadError>, Interrupted> {
+    let what = format!("{} files", S::NOUN);
+    let bytes = match read_bytes(path, &what) {
+        Ok(b) => b,
+        Err(e) => return Ok(Err(e)),
+    };
+    budget.check()?;
+    let text = match decode_utf8(&bytes, path, &what) {
+        Ok(t) => t,
+        Err(e) => return Ok(Err(e.into())),
+    };
+    Ok(S::parse_within(path, text, budget)?.map_err(LoadError::from))
 }
 
 /// Reads and parses an instance of `S` from `path` (`-`: standard input).

@@ -2,12 +2,21 @@
 //! [`race`], which runs engines side by side and bounds how long the slower ones may take
 //! once one has answered.
 //!
+//! A budget carries two of the resource limits every command shares (README, "Limits"):
+//! the cancel flag a timeout, a grace period or a signal sets, and a *memory bound* on
+//! what an engine holds: engines [`Budget::charge`] the bytes of the answers and search
+//! state they keep (resolutions, ways, cuts, frames, models), and the charge that goes
+//! past the bound cancels that engine's budget and records which limit was hit
+//! ([`Budget::limit_hit`]), so the caller reports a `limit` instead of a timeout.
+//!
 //! Invariants: an engine either answers completely or returns [`Interrupted`]; it never
 //! returns a partial answer as if it were whole. Cancelling a budget cancels every budget
-//! derived from it with [`Budget::child`], now and later.
+//! derived from it with [`Budget::child`], now and later. A child shares its parent's
+//! memory meter; [`Budget::child_metered`] (one per engine of a [`race`]) starts a meter
+//! of its own with the same bound, so what one engine holds is never charged to another.
 
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,27 +26,109 @@ use std::time::{Duration, Instant};
 #[error("interrupted: the engine's budget was cancelled")]
 pub struct Interrupted;
 
-#[derive(Debug, Default)]
+/// The default memory bound on one engine's state: 1 GiB (estimated; `--max-memory`).
+pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
+
+/// A memory limit that stopped an engine: what it was storing when the bound was passed,
+/// and the bound in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LimitHit {
+    /// What the engine was storing (`ways`, `cuts`, `SAT models`, ...).
+    pub what: &'static str,
+    /// The bound, in bytes.
+    pub max_bytes: u64,
+}
+
+impl std::fmt::Display for LimitHit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the memory bound of {} MiB on engine state was reached while storing {} \
+             (raise it with --max-memory)",
+            self.max_bytes.div_ceil(1 << 20),
+            self.what
+        )
+    }
+}
+
+/// Bytes charged against one bound, and the first limit hit.
+#[derive(Debug)]
+struct Meter {
+    used: AtomicU64,
+    max: u64,
+    hit: Mutex<Option<LimitHit>>,
+}
+
+impl Meter {
+    fn new(max: u64) -> Arc<Meter> {
+        Arc::new(Meter {
+            used: AtomicU64::new(0),
+            max,
+            hit: Mutex::new(None),
+        })
+    }
+}
+
+#[derive(Debug)]
 struct Inner {
     flag: Arc<AtomicBool>,
     children: Mutex<Vec<Budget>>,
+    meter: Arc<Meter>,
 }
 
-/// A cancellation flag shared between an engine and whoever may stop it.
+impl Default for Inner {
+    fn default() -> Inner {
+        Inner {
+            flag: Arc::default(),
+            children: Mutex::default(),
+            meter: Meter::new(u64::MAX),
+        }
+    }
+}
+
+/// A cancellation flag shared between an engine and whoever may stop it, with a memory
+/// meter engines charge what they store to.
 #[derive(Clone, Debug, Default)]
 pub struct Budget {
     inner: Arc<Inner>,
 }
 
 impl Budget {
-    /// A budget that is never cancelled unless [`Budget::cancel`] is called.
+    /// A budget that is never cancelled unless [`Budget::cancel`] is called, with no
+    /// memory bound.
     pub fn new() -> Budget {
         Budget::default()
     }
 
-    /// A budget cancelled with this one (and on its own by its own `cancel`).
+    /// A budget whose engines may hold at most `max_bytes` of state each (estimated by
+    /// what they [`charge`](Budget::charge)).
+    pub fn with_max_memory(max_bytes: u64) -> Budget {
+        Budget {
+            inner: Arc::new(Inner {
+                meter: Meter::new(max_bytes),
+                ..Inner::default()
+            }),
+        }
+    }
+
+    /// A budget cancelled with this one (and on its own by its own `cancel`), charging
+    /// the same memory meter.
     pub fn child(&self) -> Budget {
-        let child = Budget::new();
+        self.adopt(Budget {
+            inner: Arc::new(Inner {
+                meter: self.inner.meter.clone(),
+                ..Inner::default()
+            }),
+        })
+    }
+
+    /// A child with a memory meter of its own (the same bound): one per engine, so
+    /// engines running side by side are each held to the bound.
+    pub fn child_metered(&self) -> Budget {
+        self.adopt(Budget::with_max_memory(self.inner.meter.max))
+    }
+
+    fn adopt(&self, child: Budget) -> Budget {
         let mut kids = self
             .inner
             .children
@@ -81,6 +172,50 @@ impl Budget {
     pub fn flag(&self) -> Arc<AtomicBool> {
         self.inner.flag.clone()
     }
+
+    /// Charges `bytes` of stored `what` to the memory meter, then polls the flag. Past
+    /// the bound, the first such charge records the [`LimitHit`] and cancels this budget
+    /// (and its children): `Err(Interrupted)`, now and at every later poll.
+    pub fn charge(&self, what: &'static str, bytes: u64) -> Result<(), Interrupted> {
+        let m = &self.inner.meter;
+        let before = m.used.fetch_add(bytes, Ordering::Relaxed);
+        if before.saturating_add(bytes) > m.max {
+            m.hit
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert(LimitHit {
+                    what,
+                    max_bytes: m.max,
+                });
+            self.cancel();
+        }
+        self.check()
+    }
+
+    /// Gives back `bytes` charged earlier (state an engine dropped).
+    pub fn release(&self, bytes: u64) {
+        let m = &self.inner.meter;
+        let _ = m
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
+                Some(u.saturating_sub(bytes))
+            });
+    }
+
+    /// The memory limit this budget's meter hit, if one did.
+    pub fn limit_hit(&self) -> Option<LimitHit> {
+        *self
+            .inner
+            .meter
+            .hit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The memory bound of this budget's meter, in bytes.
+    pub fn max_memory(&self) -> u64 {
+        self.inner.meter.max
+    }
 }
 
 /// A solver for one system: takes an instance, returns the full answer.
@@ -120,6 +255,18 @@ pub trait System: Sized + 'static {
         file: &std::path::Path,
         text: &str,
     ) -> Result<Self::Instance, crate::text::ParseErrors>;
+    /// [`System::parse`] under a budget: the whole time and memory policy applies from
+    /// the first phase. Systems whose instance building is costly (the ?AR universe) poll
+    /// `budget` and charge it; the default parses, then polls.
+    fn parse_within(
+        file: &std::path::Path,
+        text: &str,
+        budget: &Budget,
+    ) -> Result<Result<Self::Instance, crate::text::ParseErrors>, Interrupted> {
+        let parsed = Self::parse(file, text);
+        budget.check()?;
+        Ok(parsed)
+    }
     /// The instance in the system's file format (`parse` reads it back).
     fn to_text(instance: &Self::Instance) -> String;
     /// Every engine of the system: direct first, then SAT, then any reference engine
@@ -154,12 +301,13 @@ pub trait System: Sized + 'static {
 /// One job of a [`race`]: it gets its own budget, a child of the race's.
 pub type Job<'a, T> = Box<dyn FnOnce(&Budget) -> T + Send + 'a>;
 
-/// Runs the jobs in parallel (rayon), each with a child budget of `budget`. Once the
+/// Runs the jobs in parallel (rayon), each with a child budget of `budget` that has its
+/// own memory meter ([`Budget::child_metered`]). Once the
 /// first job returns, the others get `grace` more time; then their budgets are cancelled
 /// (engines answer `Interrupted`). With `grace = None` every job runs to the end.
 /// Results come back in the order of `jobs`.
 pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_, T>>) -> Vec<T> {
-    let budgets: Vec<Budget> = jobs.iter().map(|_| budget.child()).collect();
+    let budgets: Vec<Budget> = jobs.iter().map(|_| budget.child_metered()).collect();
     let n = jobs.len();
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<usize>();
@@ -227,6 +375,53 @@ mod tests {
         let other = Budget::new();
         other.child().cancel();
         assert!(!other.is_cancelled(), "a child does not cancel its parent");
+    }
+
+    #[test]
+    fn a_charge_past_the_bound_stops_that_engine_and_names_the_limit() {
+        let root = Budget::with_max_memory(100);
+        let (a, b) = (root.child_metered(), root.child_metered());
+        assert_eq!(a.charge("ways", 60), Ok(()));
+        assert_eq!(
+            b.charge("cuts", 60),
+            Ok(()),
+            "each engine has its own meter"
+        );
+        let sub = a.child();
+        assert_eq!(
+            sub.charge("ways", 40),
+            Ok(()),
+            "60 + 40 = 100 is within the bound"
+        );
+        assert_eq!(sub.charge("frames", 1), Err(Interrupted), "101 > 100");
+        let hit = LimitHit {
+            what: "frames",
+            max_bytes: 100,
+        };
+        assert_eq!(
+            a.limit_hit(),
+            Some(hit),
+            "a child shares its parent's meter"
+        );
+        assert_eq!(
+            a.charge("ways", 0),
+            Err(Interrupted),
+            "later polls fail too"
+        );
+        assert!(sub.is_cancelled() && !a.is_cancelled() && !b.is_cancelled());
+        assert_eq!(b.limit_hit(), None);
+        assert!(!root.is_cancelled() && root.limit_hit().is_none());
+        b.release(60);
+        assert_eq!(
+            b.charge("cuts", 100),
+            Ok(()),
+            "released bytes can be charged again"
+        );
+        assert_eq!(
+            Budget::new().charge("ways", u64::MAX),
+            Ok(()),
+            "no bound by default"
+        );
     }
 
     #[test]

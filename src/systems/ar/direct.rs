@@ -94,13 +94,15 @@ impl Frame {
     /// at a strictly smaller cost. So an effect with an attacker in S is OUT, never CUT.
     /// `active` fixes the success of every `deflect` effect: a frame is built for one set
     /// of active deflections and one of their redirections (see [`redirection_frames`]).
+    /// Building is quadratic in the universe, so it polls `budget`.
     pub fn build(
         u: &Universe,
         rho: &TargetMap,
         cut: &Cut,
         cut_search: bool,
         active: &[(Ix, bool)],
-    ) -> Frame {
+        budget: &Budget,
+    ) -> Result<Frame, Interrupted> {
         let n = u.len();
         let levels = u.ensemble.priority_levels();
         let is_cut = |i: Ix| i < u.n_declared && cut.contains(i);
@@ -122,6 +124,7 @@ impl Frame {
         let mut attackers = vec![Vec::new(); n];
         let mut attacks = vec![Vec::new(); n];
         for a in (0..n).filter(|&a| !dead[a]) {
+            budget.check()?;
             let ae = &u.effects[a];
             for y in (0..n).filter(|&y| y != a && !dead[y]) {
                 let ye = &u.effects[y];
@@ -149,6 +152,7 @@ impl Frame {
         let mut trig_of = vec![Vec::new(); n];
         for c in (0..n).filter(|&c| !dead[c]) {
             if let Origin::Created { passive, visitor } = u.effects[c].origin {
+                budget.check()?;
                 let owner = u.effects[passive].actor;
                 for g in (0..n).filter(|&g| !dead[g]) {
                     let ge = &u.effects[g];
@@ -186,7 +190,7 @@ impl Frame {
             }
         }
         let comps = components(n, &attacks, &trig_of, &req_of);
-        Frame {
+        Ok(Frame {
             n,
             attackers,
             attacks,
@@ -200,7 +204,7 @@ impl Frame {
             cut_dominance: cut_search,
             components: comps,
             rho: rho.clone(),
-        }
+        })
     }
 }
 
@@ -618,6 +622,7 @@ impl<'f> Search<'f> {
                         .filter(|&i| i < nd && self.val[n + i] == FALSE)
                         .collect();
                     if !found.contains(&cut) && self.exists(scope, budget, bound)? {
+                        budget.charge("cuts", 48 + 8 * cut.len() as u64)?;
                         found.insert(cut);
                     }
                 }
@@ -679,10 +684,14 @@ impl Search<'_> {
                 continue;
             }
             let mut sols = Vec::new();
+            let bytes = 48 + 32 * comp.len() as u64;
+            let mut full = false;
             self.dfs(comp, budget, &mut |_| true, &mut |s| {
+                full = budget.charge("component labellings", bytes).is_err();
                 sols.push(s.partial(comp));
-                false
+                full
             })?;
+            budget.check()?;
             self.undo_to(mark);
             if sols.is_empty() {
                 return Ok(None);
@@ -701,7 +710,7 @@ pub fn resolutions(
 ) -> Result<Vec<Resolution>, Interrupted> {
     let mut found = WaysByResolution::new();
     for (active, rho) in redirection_frames(u, cut, budget)? {
-        let frame = Frame::build(u, &rho, cut, false, &active);
+        let frame = Frame::build(u, &rho, cut, false, &active, budget)?;
         let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
         if search.init().is_err() {
             continue;
@@ -724,9 +733,9 @@ pub fn resolutions(
                 present.set(i, !frame.created[i] || val[n + i] == TRUE);
                 succeeded.set(i, val[i] == TRUE);
             }
+            budget.charge("ways", u.map_bytes() + 2 * u.set_bytes())?;
             let way = restrict(u, &frame.rho, &present, cut);
             found.entry((present, succeeded)).or_default().push(way);
-            budget.check()?;
         }
     }
     let out = group_ways(u, found);
@@ -840,11 +849,9 @@ pub fn redirection_frames(
             .collect();
         let on: Vec<Ix> = active.iter().filter(|a| a.1).map(|a| a.0).collect();
         budget.check()?;
-        frames.extend(
-            redirections(u, &base, &on)
-                .into_iter()
-                .map(|m| (active.clone(), m)),
-        );
+        let maps = redirections(u, &base, &on);
+        budget.charge("redirection frames", maps.len() as u64 * u.map_bytes())?;
+        frames.extend(maps.into_iter().map(|m| (active.clone(), m)));
     }
     Ok(frames)
 }
@@ -939,7 +946,12 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
     let passives: Vec<Ix> = (0..nd)
         .filter(|&i| u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable))
         .collect();
-    let mut configs: Vec<(Vec<usize>, Cut)> = (0u64..(1u64 << passives.len().min(20)))
+    let n_configs = 1u64 << passives.len().min(20);
+    budget.charge(
+        "unblockable-passive configurations",
+        n_configs * (u.set_bytes() + 24 + 8 * levels.len() as u64),
+    )?;
+    let mut configs: Vec<(Vec<usize>, Cut)> = (0u64..n_configs)
         .map(|mask| {
             let mut c = Cut::with_capacity(nd);
             for (b, &p) in passives.iter().enumerate() {
@@ -960,7 +972,7 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
         if best.as_ref().is_some_and(|b| pcost > b) {
             continue;
         }
-        let frame = Frame::build(u, rho, pcut, true, active);
+        let frame = Frame::build(u, rho, pcut, true, active, budget)?;
         let mut search = Search::new(&frame, levels.len());
         if search.init().is_err() {
             continue;
@@ -995,6 +1007,7 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
             cuts.clear();
         }
         for choice in product(&per_comp) {
+            budget.charge("cuts", u.set_bytes())?;
             let mut c = base_cut.clone();
             choice.into_iter().flatten().for_each(|&i| c.insert(i));
             cuts.push(c);

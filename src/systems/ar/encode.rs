@@ -84,6 +84,10 @@ pub struct Encoding<'u> {
     end: Vec<Positions>,
     /// Cache of [`Encoding::at`].
     at_cache: HashMap<(Ix, Player), Lit>,
+    /// Polled while encoding (which is quadratic in the universe) and charged for what
+    /// enumeration stores. Once it is cancelled the encoding may be incomplete, but the
+    /// solver shares its flag, so no query answers from it.
+    budget: Budget,
 }
 
 impl<'u> Encoding<'u> {
@@ -113,6 +117,7 @@ impl<'u> Encoding<'u> {
             x,
             end,
             at_cache: HashMap::new(),
+            budget: budget.clone(),
         };
         enc.encode_redirection();
         enc.encode();
@@ -317,6 +322,9 @@ impl<'u> Encoding<'u> {
         let n = u.len();
         let mut fail_lits: Vec<Vec<Lit>> = vec![Vec::new(); n];
         for a in 0..n {
+            if self.budget.is_cancelled() {
+                return;
+            }
             for y in (0..n).filter(|&y| y != a) {
                 let Some(mut cond) = self.attack_condition(a, y) else {
                     continue;
@@ -345,6 +353,9 @@ impl<'u> Encoding<'u> {
                 unreachable!("universe effects past n_declared are created")
             };
             let owner = u.effects[passive].actor;
+            if self.budget.is_cancelled() {
+                return;
+            }
             let mut any: Vec<Lit> = Vec::new();
             for g in 0..n {
                 let ge = &u.effects[g];
@@ -392,6 +403,9 @@ impl<'u> Encoding<'u> {
             }
         }
         for scc in tarjan_scc(&g).into_iter().filter(|scc| scc.len() > 1) {
+            if self.budget.is_cancelled() {
+                return;
+            }
             let members: Vec<Ix> = scc.iter().map(|v| v.index() + nd).collect();
             let mut pos: HashMap<Ix, usize> = HashMap::with_capacity(members.len());
             for (i, &c) in members.iter().enumerate() {
@@ -502,11 +516,16 @@ impl<'u> Encoding<'u> {
         let assumptions = self.cut_assumptions(cut);
         let projection = self.resolution_projection();
         let mut models = Vec::new();
+        let budget = &self.budget;
+        let way = self.u.map_bytes() + 2 * self.u.set_bytes();
         let e = enumerate_projected(&mut self.solver, &projection, &assumptions, None, |v| {
+            if budget.charge("ways", way + v.len() as u64).is_err() {
+                return ControlFlow::Break(());
+            }
             models.push(v.to_vec());
             ControlFlow::Continue(())
         });
-        if e.end != EnumerationEnd::Complete {
+        if e.end != EnumerationEnd::Complete || self.budget.is_cancelled() {
             return Err(Interrupted);
         }
         let mut grouped = WaysByResolution::new();
@@ -539,7 +558,11 @@ impl<'u> Encoding<'u> {
             .expect("cutting every effect always leaves an acceptable resolution");
         let x = self.x.clone();
         let mut cuts = Vec::new();
+        let budget = &self.budget;
         let e = enumerate_projected(&mut self.solver, &x, &opt.pins, None, |v| {
+            if budget.charge("cuts", u.set_bytes()).is_err() {
+                return ControlFlow::Break(());
+            }
             let mut c = Cut::with_capacity(u.n_declared);
             for (i, &b) in v.iter().enumerate() {
                 c.set(i, b);
@@ -547,7 +570,7 @@ impl<'u> Encoding<'u> {
             cuts.push(c);
             ControlFlow::Continue(())
         });
-        if e.end != EnumerationEnd::Complete {
+        if e.end != EnumerationEnd::Complete || self.budget.is_cancelled() {
             return Err(Interrupted);
         }
         Ok((opt.counts, cuts))
@@ -568,9 +591,12 @@ impl Resolver for Encoding<'_> {
     }
 }
 
-/// The DIMACS CNF of the encoding (cut variables free).
-pub fn dimacs(u: &Universe) -> String {
-    Encoding::new(u, &Budget::new()).solver.to_dimacs()
+/// The DIMACS CNF of the encoding (cut variables free), unless `budget` stopped the
+/// encoding.
+pub fn dimacs(u: &Universe, budget: &Budget) -> Result<String, Interrupted> {
+    let enc = Encoding::new(u, budget);
+    budget.check()?;
+    Ok(enc.solver.to_dimacs())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use super::gen::{night, NightParams};
 use super::model::ActionKind;
 use super::resolution::{sorted_ids, Analysis};
 use super::{parse, report, shrink, Universe};
-use crate::systems::spec::{Engine, System};
+use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use crate::text::{ParseError, ParseErrors};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -104,6 +104,24 @@ pub fn describe(u: &Universe, a: &Analysis) -> String {
     out
 }
 
+/// The classification and the counts of an analysis, without listing anything: `a
+/// quasi-paradox with 3 resolutions and 4 ways`, `a paradox with 2 optimal cuts`.
+pub fn describe_counts(a: &Analysis) -> String {
+    let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
+    match &a.cuts {
+        Some(c) => format!(
+            "a paradox with {} optimal cut(s) of cost {:?}",
+            c.optimal.len(),
+            c.cost
+        ),
+        None => format!(
+            "a {} with {} resolution(s) and {ways} way(s)",
+            a.classification().name(),
+            a.resolutions.len()
+        ),
+    }
+}
+
 /// Rejects a night without effects: there is nothing to resolve, and an empty answer
 /// would look like a verdict.
 fn non_empty(file: &Path, text: &str, u: Universe) -> Result<Universe, ParseErrors> {
@@ -139,6 +157,18 @@ impl System for Ar {
     fn parse(file: &Path, text: &str) -> Result<Universe, ParseErrors> {
         let u = Universe::new(&parse::parse_str(text, file)?);
         non_empty(file, text, u)
+    }
+    fn parse_within(
+        file: &Path,
+        text: &str,
+        budget: &Budget,
+    ) -> Result<Result<Universe, ParseErrors>, Interrupted> {
+        let ens = match parse::parse_str(text, file) {
+            Ok(e) => e,
+            Err(e) => return Ok(Err(e)),
+        };
+        budget.check()?;
+        Ok(non_empty(file, text, Universe::new_within(&ens, budget)?))
     }
     fn to_text(u: &Universe) -> String {
         parse::to_night(&u.ensemble)

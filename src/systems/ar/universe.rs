@@ -15,6 +15,7 @@
 //! order of every set of active deflections.
 
 use super::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
+use crate::systems::spec::{Budget, Interrupted};
 use std::collections::HashMap;
 
 /// Index of an effect in a [`Universe`].
@@ -87,6 +88,12 @@ pub struct Universe {
 impl Universe {
     /// Builds the universe of a validated ensemble.
     pub fn new(ensemble: &Ensemble) -> Universe {
+        Universe::new_within(ensemble, &Budget::new()).expect("an unbounded budget never stops")
+    }
+
+    /// Builds the universe of a validated ensemble, polling `budget` and charging it for
+    /// each potential created effect (their number is up to reflexive passives × players).
+    pub fn new_within(ensemble: &Ensemble, budget: &Budget) -> Result<Universe, Interrupted> {
         let n_players = ensemble.players.len();
         let mut effects: Vec<UEffect> = ensemble
             .effects
@@ -135,6 +142,9 @@ impl Universe {
         let mut created_index = HashMap::new();
         let mut next = 0;
         while next < effects.len() {
+            if next % 1024 == 0 {
+                budget.check()?;
+            }
             let g = &effects[next];
             next += 1;
             if g.action().is_none() {
@@ -159,6 +169,7 @@ impl Universe {
                     };
                     let id = format!("{}>{}", effects[p].id, ensemble.player_name(visitor));
                     let priority = effects[p].priority;
+                    budget.charge("potential created effects", 128 + id.len() as u64)?;
                     created_index.insert((p, visitor), effects.len());
                     effects.push(UEffect {
                         id,
@@ -174,14 +185,24 @@ impl Universe {
                 }
             }
         }
-        Universe {
+        Ok(Universe {
             ensemble: ensemble.clone(),
             effects,
             n_declared,
             deflector,
             reach,
             created_index,
-        }
+        })
+    }
+
+    /// Estimated bytes of one set of universe effects (a bitset), for memory charges.
+    pub fn set_bytes(&self) -> u64 {
+        32 + self.len().div_ceil(8) as u64
+    }
+
+    /// Estimated bytes of one target map over the universe (one way), for memory charges.
+    pub fn map_bytes(&self) -> u64 {
+        24 + 32 * self.len() as u64
     }
 
     /// Number of universe effects.

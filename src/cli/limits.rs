@@ -1,0 +1,112 @@
+//! The resource policy every command shares (README, "Limits"): a time budget
+//! (`--timeout`), a memory bound on engine state (`--max-memory`), and, where a listing
+//! can be huge, an output bound (`--limit`). Hitting any of them is an answer: a message
+//! naming the limit and exit 5 (a `timeout` or `limit` record in `batch`).
+//!
+//! Invariants: the budget of a single-instance command is created before its input is
+//! read, so every phase (reading, parsing, building the instance, encoding, solving,
+//! building the report) runs under it and polls it; a watchdog ends the process with the
+//! timeout message and exit 5 at [`MARGIN`] past the timeout should some step not poll in
+//! time (varisat cannot be interrupted inside one solver call; standard input may not
+//! end). Output is written after the watchdog is disarmed, and is bounded by `--limit`
+//! instead.
+
+use super::EXIT_LIMIT;
+use crate::systems::spec::{Budget, LimitHit, DEFAULT_MAX_MEMORY};
+use std::process::ExitCode;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+/// How long past `--timeout` a single-instance command may run before the watchdog ends
+/// it (exit 5).
+pub const MARGIN: Duration = Duration::from_secs(1);
+
+/// The default output bound of listings (`--limit`): outcomes, resolutions, cuts.
+pub const DEFAULT_LIMIT: u64 = 10_000;
+
+/// The memory-bound flag, shared by every command that solves.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct MemoryArgs {
+    /// Memory bound on each engine's state in MiB (answers, ways, cuts, frames, models it
+    /// holds, estimated); an engine past it stops and the command reports a `limit`
+    /// (exit 5).
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_MEMORY >> 20,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    pub max_memory: u64,
+}
+
+impl MemoryArgs {
+    /// The bound in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.max_memory << 20
+    }
+
+    /// A fresh budget with this bound.
+    pub fn budget(&self) -> Budget {
+        Budget::with_max_memory(self.bytes())
+    }
+}
+
+/// The message (after `error: WHAT: `) for a command stopped by its budget: the memory
+/// limit it hit, else the timeout.
+pub fn stop_reason(budget: &Budget, limit: Option<LimitHit>, timeout: Option<Duration>) -> String {
+    match limit.or_else(|| budget.limit_hit()) {
+        Some(l) => format!("limit: {l}"),
+        None => match timeout {
+            Some(t) => format!(
+                "timeout: no answer within the time limit of {} s (--timeout)",
+                t.as_secs_f64()
+            ),
+            None => "interrupted".to_string(),
+        },
+    }
+}
+
+/// Prints `error: WHAT: <reason>` and returns exit code 5.
+pub fn stopped(
+    what: &str,
+    budget: &Budget,
+    limit: Option<LimitHit>,
+    timeout: Option<Duration>,
+) -> ExitCode {
+    eprintln!("error: {what}: {}", stop_reason(budget, limit, timeout));
+    ExitCode::from(EXIT_LIMIT)
+}
+
+/// Runs `work` for one instance named `what` with `budget` cancelled at `timeout`; if
+/// `work` has not returned [`MARGIN`] later, prints the timeout message and ends the
+/// process with exit 5.
+pub fn within<T>(
+    what: &str,
+    timeout: Option<Duration>,
+    budget: &Budget,
+    work: impl FnOnce() -> T,
+) -> T {
+    let Some(t) = timeout else { return work() };
+    let (done, wait) = mpsc::channel::<()>();
+    let b = budget.clone();
+    let what = what.to_string();
+    let dog = std::thread::spawn(move || {
+        if wait.recv_timeout(t) != Err(RecvTimeoutError::Timeout) {
+            return;
+        }
+        b.cancel();
+        if wait.recv_timeout(MARGIN) == Err(RecvTimeoutError::Timeout) {
+            eprintln!("error: {what}: {}", stop_reason(&b, None, Some(t)));
+            std::process::exit(i32::from(EXIT_LIMIT));
+        }
+    });
+    let r = work();
+    drop(done);
+    let _ = dog.join();
+    r
+}
+
+/// The message when a listing of `count` items (`noun`) exceeds `--limit`.
+pub fn over_limit(what: &str, count: u128, noun: &str, limit: u64, summary: &str) -> ExitCode {
+    eprintln!(
+        "error: {what}: limit: {summary}; listing its {count} {noun} exceeds --limit {limit} \
+         (raise --limit to print them)"
+    );
+    ExitCode::from(EXIT_LIMIT)
+}
