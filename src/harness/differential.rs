@@ -96,13 +96,19 @@ impl<A: PartialEq> Comparison<A> {
         matches!(self.verdict(), Verdict::Agree(_)) && self.runs.len() > 1
     }
 
-    /// The first memory limit an engine stopped at, if any (with
-    /// [`Verdict::Interrupted`]: the reason there is no answer, rather than a timeout).
+    /// The memory limit the engines stopped at, when every engine without an answer
+    /// stopped at one (with [`Verdict::Interrupted`]: the reason there is no answer);
+    /// `None` if some engine was cancelled otherwise (a timeout is the reason then).
     pub fn limit_hit(&self) -> Option<LimitHit> {
-        self.runs.iter().find_map(|r| match r.result {
-            Err(RunError::Limit(l)) => Some(l),
-            _ => None,
-        })
+        let mut hit = None;
+        for r in &self.runs {
+            match r.result {
+                Err(RunError::Limit(l)) => hit = hit.or(Some(l)),
+                Err(_) => return None,
+                Ok(_) => {}
+            }
+        }
+        hit
     }
 
     /// The engines that gave no answer.

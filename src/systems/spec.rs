@@ -403,12 +403,12 @@ mod tests {
             Some(hit),
             "a child shares its parent's meter"
         );
+        assert!(sub.is_cancelled() && !a.is_cancelled() && !b.is_cancelled());
         assert_eq!(
             a.charge("ways", 0),
             Err(Interrupted),
-            "later polls fail too"
+            "later charges on the meter fail too"
         );
-        assert!(sub.is_cancelled() && !a.is_cancelled() && !b.is_cancelled());
         assert_eq!(b.limit_hit(), None);
         assert!(!root.is_cancelled() && root.limit_hit().is_none());
         b.release(60);

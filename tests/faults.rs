@@ -1,0 +1,468 @@
+//! The fault suite of the resource policy (README, "Limits"), through the binary: large
+//! nights under `--timeout`, the memory bound and the output bound, out-of-range
+//! durations, a full standard output, two runs on one report, a FIFO among batch inputs,
+//! `--resume` on a file that is not a report, and SIGINT/SIGTERM. Every case ends with
+//! its documented message or record and exit code, within the budget plus a small margin.
+//!
+//! Large nights are generated here with the library's generator (no big files in the
+//! repository). The soak test (batch over 2,000 nights with random SIGKILLs and resumes)
+//! is at the end.
+
+use gordian::systems::ar::gen::{night, NightParams};
+use gordian::systems::ar::{Ar, Universe};
+use gordian::systems::spec::System;
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// What the margin past a budget may be on a loaded 2-core CI machine: the watchdog's
+/// second plus process start and noise.
+const MARGIN: Duration = Duration::from_millis(2500);
+
+/// A fresh directory under the system temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!(
+            "gordian-faults-{name}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempDir(dir)
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gordian"))
+}
+
+/// Runs gordian, returning its output and how long it took.
+fn timed(args: &[&str]) -> (Output, Duration) {
+    let start = Instant::now();
+    let out = bin().args(args).output().expect("run gordian");
+    (out, start.elapsed())
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A random night of `effects` effects over `effects / 2` players, in the night format.
+fn random_night(effects: usize, seed: u64) -> String {
+    let params = NightParams {
+        players: effects / 2,
+        effects,
+        ..NightParams::default()
+    };
+    Ar::to_text(&Universe::new(&night(&params, seed)))
+}
+
+/// The 10,000-effect night most cases use (generated once).
+fn large() -> &'static str {
+    static NIGHT: OnceLock<String> = OnceLock::new();
+    NIGHT.get_or_init(|| random_night(10_000, 1))
+}
+
+/// `k` disjoint mutual blocks: `Ai block Bi`, `Bi block Ai`. Worked by hand: each pair has
+/// exactly two resolutions (Ai succeeds and Bi fails, or the reverse; both succeeding or
+/// both failing breaks acceptance), the pairs are independent, so the night has `2^k`
+/// resolutions, each with one way (no deflection).
+fn mutual_blocks(k: usize) -> String {
+    (0..k)
+        .map(|i| format!("A{i} block B{i}\nB{i} block A{i}\n"))
+        .collect()
+}
+
+fn assert_limit_exit(o: &Output, took: Duration, budget: Duration, word: &str) {
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(o));
+    assert!(stderr(o).contains(word), "{}", stderr(o));
+    assert!(
+        took <= budget + MARGIN,
+        "took {took:?}, budget {budget:?}: {}",
+        stderr(o)
+    );
+}
+
+#[test]
+fn large_nights_end_at_the_timeout_with_exit_5() {
+    let d = TempDir::new("timeout");
+    let f = d.write("large.night", large());
+    let budget = Duration::from_secs(1);
+    for args in [
+        vec!["resolve", s(&f), "--timeout", "1", "--engine", "sat"],
+        vec!["resolve", s(&f), "--timeout", "1"],
+        vec!["dimacs", s(&f), "--timeout", "1"],
+        vec!["check", s(&f), "--timeout", "1", "--engine", "sat"],
+    ] {
+        let (o, took) = timed(&args);
+        assert_limit_exit(&o, took, budget, "time");
+        assert!(o.stdout.is_empty() || args[0] == "check", "{args:?}");
+    }
+    let report = d.0.join("r.jsonl");
+    let (o, took) = timed(&[
+        "batch",
+        s(&f),
+        "--timeout",
+        "1",
+        "--engine",
+        "sat",
+        "--out",
+        s(&report),
+    ]);
+    assert_limit_exit(&o, took, budget, "timeout");
+    let rec: Value =
+        serde_json::from_str(std::fs::read_to_string(&report).expect("report").trim_end())
+            .expect("one record");
+    assert_eq!(rec["error_kind"], "timeout", "{rec}");
+}
+
+#[test]
+fn the_memory_bound_stops_an_engine_and_names_what_it_held() {
+    let d = TempDir::new("memory");
+    // 2^16 resolutions (see `mutual_blocks`), each way charged about 1 KiB by either
+    // engine: far past a 4 MiB bound, so both engines stop at it.
+    let f = d.write("blocks.night", &mutual_blocks(16));
+    for engine in ["direct", "sat"] {
+        let (o, took) = timed(&["resolve", s(&f), "--engine", engine, "--max-memory", "4"]);
+        assert_limit_exit(&o, took, Duration::from_secs(5), "limit:");
+        assert!(stderr(&o).contains("ways"), "{engine}: {}", stderr(&o));
+    }
+    let (o, _) = timed(&["batch", s(&f), "--max-memory", "4"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let rec: Value = serde_json::from_slice(&o.stdout).expect("one record");
+    assert_eq!(rec["error_kind"], "limit", "{rec}");
+}
+
+#[test]
+fn a_listing_over_the_output_bound_is_refused_with_its_counts() {
+    let d = TempDir::new("output");
+    // 2^10 = 1024 resolutions of one way each: 1024 outcomes.
+    let f = d.write("blocks.night", &mutual_blocks(10));
+    let (o, _) = timed(&["resolve", s(&f), "--limit", "1000"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let e = stderr(&o);
+    assert!(
+        e.contains("1024 outcomes exceeds --limit 1000")
+            && e.contains("quasi-paradox with 1024 resolution(s)"),
+        "{e}"
+    );
+    let (o, _) = timed(&["resolve", s(&f), "--limit", "1024", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["resolutions"].as_array().map(Vec::len), Some(1024));
+}
+
+#[test]
+fn huge_durations_are_rejected_by_argument_parsing() {
+    let d = TempDir::new("durations");
+    let f = d.write("n.night", "A block B\n");
+    for args in [
+        vec!["resolve", s(&f), "--grace", "1e19"],
+        vec!["resolve", s(&f), "--timeout", "1e19"],
+        vec!["batch", s(&f), "--grace", "1e19"],
+        vec!["fuzz", "--seconds", "1e19"],
+        vec!["dimacs", s(&f), "--timeout", "inf"],
+    ] {
+        let (o, _) = timed(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains("one year"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn writes_to_a_full_device_end_with_exit_1() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let d = TempDir::new("full");
+    let f = d.write("n.night", "A block B\nB block A\n");
+    for args in [
+        vec!["resolve", s(&f)],
+        vec!["dimacs", s(&f)],
+        vec!["check", s(&f)],
+        vec!["batch", s(&f)],
+    ] {
+        let full = std::fs::File::create("/dev/full").expect("/dev/full");
+        let o = bin().args(&args).stdout(full).output().expect("run");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_second_batch_run_on_a_locked_report_is_refused() {
+    let d = TempDir::new("lock");
+    let f = d.write("large.night", large());
+    let report = d.0.join("r.jsonl");
+    let mut first = bin()
+        .args([
+            "batch",
+            s(&f),
+            "--engine",
+            "sat",
+            "--timeout",
+            "3",
+            "--out",
+            s(&report),
+        ])
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let start = Instant::now();
+    while !report.exists() && start.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let (o, _) = timed(&["batch", s(&f), "--out", s(&report), "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("locked"), "{}", stderr(&o));
+    assert_eq!(first.wait().expect("first run").code(), Some(5));
+    let text = std::fs::read_to_string(&report).expect("report");
+    assert_eq!(text.lines().count(), 1, "one record, written once: {text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_among_batch_inputs_is_an_input_record_not_a_hang() {
+    let d = TempDir::new("fifo");
+    d.write("a.night", "A block B\n");
+    let fifo = d.0.join("p.night");
+    let c = std::ffi::CString::new(s(&fifo)).expect("path");
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (o, took) = timed(&["batch", s(&d.0), "--timeout", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(took < Duration::from_secs(2) + MARGIN, "{took:?}");
+    let recs: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record"))
+        .collect();
+    let p = recs
+        .iter()
+        .find(|r| r["path"].as_str().is_some_and(|x| x.ends_with("p.night")))
+        .expect("a record for the FIFO");
+    assert_eq!(p["error_kind"], "input", "{p}");
+    assert_eq!(recs.len(), 2);
+}
+
+#[test]
+fn resume_refuses_a_file_that_is_not_a_report() {
+    let d = TempDir::new("notreport");
+    let f = d.write("a.night", "A block B\n");
+    let not = d.write("notes.txt", "line one\nline two\n");
+    let (o, _) = timed(&["batch", s(&f), "--out", s(&not), "--resume"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("notes.txt:1: not a gordian batch report"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&not).expect("file"),
+        "line one\nline two\n",
+        "nothing written"
+    );
+}
+
+/// Sends `signal` to a child once `ready` holds (or after 5 s), and returns its output.
+#[cfg(unix)]
+fn signalled(mut child: Child, signal: i32, ready: impl Fn() -> bool) -> Output {
+    let start = Instant::now();
+    while !ready() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: kill sends a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the process did not stop within 5 s of the signal"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// Writes `n` small random nights (4 to 12 effects over 8 players) into `dir`.
+fn small_nights(dir: &TempDir, n: usize) {
+    for i in 0..n {
+        let params = NightParams {
+            players: 8,
+            effects: 4 + i % 9,
+            ..NightParams::default()
+        };
+        let text = Ar::to_text(&Universe::new(&night(&params, i as u64)));
+        dir.write(&format!("n{i:05}.night"), &text);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn signals_stop_fuzz_batch_and_check_with_their_summary() {
+    let d = TempDir::new("signals");
+    small_nights(&d, 400);
+    let f = d.write("large.night", large());
+    let piped = |args: &[&str]| {
+        bin()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let after = |ms: u64| {
+        let t = Instant::now();
+        move || t.elapsed() > Duration::from_millis(ms)
+    };
+    // fuzz: the summary of the cases run, exit 130.
+    let o = signalled(
+        piped(&["fuzz", "--seconds", "60", "--out", s(&d.0.join("f"))]),
+        libc::SIGINT,
+        after(700),
+    );
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("case(s) in") && out.contains("interrupted: no disagreement"),
+        "{out}"
+    );
+    // batch: records written so far stay, exit 143.
+    let report = d.0.join("r.jsonl");
+    let o = signalled(
+        piped(&[
+            "batch",
+            s(&d.0),
+            "--jobs",
+            "1",
+            "--engine",
+            "sat",
+            "--timeout",
+            "2",
+            "--out",
+            s(&report),
+        ]),
+        libc::SIGTERM,
+        after(700),
+    );
+    assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
+    // check: the table so far, exit 130 (the large night is in flight under --timeout).
+    let o = signalled(
+        piped(&["check", s(&f), s(&d.0), "--jobs", "1", "--timeout", "2"]),
+        libc::SIGINT,
+        after(300),
+    );
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(!o.stdout.is_empty(), "the table so far is printed");
+}
+
+/// Batch over 2,000 generated nights, killed (SIGKILL) at random moments and resumed
+/// until it finishes: every night ends with exactly one record, none lost, none twice.
+#[cfg(unix)]
+#[test]
+fn soak_batch_with_random_kills_loses_and_duplicates_nothing() {
+    let d = TempDir::new("soak");
+    let nights = TempDir::new("soak-nights");
+    small_nights(&nights, 2000);
+    let report = d.0.join("r.jsonl");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let args = |resume: bool| {
+        let mut a = vec![
+            "batch".to_string(),
+            s(&nights.0).to_string(),
+            "--engine".into(),
+            "direct".into(),
+            "--jobs".into(),
+            "2".into(),
+            "--out".into(),
+            s(&report).to_string(),
+        ];
+        if resume {
+            a.push("--resume".into());
+        }
+        a
+    };
+    let mut kills = 0;
+    let mut runs = 0;
+    loop {
+        runs += 1;
+        assert!(runs < 20, "the batch never finished");
+        let mut child = bin()
+            .args(args(runs > 1))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Eight runs are killed at a random moment; the ninth runs to its end.
+        let wait = if kills < 8 {
+            Duration::from_millis(rng.gen_range(5..150))
+        } else {
+            Duration::from_secs(120)
+        };
+        let start = Instant::now();
+        let mut status = None;
+        while start.elapsed() < wait {
+            if let Some(st) = child.try_wait().expect("wait") {
+                status = Some(st);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        match status {
+            Some(st) => {
+                assert_eq!(st.code(), Some(0), "run {runs}");
+                break;
+            }
+            None => {
+                child.kill().expect("SIGKILL");
+                child.wait().expect("reaped");
+                kills += 1;
+            }
+        }
+    }
+    assert!(
+        kills >= 3,
+        "only {kills} kill(s): the soak did not interrupt"
+    );
+    let text = std::fs::read_to_string(&report).expect("report");
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).expect("every line is a whole record");
+        *seen
+            .entry(v["path"].as_str().expect("path").to_string())
+            .or_default() += 1;
+    }
+    assert_eq!(seen.len(), 2000, "every night has a record");
+    let twice: Vec<_> = seen.iter().filter(|(_, &n)| n != 1).collect();
+    assert!(twice.is_empty(), "recorded more than once: {twice:?}");
+}
