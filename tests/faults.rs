@@ -141,6 +141,14 @@ fn large_nights_end_at_the_timeout_with_exit_5() {
 }
 
 #[test]
+fn a_systems_command_without_a_budget_poll_ends_at_the_watchdog() {
+    // Proving the tie-break fair over every list up to length 7 takes seconds; the
+    // command polls no budget, so the watchdog ends it one second past the timeout.
+    let (o, took) = timed(&["foeman", "fairness", "--prove", "7", "--timeout", "0.2"]);
+    assert_limit_exit(&o, took, Duration::from_millis(200), "timeout");
+}
+
+#[test]
 fn the_memory_bound_stops_an_engine_and_names_what_it_held() {
     let d = TempDir::new("memory");
     // 2^16 resolutions (see `mutual_blocks`), each way charged about 1 KiB by either

@@ -60,6 +60,8 @@ struct StepArgs {
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -75,6 +77,8 @@ struct ReplayArgs {
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 use super::Engines;
@@ -129,28 +133,42 @@ struct DimacsArgs {
     /// Number of challenges k (overrides the scenario's `bound`).
     #[arg(long)]
     bound: Option<usize>,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 /// Runs `gordian ff8`.
 pub fn run(args: &Args) -> ExitCode {
-    match &args.command {
-        Command::Step(a) => run_step(a),
-        Command::Replay(a) => run_replay(a),
-        Command::Reach(a) => run_reach(a),
-        Command::Plan(a) => run_plan(a),
-        Command::Dimacs(a) => {
-            let mut sc = match load(&a.file) {
-                Ok(sc) => sc,
-                Err(c) => return c,
-            };
-            if let Some(b) = a.bound {
-                sc.bound = b;
+    let (what, timeout): (String, Option<Duration>) = match &args.command {
+        Command::Step(a) => (a.file.display().to_string(), a.deadline.timeout),
+        Command::Replay(a) => (a.file.display().to_string(), a.deadline.timeout),
+        Command::Reach(a) => (a.file.display().to_string(), a.timeout),
+        Command::Plan(a) => (a.file.display().to_string(), a.timeout),
+        Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
+    };
+    super::limits::within(
+        &what,
+        timeout,
+        &crate::systems::spec::Budget::new(),
+        || match &args.command {
+            Command::Step(a) => run_step(a),
+            Command::Replay(a) => run_replay(a),
+            Command::Reach(a) => run_reach(a),
+            Command::Plan(a) => run_plan(a),
+            Command::Dimacs(a) => {
+                let mut sc = match load(&a.file) {
+                    Ok(sc) => sc,
+                    Err(c) => return c,
+                };
+                if let Some(b) = a.bound {
+                    sc.bound = b;
+                }
+                let enc = Encoding::new(&sc);
+                say_raw!("{}", enc.solver.to_dimacs());
+                ExitCode::SUCCESS
             }
-            let enc = Encoding::new(&sc);
-            say_raw!("{}", enc.solver.to_dimacs());
-            ExitCode::SUCCESS
-        }
-    }
+        },
+    )
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {

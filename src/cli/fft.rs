@@ -55,6 +55,8 @@ struct DimacsArgs {
     /// Most quick turns in the phase (overrides the scenario's `bound`).
     #[arg(long)]
     bound: Option<usize>,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 fn parse_variant(s: &str) -> Result<Variant, String> {
@@ -98,6 +100,8 @@ struct ReplayArgs {
     /// Print a JSON object instead.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -108,6 +112,8 @@ struct VariantsArgs {
     /// Print one JSON object per file (JSON lines) instead of the table.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -153,23 +159,35 @@ struct QueryArgs {
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    match &args.command {
-        Command::Replay(a) => run_replay(a),
-        Command::Variants(a) => run_variants(a),
-        Command::Enumerate(a) => run_enumerate(a),
-        Command::Query(a) => run_query(a),
-        Command::Dimacs(a) => {
-            let mut sc = match load(&a.file) {
-                Ok(sc) => sc,
-                Err(code) => return code,
-            };
-            if let Some(b) = a.bound {
-                sc.menus.bound = b;
+    let (what, timeout): (String, Option<Duration>) = match &args.command {
+        Command::Replay(a) => (a.file.display().to_string(), a.deadline.timeout),
+        Command::Variants(a) => ("fft variants".to_string(), a.deadline.timeout),
+        Command::Enumerate(a) => (a.explore.file.display().to_string(), a.explore.timeout),
+        Command::Query(a) => (a.explore.file.display().to_string(), a.explore.timeout),
+        Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
+    };
+    super::limits::within(
+        &what,
+        timeout,
+        &crate::systems::spec::Budget::new(),
+        || match &args.command {
+            Command::Replay(a) => run_replay(a),
+            Command::Variants(a) => run_variants(a),
+            Command::Enumerate(a) => run_enumerate(a),
+            Command::Query(a) => run_query(a),
+            Command::Dimacs(a) => {
+                let mut sc = match load(&a.file) {
+                    Ok(sc) => sc,
+                    Err(code) => return code,
+                };
+                if let Some(b) = a.bound {
+                    sc.menus.bound = b;
+                }
+                say_raw!("{}", crate::systems::fft::encode::dimacs(&sc, a.variant));
+                ExitCode::SUCCESS
             }
-            say_raw!("{}", crate::systems::fft::encode::dimacs(&sc, a.variant));
-            ExitCode::SUCCESS
-        }
-    }
+        },
+    )
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {

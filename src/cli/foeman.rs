@@ -64,6 +64,8 @@ struct RoundArgs {
     /// Print a JSON object instead.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 use super::Engines;
@@ -113,29 +115,45 @@ struct FairnessArgs {
     /// Print a JSON object instead.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 #[derive(clap::Args, Debug)]
 struct DimacsArgs {
     /// The scenario (`.foeman`).
     file: PathBuf,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 /// Runs `gordian foeman`.
 pub fn run(args: &Args) -> ExitCode {
-    match &args.command {
-        Command::Round(a) => run_round(a),
-        Command::Enumerate(a) => run_enumerate(a),
-        Command::Query(a) => run_query(a),
-        Command::Fairness(a) => run_fairness(a),
-        Command::Dimacs(a) => match load(&a.file) {
-            Ok(sc) => {
-                say_raw!("{}", encode::dimacs(&sc));
-                ExitCode::SUCCESS
-            }
-            Err(c) => c,
+    let (what, timeout): (String, Option<Duration>) = match &args.command {
+        Command::Round(a) => (a.file.display().to_string(), a.deadline.timeout),
+        Command::Enumerate(a) => (a.file.display().to_string(), a.timeout),
+        Command::Query(a) => (a.file.display().to_string(), a.timeout),
+        Command::Fairness(a) => ("foeman fairness".to_string(), a.deadline.timeout),
+        Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
+    };
+    super::limits::within(
+        &what,
+        timeout,
+        &crate::systems::spec::Budget::new(),
+        || match &args.command {
+            Command::Round(a) => run_round(a),
+            Command::Enumerate(a) => run_enumerate(a),
+            Command::Query(a) => run_query(a),
+            Command::Fairness(a) => run_fairness(a),
+            Command::Dimacs(a) => match load(&a.file) {
+                Ok(sc) => {
+                    say_raw!("{}", encode::dimacs(&sc));
+                    ExitCode::SUCCESS
+                }
+                Err(c) => c,
+            },
         },
-    }
+    )
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {

@@ -62,6 +62,8 @@ struct ResolveArgs {
     /// Print JSON instead.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 use super::Engines;
@@ -114,23 +116,37 @@ struct DimacsArgs {
     /// Override the scenario's policy.
     #[arg(long, value_parser = parse_policy)]
     policy: Option<Policy>,
+    #[command(flatten)]
+    deadline: super::limits::TimeoutArg,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    match &args.command {
-        Command::Resolve(a) => run_resolve(a),
-        Command::Enumerate(a) => run_enumerate(a),
-        Command::Query(a) => run_query(a),
-        Command::Policies(a) => run_policies(a),
-        Command::Dimacs(a) => match load(&a.file) {
-            Ok(sc) => {
-                say_raw!("{}", encode::dimacs(&sc, a.policy.unwrap_or(sc.policy)));
-                ExitCode::SUCCESS
-            }
-            Err(c) => c,
+    let (what, timeout): (String, Option<Duration>) = match &args.command {
+        Command::Resolve(a) => (a.file.display().to_string(), a.deadline.timeout),
+        Command::Enumerate(a) => (a.file.display().to_string(), a.timeout),
+        Command::Query(a) => (a.explore.file.display().to_string(), a.explore.timeout),
+        Command::Policies(a) => ("lancer policies".to_string(), a.timeout),
+        Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
+    };
+    super::limits::within(
+        &what,
+        timeout,
+        &crate::systems::spec::Budget::new(),
+        || match &args.command {
+            Command::Resolve(a) => run_resolve(a),
+            Command::Enumerate(a) => run_enumerate(a),
+            Command::Query(a) => run_query(a),
+            Command::Policies(a) => run_policies(a),
+            Command::Dimacs(a) => match load(&a.file) {
+                Ok(sc) => {
+                    say_raw!("{}", encode::dimacs(&sc, a.policy.unwrap_or(sc.policy)));
+                    ExitCode::SUCCESS
+                }
+                Err(c) => c,
+            },
         },
-    }
+    )
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {

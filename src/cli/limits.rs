@@ -110,3 +110,12 @@ pub fn over_limit(what: &str, count: u128, noun: &str, limit: u64, summary: &str
     );
     ExitCode::from(EXIT_LIMIT)
 }
+
+/// `--timeout` for the systems' commands that had none (replays, steps, `dimacs`): the
+/// watchdog of [`within`] ends them at the timeout plus [`MARGIN`] with exit 5.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct TimeoutArg {
+    /// Give up after this many seconds, counted from the start (exit 5).
+    #[arg(long, value_parser = super::parse_seconds)]
+    pub timeout: Option<Duration>,
+}
