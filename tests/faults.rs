@@ -186,6 +186,36 @@ fn a_listing_over_the_output_bound_is_refused_with_its_counts() {
 }
 
 #[test]
+fn fft_listing_over_the_output_bound_is_refused() {
+    // The bound is checked against the count the same command prints without listing.
+    let f = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/instances/fft/custom-action.fft"
+    );
+    let (o, _) = timed(&["fft", "enumerate", f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let n: u64 = text
+        .split(" distinct outcomes")
+        .next()
+        .and_then(|h| h.rsplit(' ').next())
+        .and_then(|w| w.parse().ok())
+        .expect("the count line");
+    assert!(n > 1, "{text}");
+    let below = (n - 1).to_string();
+    let (o, _) = timed(&["fft", "enumerate", f, "--list", "--limit", &below]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert!(
+        stderr(&o).contains(&format!("listing its {n} outcomes exceeds --limit {below}")),
+        "{}",
+        stderr(&o)
+    );
+    let (o, _) = timed(&["fft", "enumerate", f, "--json", "--limit", &n.to_string()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
 fn huge_durations_are_rejected_by_argument_parsing() {
     let d = TempDir::new("durations");
     let f = d.write("n.night", "A block B\n");

@@ -144,6 +144,11 @@ struct EnumerateArgs {
     /// Also print every outcome (JSON always has them).
     #[arg(long)]
     list: bool,
+    /// With `--list` or `--json`: print nothing but an error (exit 5) when there are
+    /// more outcomes than this.
+    #[arg(long, default_value_t = super::limits::DEFAULT_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    limit: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -339,6 +344,14 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
         (Some(_), None) => "simulator only, not cross-checked",
         _ => "SAT only, not cross-checked",
     };
+    let count = ans.outcomes.len() as u64;
+    if (a.list || e.json) && count > a.limit {
+        let summary = format!(
+            "{count} distinct outcomes under the {} variant ({engines})",
+            e.variant
+        );
+        return super::limits::over_limit(&name, count.into(), "outcomes", a.limit, &summary);
+    }
     if e.json {
         let mut v = report::enumerated_json(&sc, ans);
         v["file"] = json!(name);
