@@ -216,6 +216,20 @@ fn fft_listing_over_the_output_bound_is_refused() {
 }
 
 #[test]
+fn whole_file_problems_point_at_line_1_in_every_system() {
+    let d = TempDir::new("wholefile");
+    for ext in ["night", "fft", "lancer", "foeman", "ff8"] {
+        for (name, text) in [("empty", ""), ("comments", "\n# only a comment\n\n")] {
+            let f = d.write(&format!("{name}.{ext}"), text);
+            let (o, _) = timed(&["check", s(&f)]);
+            assert_eq!(o.status.code(), Some(2), "{ext} {name}: {}", stderr(&o));
+            let at = format!("{}:1:1", s(&f));
+            assert!(stderr(&o).contains(&at), "{ext} {name}: {}", stderr(&o));
+        }
+    }
+}
+
+#[test]
 fn huge_durations_are_rejected_by_argument_parsing() {
     let d = TempDir::new("durations");
     let f = d.write("n.night", "A block B\n");

@@ -396,7 +396,6 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
         depth: None,
     };
     let mut errors = Vec::new();
-    let mut last = (0, "");
     for (i, raw) in text.lines().enumerate() {
         let raw = raw.trim_end_matches('\r');
         let code = raw.split('#').next().unwrap_or("");
@@ -426,7 +425,6 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
                 (s + 1, &code[bs..be])
             })
             .collect();
-        last = (i + 1, raw);
         if toks.is_empty() {
             continue;
         }
@@ -450,21 +448,31 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
         }
     }
     if errors.is_empty() {
+        // Whole-file problems point at line 1, as in every system.
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches('\r');
         if b.units.is_empty() {
             errors.push(ParseError {
                 file: file.to_path_buf(),
-                line: last.0.max(1),
-                col: last.1.chars().count() + 1,
-                message: "no units declared".into(),
-                source_line: last.1.to_string(),
+                line: 1,
+                col: 1,
+                message: "no units declared (a whole-file problem: a scenario needs at least \
+                          one `unit` line)"
+                    .into(),
+                source_line: first.to_string(),
             });
         } else if b.action.is_none() {
             errors.push(ParseError {
                 file: file.to_path_buf(),
-                line: last.0.max(1),
-                col: last.1.chars().count() + 1,
-                message: "no `action` line: the scenario needs an initiating action".into(),
-                source_line: last.1.to_string(),
+                line: 1,
+                col: 1,
+                message: "no `action` line: the scenario needs an initiating action (a \
+                          whole-file problem)"
+                    .into(),
+                source_line: first.to_string(),
             });
         }
     }
