@@ -17,7 +17,7 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     match inputs::load::<Ar>(&args.file) {
-        Ok(u) => match super::out(&encode::dimacs(&u)) {
+        Ok(n) => match super::out(&encode::dimacs(&n.whole)) {
             Ok(()) => ExitCode::SUCCESS,
             Err(code) => code,
         },

@@ -1,13 +1,16 @@
-//! `gordian resolve FILE`: one night, the chosen engines asked (direct and SAT in parallel
-//! by default, compared), a human or JSON report.
+//! `gordian resolve FILE`: one night, split into independent components, the chosen
+//! engines asked (direct and SAT in parallel by default, component by component,
+//! compared), a factorised human or JSON report streamed to standard output.
 
 use super::registry::{self, EngineChoice, SystemName};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
 use crate::harness::differential::with_timeout;
 use crate::harness::{inputs, Differential, Verdict};
-use crate::systems::ar::{self, report, Ar};
+use crate::systems::ar::answer::{self, Expand, Options};
+use crate::systems::ar::{self, Ar};
 use crate::systems::spec::Budget;
 use std::path::PathBuf;
+use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -36,6 +39,16 @@ pub struct Args {
     /// Give up after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    /// Write the flat lists of the whole night (every resolution, cut and outcome, the
+    /// products of the components'): `auto` while they hold at most 256 entries,
+    /// `always` (`--expand` alone), or `never` (the factorised answer only).
+    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1,
+          default_missing_value = "always", value_name = "WHEN")]
+    expand: Expand,
+    /// Stop each flat list after N items (exit 5 when a list was cut short; the totals
+    /// stay exact).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    limit: Option<u64>,
 }
 
 /// Runs the subcommand.
@@ -78,10 +91,10 @@ pub fn run(args: &Args) -> ExitCode {
         },
     }
     .with_grace(Some(args.grace));
-    if args.engine == EngineChoice::Brute && u.len() > ar::brute::MAX_UNIVERSE {
+    if args.engine == EngineChoice::Brute && u.largest_part() > ar::brute::MAX_UNIVERSE {
         eprintln!(
-            "error: too large for brute force ({} effects in the universe, at most {})",
-            u.len(),
+            "error: too large for brute force (a component of {} effects, at most {})",
+            u.largest_part(),
             ar::brute::MAX_UNIVERSE
         );
         return ExitCode::from(EXIT_INPUT);
@@ -107,7 +120,7 @@ pub fn run(args: &Args) -> ExitCode {
                 .iter()
                 .map(|r| {
                     let v = match &r.result {
-                        Ok(a) => report::to_json(&u, a, None),
+                        Ok(a) => answer::to_json(&u, a, &Options::default()),
                         Err(e) => serde_json::json!({"error": e.to_string()}),
                     };
                     (r.engine.to_string(), v)
@@ -139,15 +152,19 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         answered.join("+")
     };
-    let text = if args.json {
-        let mut v = report::to_json(&u, analysis, args.seed);
-        v["engine"] = serde_json::json!(engine);
-        v["cross_checked"] = serde_json::json!(cross_checked);
-        v["unfinished"] = serde_json::json!(unfinished.first());
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&v).expect("JSON values serialise")
-        )
+    let opts = Options {
+        seed: args.seed,
+        expand: args.expand,
+        limit: args.limit,
+    };
+    let mut o = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if args.json {
+        let extra = [
+            ("engine", serde_json::json!(engine)),
+            ("cross_checked", serde_json::json!(cross_checked)),
+            ("unfinished", serde_json::json!(unfinished.first())),
+        ];
+        answer::write_json(&mut o, &u, analysis, &opts, &extra)
     } else {
         let how = if cross_checked {
             format!("cross-checked: {} engines agree", answered.join(" and "))
@@ -161,10 +178,20 @@ pub fn run(args: &Args) -> ExitCode {
         } else {
             format!("answered by the {engine} engine alone")
         };
-        format!("{}({how})\n", report::to_human(&u, analysis, args.seed))
+        answer::write_human(&mut o, &u, analysis, &opts)
+            .and_then(|w| writeln!(o, "({how})").map(|()| w))
     };
-    match super::out(&text) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
+    match written.and_then(|w| o.flush().map(|()| w)) {
+        Err(e) => super::write_failed(e),
+        Ok(w) if w.truncated => {
+            eprintln!(
+                "note: {}: output stopped after {} item(s) per list (--limit); the totals \
+                 are exact",
+                args.file.display(),
+                args.limit.unwrap_or_default()
+            );
+            ExitCode::from(EXIT_LIMIT)
+        }
+        Ok(_) => ExitCode::SUCCESS,
     }
 }
