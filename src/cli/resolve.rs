@@ -9,8 +9,8 @@ use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::ar::answer::{self, Expand, Options};
 use crate::systems::ar::{self, Ar};
 use crate::systems::spec::Budget;
-use std::path::PathBuf;
 use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 

@@ -272,8 +272,7 @@ fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
         ),
         (
             "cut_cost",
-            f.cost(n)
-                .map_or(Value::Null, |c| level_cost(&levels, &c)),
+            f.cost(n).map_or(Value::Null, |c| level_cost(&levels, &c)),
         ),
         (
             "death_chances",
@@ -623,7 +622,11 @@ pub fn write_human(
             writeln!(
                 w,
                 "totals: no acceptable resolution; {}, each cutting {}; {}",
-                plural(&t.optimal_cuts, "optimal Gordian cut", "optimal Gordian cuts"),
+                plural(
+                    &t.optimal_cuts,
+                    "optimal Gordian cut",
+                    "optimal Gordian cuts"
+                ),
                 cost.join(", "),
                 plural(&t.outcomes, "outcome", "outcomes")
             )?;
@@ -631,7 +634,11 @@ pub fn write_human(
         None => writeln!(
             w,
             "totals: {} with {}; {}",
-            plural(&t.resolutions, "acceptable resolution", "acceptable resolutions"),
+            plural(
+                &t.resolutions,
+                "acceptable resolution",
+                "acceptable resolutions"
+            ),
             plural(&t.ways, "way", "ways"),
             plural(&t.outcomes, "outcome", "outcomes")
         )?,
@@ -672,7 +679,12 @@ pub fn write_human(
                         "    ",
                         &mut out,
                     );
-                    writeln!(w, "  resolution {} (|R| = {}):", k + 1, r.present.count_ones(..))?;
+                    writeln!(
+                        w,
+                        "  resolution {} (|R| = {}):",
+                        k + 1,
+                        r.present.count_ones(..)
+                    )?;
                     w.write_all(out.as_bytes())?;
                 }
             }

@@ -129,9 +129,12 @@ pub fn components(u: &Universe) -> Vec<Vec<usize>> {
             let victims: Vec<usize> = own_actions[p]
                 .iter()
                 .copied()
-                .chain(passives[p].iter().copied().filter(|&i| {
-                    u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable)
-                }))
+                .chain(
+                    passives[p]
+                        .iter()
+                        .copied()
+                        .filter(|&i| u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable)),
+                )
                 .collect();
             // A block never hits itself: a lone block on its own actor's only action
             // joins nothing.
@@ -245,7 +248,11 @@ impl Night {
 
     /// The largest part's universe size (0 for an empty night).
     pub fn largest_part(&self) -> usize {
-        self.parts.iter().map(|p| p.universe.len()).max().unwrap_or(0)
+        self.parts
+            .iter()
+            .map(|p| p.universe.len())
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -334,7 +341,14 @@ mod tests {
     fn ids(n: &Night) -> Vec<Vec<String>> {
         n.parts
             .iter()
-            .map(|p| p.universe.ensemble.effects.iter().map(|e| e.id.clone()).collect())
+            .map(|p| {
+                p.universe
+                    .ensemble
+                    .effects
+                    .iter()
+                    .map(|e| e.id.clone())
+                    .collect()
+            })
             .collect()
     }
 

@@ -203,7 +203,12 @@ impl System for Ar {
         describe_factored(n, f)
     }
     fn columns() -> Vec<&'static str> {
-        vec!["classification", "resolutions", "optimal cuts", "components"]
+        vec![
+            "classification",
+            "resolutions",
+            "optimal cuts",
+            "components",
+        ]
     }
     fn row(n: &Night, f: &Factored) -> Vec<String> {
         let t = f.totals(n);
