@@ -220,39 +220,6 @@ fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
         })
         .collect();
     let [px, qx, nx] = class_counts(f);
-    let components: Vec<Value> = n
-        .parts
-        .iter()
-        .zip(&f.parts)
-        .map(|(p, a)| {
-            let mut v = report::to_json(&p.universe, a, None);
-            let obj = v.as_object_mut().expect("an object");
-            obj.remove("players");
-            let ids: Vec<&str> = p
-                .universe
-                .ensemble
-                .effects
-                .iter()
-                .map(|e| e.id.as_str())
-                .collect();
-            obj.insert("effects".into(), json!(ids));
-            if let Some(cuts) = obj.get_mut("cuts").filter(|c| !c.is_null()) {
-                // A component's cost over the whole night's levels.
-                let mut cost = vec![0; levels.len()];
-                for (lv, k) in p
-                    .universe
-                    .ensemble
-                    .priority_levels()
-                    .iter()
-                    .zip(a.cuts.as_ref().map(|c| c.cost.as_slice()).unwrap_or(&[]))
-                {
-                    cost[levels.binary_search(lv).expect("a level")] += k;
-                }
-                cuts["cost"] = level_cost(&levels, &cost);
-            }
-            v
-        })
-        .collect();
     vec![
         ("classification", json!(f.classification().name())),
         ("players", json!(u.ensemble.players)),
@@ -283,8 +250,47 @@ fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
                     .collect(),
             ),
         ),
-        ("components", Value::Array(components)),
     ]
+}
+
+/// One component: its effects, classification, exact counts and cost over the whole
+/// night's priority levels; with `lists`, also its own flat lists (`resolutions`, `cuts`,
+/// `outcomes`, `death_probabilities`, as the flat answer of a night of its own).
+fn component_json(n: &Night, part: &Part, a: &super::Analysis, lists: bool) -> Value {
+    let levels = n.whole.ensemble.priority_levels();
+    let u = &part.universe;
+    let mut v = if lists {
+        report::to_json(u, a, None)
+    } else {
+        json!({"classification": a.classification().name()})
+    };
+    let obj = v.as_object_mut().expect("an object");
+    obj.remove("players");
+    let ids: Vec<&str> = u.ensemble.effects.iter().map(|e| e.id.as_str()).collect();
+    obj.insert("effects".into(), json!(ids));
+    let empty = Cut::with_capacity(u.n_declared);
+    let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
+    obj.insert(
+        "totals".into(),
+        json!({
+            "resolutions": a.resolutions.len().to_string(),
+            "ways": ways.to_string(),
+            "optimal_cuts": a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
+            "outcomes": report::outcomes(u, a, &empty).len().to_string(),
+        }),
+    );
+    let cost = a.cuts.as_ref().map(|c| {
+        let mut cost = vec![0; levels.len()];
+        for (lv, k) in u.ensemble.priority_levels().iter().zip(&c.cost) {
+            cost[levels.binary_search(lv).expect("a level")] += k;
+        }
+        level_cost(&levels, &cost)
+    });
+    obj.insert("cut_cost".into(), cost.clone().unwrap_or(Value::Null));
+    if let (Some(cuts), Some(cost)) = (obj.get_mut("cuts").filter(|c| !c.is_null()), cost) {
+        cuts["cost"] = cost;
+    }
+    v
 }
 
 /// Writes `value` pretty-printed, its lines after the first indented by `indent`.
@@ -328,8 +334,7 @@ impl<'w> Stream<'w> {
         }
         let sep = if self.count == 0 { "" } else { "," };
         write!(self.w, "{sep}\n{}  ", self.indent)?;
-        let inner = format!("{}  ", self.indent);
-        put(self.w, v, &inner)?;
+        serde_json::to_writer(&mut *self.w, v).map_err(io::Error::other)?;
         self.count += 1;
         Ok(true)
     }
@@ -368,6 +373,12 @@ pub fn write_json(
         key(w, k)?;
         put(w, v, "  ")?;
     }
+    key(w, "components")?;
+    let mut s = Stream::open(w, "  ", None)?;
+    for (p, a) in n.parts.iter().zip(&f.parts) {
+        s.item(&component_json(n, p, a, !expanded))?;
+    }
+    s.close()?;
     key(w, "expanded")?;
     w.write_all(if expanded { b"true" } else { b"false" })?;
     if let Some(seed) = opts.seed {
@@ -505,6 +516,9 @@ fn min_created_total(n: &Night, f: &Factored) -> usize {
     min_created_of(&lists)
 }
 
+/// A component's outcome, owned: probability, cut (if any), resolution, way.
+type OwnedOutcome = (BigRational, Option<Cut>, Resolution, TargetMap);
+
 /// Every whole-night outcome, lazily, in product order.
 pub fn outcome_products<'a>(n: &'a Night, f: &'a Factored) -> impl Iterator<Item = Picked> + 'a {
     let empties: Vec<Cut> = n
@@ -513,7 +527,7 @@ pub fn outcome_products<'a>(n: &'a Night, f: &'a Factored) -> impl Iterator<Item
         .map(|p| Cut::with_capacity(p.universe.n_declared))
         .collect();
     // Outcomes hold references into `empties`; collect them as owned triples first.
-    let per_part: Vec<Vec<(BigRational, Option<Cut>, Resolution, TargetMap)>> = n
+    let per_part: Vec<Vec<OwnedOutcome>> = n
         .parts
         .iter()
         .zip(&f.parts)
