@@ -703,6 +703,10 @@ pub fn write_human(
                 }
             }
             Some(_) => {
+                writeln!(
+                    w,
+                    "optimal Gordian cuts, each with its acceptable resolutions:"
+                )?;
                 let choices = cut_choices(f);
                 let sizes = choices.iter().map(Vec::len).collect();
                 for (c, pick) in Odometer::new(sizes).enumerate() {
