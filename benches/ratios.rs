@@ -6,7 +6,7 @@
 //! exhaustive search (the baseline) and with SAT bounded model checking.
 
 use gordian::systems::ar::gen::small_night;
-use gordian::systems::ar::Universe;
+use gordian::systems::ar::Night;
 use gordian::systems::fft::gen::small_scenario;
 use gordian::systems::fft::model::{Scenario, Variant};
 use gordian::systems::fft::{encode, parse, search};
@@ -19,8 +19,8 @@ mod common;
 use common::{solve, EngineKind};
 
 fn main() {
-    let nights: Vec<Universe> = (0..10_000u64)
-        .map(|seed| Universe::new(&small_night(seed)))
+    let nights: Vec<Night> = (0..10_000u64)
+        .map(|seed| Night::of(&small_night(seed)))
         .collect();
     let engines = [
         ("direct", EngineKind::Direct),
@@ -37,7 +37,7 @@ fn main() {
     for _ in 0..rounds {
         for (i, &(_, kind, parallel)) in runs.iter().enumerate() {
             let t = Instant::now();
-            let solve = |u: &Universe| {
+            let solve = |u: &Night| {
                 solve(u, kind);
             };
             if parallel {

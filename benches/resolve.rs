@@ -1,14 +1,15 @@
 //! Criterion benchmarks: every shipped instance with each engine (the baseline), small-night
-//! throughput per engine, classifying and cutting large random paradoxes, and enumerating
-//! thousands of resolutions.
+//! throughput per engine, classifying and cutting large random paradoxes (solving, and the
+//! whole JSON answer), and enumerating thousands of resolutions of independent components.
 
 use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
+use gordian::systems::ar::answer::{self, Options};
 use gordian::systems::ar::gen::{night, small_night, NightParams};
-use gordian::systems::ar::{encode, parse, Ensemble, Universe};
-use gordian::systems::spec::Budget;
+use gordian::systems::ar::{parse, Ensemble, Night, Sat};
+use gordian::systems::spec::{Budget, Engine};
 mod common;
 
 use common::{solve, EngineKind};
@@ -16,14 +17,14 @@ use std::hint::black_box;
 use std::path::Path;
 
 /// `count` random 12-player nights of 4 to 12 effects, every kind and passives.
-fn small_nights(count: u64) -> Vec<Universe> {
+fn small_nights(count: u64) -> Vec<Night> {
     (0..count)
-        .map(|seed| Universe::new(&small_night(seed)))
+        .map(|seed| Night::of(&small_night(seed)))
         .collect()
 }
 
 /// The first random night of `effects` effects (three priority levels) that is a paradox.
-pub fn large_paradox(effects: usize) -> Universe {
+pub fn large_paradox(effects: usize) -> Night {
     (0..)
         .map(|seed| {
             let params = NightParams {
@@ -32,14 +33,17 @@ pub fn large_paradox(effects: usize) -> Universe {
                 priority_levels: 3,
                 ..NightParams::default()
             };
-            Universe::new(&night(&params, seed))
+            Night::of(&night(&params, seed))
         })
-        .find(|u| encode::analyse(u, &Budget::new()).is_ok_and(|a| a.cuts.is_some()))
+        .find(|n| {
+            Sat.solve(n, &Budget::new())
+                .is_ok_and(|f| f.cost(n).is_some())
+        })
         .expect("some seed gives a paradox")
 }
 
 /// `pairs` disjoint mutual roleblocks: 2^pairs resolutions.
-fn mutual_pairs(pairs: usize) -> Universe {
+fn mutual_pairs(pairs: usize) -> Night {
     let names: Vec<(String, String)> = (0..pairs)
         .map(|i| (format!("A{i}"), format!("B{i}")))
         .collect();
@@ -52,11 +56,11 @@ fn mutual_pairs(pairs: usize) -> Universe {
         .iter()
         .map(|(a, k, t)| (*a, *k, t.as_slice()))
         .collect();
-    Universe::new(&Ensemble::from_triples(&refs))
+    Night::of(&Ensemble::from_triples(&refs))
 }
 
 /// One benchmark per engine choice, each resolving every night in `nights`.
-fn per_engine(g: &mut BenchmarkGroup<'_, WallTime>, nights: &[Universe]) {
+fn per_engine(g: &mut BenchmarkGroup<'_, WallTime>, nights: &[Night]) {
     for (name, kind) in [
         ("direct", EngineKind::Direct),
         ("sat", EngineKind::Sat),
@@ -72,7 +76,7 @@ fn per_engine(g: &mut BenchmarkGroup<'_, WallTime>, nights: &[Universe]) {
     }
 }
 
-fn shipped() -> Vec<Universe> {
+fn shipped() -> Vec<Night> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ar");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .expect("instances/ar")
@@ -82,7 +86,7 @@ fn shipped() -> Vec<Universe> {
     paths.sort();
     paths
         .iter()
-        .map(|p| Universe::new(&parse::load(p).expect("shipped instances parse")))
+        .map(|p| Night::of(&parse::load(p).expect("shipped instances parse")))
         .collect()
 }
 
@@ -108,7 +112,15 @@ fn paradoxes(c: &mut Criterion) {
     for effects in [100, 300, 1000] {
         let u = large_paradox(effects);
         g.bench_with_input(BenchmarkId::new("sat", effects), &u, |b, u| {
-            b.iter(|| black_box(encode::analyse(u, &Budget::new()).expect("solved")))
+            b.iter(|| black_box(Sat.solve(u, &Budget::new()).expect("solved")))
+        });
+        // What `resolve --engine sat --json` does: solve, then write the whole answer.
+        g.bench_with_input(BenchmarkId::new("sat-json", effects), &u, |b, u| {
+            b.iter(|| {
+                let f = Sat.solve(u, &Budget::new()).expect("solved");
+                answer::write_json(&mut std::io::sink(), u, &f, &Options::default(), &[])
+                    .expect("written")
+            })
         });
     }
     g.finish();
@@ -117,7 +129,7 @@ fn paradoxes(c: &mut Criterion) {
 fn enumeration(c: &mut Criterion) {
     let mut g = c.benchmark_group("enumerate-mutual-blocks");
     g.sample_size(10);
-    for pairs in [8, 12] {
+    for pairs in [8, 12, 14] {
         let u = mutual_pairs(pairs);
         for (name, kind) in [("direct", EngineKind::Direct), ("sat", EngineKind::Sat)] {
             g.bench_with_input(BenchmarkId::new(name, 1 << pairs), &u, |b, u| {

@@ -157,3 +157,85 @@ fn a_full_standard_output_is_an_error_not_a_panic() {
         );
     }
 }
+
+fn resolve_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gordian"))
+        .arg("resolve")
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("gordian runs");
+    let v = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    (out.status.code(), v)
+}
+
+#[test]
+fn independent_components_are_answered_in_factorised_form() {
+    // The counts are worked by hand in the instance's header.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let file = format!("{root}/instances/ar/independent-components.night");
+    let (code, j) = resolve_json(&[&file, "--expand", "never"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(j["expanded"], false);
+    assert!(j.get("resolutions").is_none() && j.get("outcomes").is_none());
+    let t = &j["totals"];
+    assert_eq!(
+        (&t["components"], &t["paradox_components"]),
+        (&serde_json::json!(3), &serde_json::json!(1))
+    );
+    assert_eq!(t["resolutions"], "0");
+    assert_eq!(t["optimal_cuts"], "3");
+    assert_eq!(t["outcomes"], "6");
+    assert_eq!(
+        j["death_chances"],
+        serde_json::json!([{"player": "V", "probability": "1"}])
+    );
+    let comps = j["components"].as_array().expect("components");
+    assert_eq!(comps[0]["effects"], serde_json::json!(["e1", "e2"]));
+    assert_eq!(comps[0]["classification"], "quasi-paradox");
+    assert_eq!(comps[0]["resolutions"].as_array().map(Vec::len), Some(2));
+    assert_eq!(comps[2]["classification"], "paradox");
+    assert_eq!(
+        comps[2]["cut_cost"],
+        serde_json::json!([{"priority": 2, "count": 1}, {"priority": 4, "count": 0}, {"priority": 5, "count": 0}])
+    );
+
+    // Small enough to be expanded by default: the contract's flat fields.
+    let (code, j) = resolve_json(&[&file]);
+    assert_eq!(code, Some(0));
+    assert_eq!(j["expanded"], true);
+    assert_eq!(j["outcomes"].as_array().map(Vec::len), Some(6));
+    assert!(j["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o["probability"] == "1/6" && o["deaths"] == serde_json::json!(["V"])));
+
+    // --limit bounds each flat list, says so and exits 5; totals stay exact.
+    let (code, j) = resolve_json(&[&file, "--expand", "--limit", "1"]);
+    assert_eq!(code, Some(5));
+    assert_eq!(j["truncated"], true);
+    assert_eq!(j["outcomes"].as_array().map(Vec::len), Some(1));
+    assert_eq!(j["cuts"]["optimal"].as_array().map(Vec::len), Some(1));
+    assert_eq!(j["totals"]["outcomes"], "6");
+}
+
+#[test]
+fn many_independent_pairs_are_counted_not_listed() {
+    // 20 disjoint mutual roleblocks: 2^20 resolutions, each pair a choice of 2.
+    let text: String = (0..20)
+        .map(|i| format!("A{i} block B{i}\nB{i} block A{i}\n"))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("gordian-pairs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pairs.night");
+    std::fs::write(&file, text).unwrap();
+    let (code, j) = resolve_json(&[file.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    assert_eq!(j["classification"], "quasi-paradox");
+    assert_eq!(j["expanded"], false);
+    assert_eq!(j["totals"]["resolutions"], (1u64 << 20).to_string());
+    assert_eq!(j["totals"]["outcomes"], (1u64 << 20).to_string());
+    assert_eq!(j["components"].as_array().map(Vec::len), Some(20));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -9,7 +9,7 @@
 //! is at the end.
 
 use gordian::systems::ar::gen::{night, NightParams};
-use gordian::systems::ar::{Ar, Universe};
+use gordian::systems::ar::{Ar, Night};
 use gordian::systems::spec::System;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -78,7 +78,7 @@ fn random_night(effects: usize, seed: u64) -> String {
         effects,
         ..NightParams::default()
     };
-    Ar::to_text(&Universe::new(&night(&params, seed)))
+    Ar::to_text(&Night::of(&night(&params, seed)))
 }
 
 /// The 10,000-effect night most cases use (generated once).
@@ -95,6 +95,19 @@ fn mutual_blocks(k: usize) -> String {
     (0..k)
         .map(|i| format!("A{i} block B{i}\nB{i} block A{i}\n"))
         .collect()
+}
+
+/// `mutual_blocks(k)` made one component: every `Ai` also visits Z, where S's stop makes
+/// every visit fail (nothing hits S). Worked by hand: the stop joins the visits, and Bi's
+/// block on Ai joins Ai's block and visit, so the pairs are no longer independent, yet
+/// the visits change nothing: still `2^k` resolutions, now all in one component.
+fn joined_mutual_blocks(k: usize) -> String {
+    let mut s = mutual_blocks(k);
+    for i in 0..k {
+        s.push_str(&format!("A{i} visit Z\n"));
+    }
+    s.push_str("S stop Z\n");
+    s
 }
 
 fn assert_limit_exit(o: &Output, took: Duration, budget: Duration, word: &str) {
@@ -151,13 +164,13 @@ fn a_systems_command_without_a_budget_poll_ends_at_the_watchdog() {
 #[test]
 fn the_memory_bound_stops_an_engine_and_names_what_it_held() {
     let d = TempDir::new("memory");
-    // 2^16 resolutions (see `mutual_blocks`), each way charged about 1 KiB by either
-    // engine: far past a 4 MiB bound, so both engines stop at it.
-    let f = d.write("blocks.night", &mutual_blocks(16));
+    // 2^16 resolutions in one component (see `joined_mutual_blocks`), each way charged
+    // about 1 KiB by either engine: far past a 4 MiB bound, so both engines stop at it.
+    let f = d.write("blocks.night", &joined_mutual_blocks(16));
     for engine in ["direct", "sat"] {
         let (o, took) = timed(&["resolve", s(&f), "--engine", engine, "--max-memory", "4"]);
         assert_limit_exit(&o, took, Duration::from_secs(5), "limit:");
-        assert!(stderr(&o).contains("ways"), "{engine}: {}", stderr(&o));
+        assert!(stderr(&o).contains("while storing"), "{engine}: {}", stderr(&o));
     }
     let (o, _) = timed(&["batch", s(&f), "--max-memory", "4"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
@@ -166,23 +179,30 @@ fn the_memory_bound_stops_an_engine_and_names_what_it_held() {
 }
 
 #[test]
-fn a_listing_over_the_output_bound_is_refused_with_its_counts() {
+fn a_listing_over_the_output_bound_is_cut_short_with_exit_5() {
     let d = TempDir::new("output");
-    // 2^10 = 1024 resolutions of one way each: 1024 outcomes.
+    // 2^10 = 1024 resolutions of one way each: 1024 outcomes, in 10 components; the
+    // factorised answer is short, the flat lists are not.
     let f = d.write("blocks.night", &mutual_blocks(10));
-    let (o, _) = timed(&["resolve", s(&f), "--limit", "1000"]);
-    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
-    assert!(o.stdout.is_empty());
-    let e = stderr(&o);
-    assert!(
-        e.contains("1024 outcomes exceeds --limit 1000")
-            && e.contains("quasi-paradox with 1024 resolution(s)"),
-        "{e}"
+    let (o, _) = timed(&["resolve", s(&f), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(
+        (&v["expanded"], &v["totals"]["outcomes"]),
+        (&Value::Bool(false), &Value::from("1024"))
     );
-    let (o, _) = timed(&["resolve", s(&f), "--limit", "1024", "--json"]);
+    let (o, _) = timed(&["resolve", s(&f), "--expand", "--limit", "1000", "--json"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--limit"), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON up to the limit");
+    assert_eq!(v["truncated"], true);
+    assert_eq!(v["resolutions"].as_array().map(Vec::len), Some(1000));
+    assert_eq!(v["totals"]["resolutions"], "1024");
+    let (o, _) = timed(&["resolve", s(&f), "--expand", "--limit", "1024", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["resolutions"].as_array().map(Vec::len), Some(1024));
+    assert_eq!(v["truncated"], false);
 }
 
 #[test]
@@ -373,7 +393,7 @@ fn small_nights(dir: &TempDir, n: usize) {
             effects: 4 + i % 9,
             ..NightParams::default()
         };
-        let text = Ar::to_text(&Universe::new(&night(&params, i as u64)));
+        let text = Ar::to_text(&Night::of(&night(&params, i as u64)));
         dir.write(&format!("n{i:05}.night"), &text);
     }
 }

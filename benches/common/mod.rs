@@ -1,8 +1,8 @@
 //! What the ?AR benchmarks share: running one engine directly, or both through the
 //! harness as `resolve` does.
 
-use gordian::systems::ar::{self, Universe};
-use gordian::systems::spec::Budget;
+use gordian::systems::ar::{self, Night};
+use gordian::systems::spec::{Budget, Engine};
 
 /// Which engine(s) a benchmark runs: one engine called directly, or both through the
 /// harness (raced in parallel, compared), as `resolve` does.
@@ -13,14 +13,14 @@ pub enum EngineKind {
     Both,
 }
 
-pub fn solve(u: &Universe, kind: EngineKind) {
+pub fn solve(u: &Night, kind: EngineKind) {
     let budget = Budget::new();
     match kind {
         EngineKind::Direct => {
-            std::hint::black_box(ar::direct::analyse(u, &budget).expect("solved"));
+            std::hint::black_box(ar::Direct.solve(u, &budget).expect("solved"));
         }
         EngineKind::Sat => {
-            std::hint::black_box(ar::encode::analyse(u, &budget).expect("solved"));
+            std::hint::black_box(ar::Sat.solve(u, &budget).expect("solved"));
         }
         EngineKind::Both => {
             let d = gordian::harness::Differential::<ar::Ar>::only(&["direct", "sat"])

@@ -27,7 +27,7 @@ pub fn run(args: &Args) -> ExitCode {
     let budget = args.memory.budget();
     let text = limits::within(&what, args.timeout, &budget, || {
         match inputs::load_within::<Ar>(&args.file, &budget) {
-            Ok(Ok(u)) => encode::dimacs(&u, &budget)
+            Ok(Ok(n)) => encode::dimacs(&n.whole, &budget)
                 .map_err(|_| limits::stopped(&what, &budget, None, args.timeout)),
             Ok(Err(e)) => {
                 super::report_error(&e);

@@ -1,12 +1,16 @@
-//! `gordian resolve FILE`: one night, the chosen engines asked (direct and SAT in parallel
-//! by default, compared), a human or JSON report. Reading, the universe, the engines and
-//! the report run under the time budget and memory bound; the listing under `--limit`.
+//! `gordian resolve FILE`: one night, split into independent components, the chosen
+//! engines asked (direct and SAT in parallel by default, component by component,
+//! compared), a factorised human or JSON report streamed to standard output. Reading,
+//! the universe, the split and the engines run under the time budget and memory bound;
+//! the flat lists under `--limit`.
 
 use super::limits::{self, MemoryArgs};
 use super::registry::{self, EngineChoice, SystemName};
-use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
 use crate::harness::{inputs, Differential, Verdict};
-use crate::systems::ar::{self, report, Analysis, Ar};
+use crate::systems::ar::answer::{self, Expand, Options};
+use crate::systems::ar::{self, Ar, Factored, Night};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -39,20 +43,26 @@ pub struct Args {
     timeout: Option<Duration>,
     #[command(flatten)]
     memory: MemoryArgs,
-    /// Print nothing but an error (exit 5) when the answer has more outcomes than this
-    /// (each is a line of the report, with its resolution and cut).
-    #[arg(long, default_value_t = limits::DEFAULT_LIMIT,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    limit: u64,
+    /// Write the flat lists of the whole night (every resolution, cut and outcome, the
+    /// products of the components'): `auto` while they hold at most 256 entries,
+    /// `always` (`--expand` alone), or `never` (the factorised answer only).
+    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1,
+          default_missing_value = "always", value_name = "WHEN")]
+    expand: Expand,
+    /// Stop each flat list after N items (exit 5 when a list was cut short; the totals
+    /// stay exact).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    limit: Option<u64>,
 }
 
-/// The outcomes an analysis lists: every (optimal cut, resolution, way).
-fn outcomes(a: &Analysis) -> u128 {
-    let ways = |rs: &[ar::Resolution]| rs.iter().map(|r| r.ways.len() as u128).sum::<u128>();
-    match &a.cuts {
-        Some(c) => c.optimal.iter().map(|(_, rs)| ways(rs)).sum(),
-        None => ways(&a.resolutions),
-    }
+/// A solved night, ready to be written.
+struct Solved {
+    night: Night,
+    analysis: Factored,
+    engine: String,
+    cross_checked: bool,
+    unfinished: Vec<&'static str>,
+    answered: Vec<&'static str>,
 }
 
 /// Runs the subcommand.
@@ -79,19 +89,64 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let what = args.file.display().to_string();
     let budget = args.memory.budget();
-    let text = limits::within(&what, args.timeout, &budget, || answer(args, &budget));
-    match text {
-        Ok(text) => match super::out(&text) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(code) => code,
-        },
-        Err(code) => code,
+    let solved = match limits::within(&what, args.timeout, &budget, || answer(args, &budget)) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    write(args, &solved)
+}
+
+/// Streams the report to standard output (after the watchdog: output is bounded by
+/// `--limit`, not by the time budget).
+fn write(args: &Args, s: &Solved) -> ExitCode {
+    let opts = Options {
+        seed: args.seed,
+        expand: args.expand,
+        limit: args.limit,
+    };
+    let mut o = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if args.json {
+        let extra = [
+            ("engine", serde_json::json!(s.engine)),
+            ("cross_checked", serde_json::json!(s.cross_checked)),
+            ("unfinished", serde_json::json!(s.unfinished.first())),
+        ];
+        answer::write_json(&mut o, &s.night, &s.analysis, &opts, &extra)
+    } else {
+        let how = if s.cross_checked {
+            format!("cross-checked: {} engines agree", s.answered.join(" and "))
+        } else if !s.unfinished.is_empty() {
+            format!(
+                "answered by the {} engine alone: NOT cross-checked, the {} engine did \
+                 not finish within {}s after it",
+                s.engine,
+                s.unfinished.join(", "),
+                args.grace.as_secs_f64()
+            )
+        } else {
+            format!("answered by the {} engine alone", s.engine)
+        };
+        answer::write_human(&mut o, &s.night, &s.analysis, &opts)
+            .and_then(|w| writeln!(o, "({how})").map(|()| w))
+    };
+    match written.and_then(|w| o.flush().map(|()| w)) {
+        Err(e) => super::write_failed(e),
+        Ok(w) if w.truncated => {
+            eprintln!(
+                "note: {}: output stopped after {} item(s) per list (--limit); the totals \
+                 are exact",
+                args.file.display(),
+                args.limit.unwrap_or_default()
+            );
+            ExitCode::from(EXIT_LIMIT)
+        }
+        Ok(_) => ExitCode::SUCCESS,
     }
 }
 
-/// Loads, solves and renders the night under `budget`: the text to print, or the exit
-/// code after the error was reported.
-fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<String, ExitCode> {
+/// Loads and solves the night under `budget`, or the exit code after the error was
+/// reported.
+fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<Solved, ExitCode> {
     let what = args.file.display().to_string();
     let u = match inputs::load_within::<Ar>(&args.file, budget) {
         Ok(Ok(u)) => u,
@@ -112,10 +167,10 @@ fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<String, 
         },
     }
     .with_grace(Some(args.grace));
-    if args.engine == EngineChoice::Brute && u.len() > ar::brute::MAX_UNIVERSE {
+    if args.engine == EngineChoice::Brute && u.largest_part() > ar::brute::MAX_UNIVERSE {
         eprintln!(
-            "error: too large for brute force ({} effects in the universe, at most {})",
-            u.len(),
+            "error: too large for brute force (a component of {} effects, at most {})",
+            u.largest_part(),
             ar::brute::MAX_UNIVERSE
         );
         return Err(ExitCode::from(EXIT_INPUT));
@@ -133,7 +188,7 @@ fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<String, 
                 .iter()
                 .map(|r| {
                     let v = match &r.result {
-                        Ok(a) => report::to_json(&u, a, None),
+                        Ok(a) => answer::to_json(&u, a, &Options::default()),
                         Err(e) => serde_json::json!({"error": e.to_string()}),
                     };
                     (r.engine.to_string(), v)
@@ -146,13 +201,6 @@ fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<String, 
             });
         }
     };
-    let listed = outcomes(analysis);
-    if listed > u128::from(args.limit) {
-        let summary = ar::system::describe_counts(analysis);
-        return Err(limits::over_limit(
-            &what, listed, "outcomes", args.limit, &summary,
-        ));
-    }
     if args.self_check {
         if let Err(v) = ar::self_check(&u, analysis) {
             eprintln!("error: {what}: self-check failed: {v}");
@@ -175,28 +223,12 @@ fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<String, 
     } else {
         answered.join("+")
     };
-    Ok(if args.json {
-        let mut v = report::to_json(&u, analysis, args.seed);
-        v["engine"] = serde_json::json!(engine);
-        v["cross_checked"] = serde_json::json!(cross_checked);
-        v["unfinished"] = serde_json::json!(unfinished.first());
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&v).expect("JSON values serialise")
-        )
-    } else {
-        let how = if cross_checked {
-            format!("cross-checked: {} engines agree", answered.join(" and "))
-        } else if !unfinished.is_empty() {
-            format!(
-                "answered by the {engine} engine alone: NOT cross-checked, the {} engine did \
-                 not finish within {}s after it",
-                unfinished.join(", "),
-                args.grace.as_secs_f64()
-            )
-        } else {
-            format!("answered by the {engine} engine alone")
-        };
-        format!("{}({how})\n", report::to_human(&u, analysis, args.seed))
+    Ok(Solved {
+        analysis: analysis.clone(),
+        night: u,
+        engine,
+        cross_checked,
+        unfinished,
+        answered,
     })
 }

@@ -1,14 +1,41 @@
 //! The ?AR engines as [`Engine`]s of the system — direct search, SAT, brute force — and
 //! the self-check that re-validates any engine's answer with the reference semantics.
 //!
+//! Each engine solves a [`Night`] component by component (in parallel, rayon) and
+//! answers the [`Factored`] analysis.
+//!
 //! Invariant: each engine answers the whole analysis or `Interrupted`; which engines run
 //! and how their answers are compared is the harness's business, not this module's.
 
+use super::factor::{Factored, Night};
 use super::resolution::{Analysis, Cut};
 use super::universe::Universe;
 use super::{brute, direct, encode, semantics};
 use crate::systems::spec::{Budget, Engine, Interrupted};
+use rayon::prelude::*;
 use std::time::Duration;
+
+/// Solves every part with `solve`, in parallel when there are several.
+fn per_part(
+    night: &Night,
+    budget: &Budget,
+    solve: impl Fn(&Universe, &Budget) -> Result<Analysis, Interrupted> + Sync,
+) -> Result<Factored, Interrupted> {
+    let parts = if night.parts.len() > 1 {
+        night
+            .parts
+            .par_iter()
+            .map(|p| solve(&p.universe, budget))
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        night
+            .parts
+            .iter()
+            .map(|p| solve(&p.universe, budget))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    Ok(Factored { parts })
+}
 
 /// How long the slower engine may go on after the faster one answered, by default.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
@@ -20,12 +47,12 @@ pub const BRUTE_UP_TO: usize = 12;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Direct;
 
-impl Engine<Universe, Analysis> for Direct {
+impl Engine<Night, Factored> for Direct {
     fn name(&self) -> &'static str {
         "direct"
     }
-    fn solve(&self, u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
-        direct::analyse(u, budget)
+    fn solve(&self, n: &Night, budget: &Budget) -> Result<Factored, Interrupted> {
+        per_part(n, budget, direct::analyse)
     }
 }
 
@@ -33,33 +60,43 @@ impl Engine<Universe, Analysis> for Direct {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sat;
 
-impl Engine<Universe, Analysis> for Sat {
+impl Engine<Night, Factored> for Sat {
     fn name(&self) -> &'static str {
         "sat"
     }
-    fn solve(&self, u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
-        encode::analyse(u, budget)
+    fn solve(&self, n: &Night, budget: &Budget) -> Result<Factored, Interrupted> {
+        per_part(n, budget, encode::analyse)
     }
 }
 
 /// Brute force: every subset and redirection, judged by the reference semantics. On a
-/// universe larger than [`brute::MAX_UNIVERSE`] it answers `Interrupted`, as it gives up.
+/// component larger than [`brute::MAX_UNIVERSE`] it answers `Interrupted`, as it gives up.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Brute;
 
-impl Engine<Universe, Analysis> for Brute {
+impl Engine<Night, Factored> for Brute {
     fn name(&self) -> &'static str {
         "brute"
     }
-    fn solve(&self, u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
-        budget.check()?;
-        brute::analyse(u).ok_or(Interrupted)
+    fn solve(&self, n: &Night, budget: &Budget) -> Result<Factored, Interrupted> {
+        per_part(n, budget, |u, b| {
+            b.check()?;
+            brute::analyse(u).ok_or(Interrupted)
+        })
     }
+}
+
+/// Re-validates every component's answer with the reference semantics.
+pub fn self_check(n: &Night, f: &Factored) -> Result<(), String> {
+    for (p, a) in n.parts.iter().zip(&f.parts) {
+        self_check_part(&p.universe, a)?;
+    }
+    Ok(())
 }
 
 /// Re-validates every resolution (and every way) of an analysis with the reference
 /// semantics; names the first one that is not acceptable.
-pub fn self_check(u: &Universe, a: &Analysis) -> Result<(), String> {
+pub fn self_check_part(u: &Universe, a: &Analysis) -> Result<(), String> {
     let none = Cut::with_capacity(u.n_declared);
     let mut lists = vec![(&none, &a.resolutions)];
     if let Some(c) = &a.cuts {

@@ -1,9 +1,12 @@
 //! ?AR ("??? Action Resolution") night resolution, as stated in `docs/ar.md`.
 
+pub mod answer;
 pub mod brute;
 pub mod direct;
 pub mod encode;
 pub mod engine;
+pub mod expand;
+pub mod factor;
 pub mod gen;
 pub mod model;
 pub mod parse;
@@ -17,7 +20,8 @@ pub mod universe;
 #[cfg(test)]
 mod tests;
 
-pub use engine::{self_check, Brute, Direct, Sat, BRUTE_UP_TO, DEFAULT_GRACE};
+pub use engine::{self_check, self_check_part, Brute, Direct, Sat, BRUTE_UP_TO, DEFAULT_GRACE};
+pub use factor::{Factored, Night, Part};
 pub use model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
 pub use resolution::{Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap};
 pub use system::Ar;

@@ -119,7 +119,8 @@ fn final_targets_json(u: &Universe, way: &TargetMap) -> Value {
     )
 }
 
-fn resolution_json(u: &Universe, r: &Resolution, best: Option<usize>) -> Value {
+/// One resolution as JSON (`optimal` when its number of created effects is `best`).
+pub fn resolution_json(u: &Universe, r: &Resolution, best: Option<usize>) -> Value {
     let failed = sorted_ids(u, r.present.ones().filter(|&i| !r.succeeded.contains(i)));
     let created = sorted_ids(u, r.present.ones().filter(|&i| i >= u.n_declared));
     let ways: Vec<Value> = r
@@ -142,7 +143,8 @@ fn resolutions_json(u: &Universe, rs: &[Resolution]) -> Value {
     Value::Array(rs.iter().map(|r| resolution_json(u, r, best)).collect())
 }
 
-fn outcome_json(u: &Universe, o: &Outcome) -> Value {
+/// One outcome as JSON.
+pub fn outcome_json(u: &Universe, o: &Outcome) -> Value {
     json!({
         "probability": o.probability.to_string(),
         "cut": sorted_ids(u, o.cut.ones()),
@@ -207,7 +209,8 @@ pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
     obj
 }
 
-fn effect_line(u: &Universe, i: usize) -> String {
+/// One declared effect as a line: id, actor, kind, targets, priority.
+pub fn effect_line(u: &Universe, i: usize) -> String {
     let e = &u.effects[i];
     let targets: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
     if targets.is_empty() {
@@ -230,7 +233,9 @@ fn effect_line(u: &Universe, i: usize) -> String {
     }
 }
 
-fn describe_resolution(
+/// One resolution as indented lines: what succeeds, fails, is created; each way's final
+/// targets and deaths.
+pub fn describe_resolution(
     u: &Universe,
     r: &Resolution,
     cut: &Cut,
@@ -306,11 +311,19 @@ fn describe_list(u: &Universe, rs: &[Resolution], cut: &Cut, indent: &str, out: 
 /// and the pick for `seed`.
 pub fn to_human(u: &Universe, a: &Analysis, seed: Option<u64>) -> String {
     let mut out = String::new();
-    let empty = Cut::with_capacity(u.n_declared);
     let _ = writeln!(out, "effects:");
     for i in 0..u.n_declared {
         let _ = writeln!(out, "  {}", effect_line(u, i));
     }
+    out.push_str(&body_human(u, a, seed));
+    out
+}
+
+/// The report without its list of effects: classification, resolutions, cuts, outcome
+/// probabilities, deaths and the pick for `seed`.
+pub fn body_human(u: &Universe, a: &Analysis, seed: Option<u64>) -> String {
+    let mut out = String::new();
+    let empty = Cut::with_capacity(u.n_declared);
     let _ = writeln!(out, "classification: {}", a.classification().name());
     if !a.resolutions.is_empty() {
         let _ = writeln!(out, "acceptable resolutions: {}", a.resolutions.len());

@@ -110,7 +110,7 @@ mod tests {
     use crate::systems::ar::engine::Direct;
     use crate::systems::ar::model::{ActionKind, Kind};
     use crate::systems::ar::system::Ar;
-    use crate::systems::ar::{direct, parse, Analysis, Universe};
+    use crate::systems::ar::{direct, parse, Analysis, Factored, Night, Universe};
     use crate::systems::spec::{Budget, Engine, Interrupted};
     use std::path::Path;
 
@@ -118,21 +118,26 @@ mod tests {
     /// into a `visit` (so protection is ignored).
     struct IgnoresProtect;
 
-    impl Engine<Universe, Analysis> for IgnoresProtect {
+    impl Engine<Night, Factored> for IgnoresProtect {
         fn name(&self) -> &'static str {
             "ignores-protect"
         }
-        fn solve(&self, u: &Universe, budget: &Budget) -> Result<Analysis, Interrupted> {
-            let mut ens = u.ensemble.clone();
-            for e in &mut ens.effects {
-                if e.kind == Kind::Action(ActionKind::Protect) {
-                    e.kind = Kind::Action(ActionKind::Visit);
+        fn solve(&self, n: &Night, budget: &Budget) -> Result<Factored, Interrupted> {
+            let mut parts = Vec::new();
+            for p in &n.parts {
+                let u = &p.universe;
+                let mut ens = u.ensemble.clone();
+                for e in &mut ens.effects {
+                    if e.kind == Kind::Action(ActionKind::Protect) {
+                        e.kind = Kind::Action(ActionKind::Visit);
+                    }
                 }
+                let broken = Universe::new(&ens);
+                let mut a: Analysis = direct::analyse(&broken, budget)?;
+                a.canonicalize(u);
+                parts.push(a);
             }
-            let broken = Universe::new(&ens);
-            let mut a = direct::analyse(&broken, budget)?;
-            a.canonicalize(u);
-            Ok(a)
+            Ok(Factored { parts })
         }
     }
 
@@ -156,9 +161,11 @@ mod tests {
             grace: None,
             filtered: true,
         };
-        let fails = |e: &Ensemble| diff.fails(&Universe::new(e), None);
+        let fails = |e: &Ensemble| diff.fails(&Night::of(e), None);
         assert!(fails(&start));
-        let small = shrink::<Ar>(&Universe::new(&start), |u| fails(&u.ensemble)).ensemble;
+        let small = shrink::<Ar>(&Night::of(&start), |n| fails(&n.whole.ensemble))
+            .whole
+            .ensemble;
         // Worked by hand: a protect and a kill on the same target are needed (without the
         // kill, protection changes nothing; without the protect, nothing is ignored); one
         // player can do both to himself; priorities do not matter for a non-paradox, so

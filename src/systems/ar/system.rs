@@ -2,15 +2,18 @@
 //! the direct, SAT and (on small universes) brute-force engines; random nights from
 //! [`gen`](super::gen) and the shrinker's simplifications from [`shrink`](super::shrink).
 //!
-//! Invariant: the instance is the night's [`Universe`] (built once, shared by every
-//! engine); `to_text` writes the night with explicit ids and priorities, so a shrunk
-//! failure reads back to the same universe.
+//! Invariant: the instance is the night split into independent components ([`Night`],
+//! built once, shared by every engine) and the answer is factorised ([`Factored`], one
+//! analysis per component); `to_text` writes the night with explicit ids and priorities,
+//! so a shrunk failure reads back to the same universe.
 
 use super::engine::{Brute, Direct, Sat, BRUTE_UP_TO};
+use super::expand::flatten;
+use super::factor::{Factored, Night};
 use super::gen::{night, NightParams};
 use super::model::ActionKind;
 use super::resolution::{sorted_ids, Analysis};
-use super::{parse, report, shrink, Universe};
+use super::{parse, shrink, Universe};
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use crate::text::{ParseError, ParseErrors};
 use serde_json::{json, Value};
@@ -104,22 +107,31 @@ pub fn describe(u: &Universe, a: &Analysis) -> String {
     out
 }
 
-/// The classification and the counts of an analysis, without listing anything: `a
-/// quasi-paradox with 3 resolutions and 4 ways`, `a paradox with 2 optimal cuts`.
-pub fn describe_counts(a: &Analysis) -> String {
-    let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
-    match &a.cuts {
-        Some(c) => format!(
-            "a paradox with {} optimal cut(s) of cost {:?}",
-            c.optimal.len(),
-            c.cost
-        ),
-        None => format!(
-            "a {} with {} resolution(s) and {ways} way(s)",
-            a.classification().name(),
-            a.resolutions.len()
-        ),
+/// Flat lists stay short enough for a one-line summary up to this many resolutions and
+/// cuts.
+const SUMMARY_FLAT: u32 = 16;
+
+/// A one-line summary of a factorised answer: as [`describe`] when the flat answer is
+/// short, else the exact totals and the number of components.
+pub fn describe_factored(n: &Night, f: &Factored) -> String {
+    let t = f.totals(n);
+    if t.resolutions <= SUMMARY_FLAT.into() && t.optimal_cuts <= SUMMARY_FLAT.into() {
+        return describe(&n.whole, &flatten(n, f));
     }
+    let mut out = format!(
+        "{}, {} resolution(s), {} way(s), {} components",
+        f.classification().name(),
+        t.resolutions,
+        t.ways,
+        n.parts.len()
+    );
+    if let Some(cost) = f.cost(n) {
+        out.push_str(&format!(
+            ", {} optimal cut(s) of cost {cost:?}",
+            t.optimal_cuts
+        ));
+    }
+    out
 }
 
 /// Rejects a night without effects: there is nothing to resolve, and an empty answer
@@ -150,95 +162,111 @@ impl System for Ar {
     const NAME: &'static str = "ar";
     const EXTENSIONS: &'static [&'static str] = &["night", "json"];
     const NOUN: &'static str = "night";
-    type Instance = Universe;
-    type Answer = Analysis;
+    type Instance = Night;
+    type Answer = Factored;
     type GenArgs = ArGen;
 
-    fn parse(file: &Path, text: &str) -> Result<Universe, ParseErrors> {
+    fn parse(file: &Path, text: &str) -> Result<Night, ParseErrors> {
         let u = Universe::new(&parse::parse_str(text, file)?);
-        non_empty(file, text, u)
+        Ok(Night::new(non_empty(file, text, u)?))
     }
     fn parse_within(
         file: &Path,
         text: &str,
         budget: &Budget,
-    ) -> Result<Result<Universe, ParseErrors>, Interrupted> {
+    ) -> Result<Result<Night, ParseErrors>, Interrupted> {
         let ens = match parse::parse_str(text, file) {
             Ok(e) => e,
             Err(e) => return Ok(Err(e)),
         };
         budget.check()?;
-        Ok(non_empty(file, text, Universe::new_within(&ens, budget)?))
+        let u = match non_empty(file, text, Universe::new_within(&ens, budget)?) {
+            Ok(u) => u,
+            Err(e) => return Ok(Err(e)),
+        };
+        Ok(Ok(Night::new_within(u, budget)?))
     }
-    fn to_text(u: &Universe) -> String {
-        parse::to_night(&u.ensemble)
+    fn to_text(n: &Night) -> String {
+        parse::to_night(&n.whole.ensemble)
     }
-    fn engines() -> Vec<Box<dyn Engine<Universe, Analysis> + Send + Sync>> {
+    fn engines() -> Vec<Box<dyn Engine<Night, Factored> + Send + Sync>> {
         vec![Box::new(Direct), Box::new(Sat), Box::new(Brute)]
     }
-    fn runs_on(engine: &str, u: &Universe) -> bool {
-        engine != "brute" || u.len() <= BRUTE_UP_TO
+    fn runs_on(engine: &str, n: &Night) -> bool {
+        engine != "brute" || n.largest_part() <= BRUTE_UP_TO
     }
     /// Between 1 and `max_effects` effects, chosen from the seed (as every case of a fuzz
     /// run is a pure function of its seed).
-    fn generate(args: &ArGen, seed: u64) -> Universe {
+    fn generate(args: &ArGen, seed: u64) -> Night {
         let effects =
             1 + (crate::harness::fuzz::splitmix64(seed) % args.max_effects.max(1)) as usize;
-        Universe::new(&night(&args.params(effects), seed))
+        Night::of(&night(&args.params(effects), seed))
     }
-    fn simplifications(u: &Universe) -> Vec<Universe> {
-        shrink::candidates(&u.ensemble)
+    fn simplifications(n: &Night) -> Vec<Night> {
+        shrink::candidates(&n.whole.ensemble)
             .iter()
             .filter(|e| !e.effects.is_empty())
-            .map(Universe::new)
+            .map(Night::of)
             .collect()
     }
-    fn size(u: &Universe) -> usize {
-        shrink::size(&u.ensemble)
+    fn size(n: &Night) -> usize {
+        shrink::size(&n.whole.ensemble)
     }
-    fn label(a: &Analysis) -> String {
-        a.classification().name().to_string()
+    fn label(f: &Factored) -> String {
+        f.classification().name().to_string()
     }
-    fn summary(u: &Universe, a: &Analysis) -> String {
-        describe(u, a)
+    fn summary(n: &Night, f: &Factored) -> String {
+        describe_factored(n, f)
     }
     fn columns() -> Vec<&'static str> {
-        vec!["classification", "resolutions", "optimal cuts"]
-    }
-    fn row(_: &Universe, a: &Analysis) -> Vec<String> {
         vec![
-            a.classification().name().to_string(),
-            a.resolutions.len().to_string(),
-            a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
+            "classification",
+            "resolutions",
+            "optimal cuts",
+            "components",
         ]
     }
-    fn to_json(u: &Universe, a: &Analysis) -> Value {
-        report::to_json(u, a, None)
+    fn row(n: &Night, f: &Factored) -> Vec<String> {
+        let t = f.totals(n);
+        vec![
+            f.classification().name().to_string(),
+            t.resolutions.to_string(),
+            t.optimal_cuts.to_string(),
+            n.parts.len().to_string(),
+        ]
     }
-    fn record(u: &Universe, a: &Analysis) -> Value {
-        let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
-        let (cuts, cost) = match &a.cuts {
-            Some(ca) => {
-                let cuts: Vec<Vec<String>> = ca
-                    .optimal
-                    .iter()
-                    .map(|(f, _)| sorted_ids(u, f.ones()))
-                    .collect();
-                let cost: Vec<Value> = u
-                    .ensemble
-                    .priority_levels()
-                    .iter()
-                    .zip(&ca.cost)
-                    .map(|(p, n)| json!({"priority": p, "count": n}))
-                    .collect();
-                (json!(cuts), json!(cost))
-            }
-            None => (Value::Null, Value::Null),
-        };
+    fn to_json(n: &Night, f: &Factored) -> Value {
+        super::answer::to_json(n, f, &super::answer::Options::default())
+    }
+    fn record(n: &Night, f: &Factored) -> Value {
+        let t = f.totals(n);
+        let cost = f.cost(n).map(|cost| {
+            n.whole
+                .ensemble
+                .priority_levels()
+                .iter()
+                .zip(&cost)
+                .map(|(p, k)| json!({"priority": p, "count": k}))
+                .collect::<Vec<_>>()
+        });
+        // The cut lists themselves only while short; the count is always exact.
+        let cuts = (cost.is_some() && t.optimal_cuts <= SUMMARY_FLAT.into()).then(|| {
+            let flat = flatten(n, f);
+            flat.cuts
+                .map(|c| {
+                    c.optimal
+                        .iter()
+                        .map(|(k, _)| sorted_ids(&n.whole, k.ones()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        });
         json!({
-            "classification": a.classification().name(),
-            "resolutions": a.resolutions.len(),
-            "ways": ways,
+            "classification": f.classification().name(),
+            "resolutions": t.resolutions.to_string(),
+            "ways": t.ways.to_string(),
+            "components": n.parts.len(),
+            "optimal_cut_count": t.optimal_cuts.to_string(),
             "optimal_cuts": cuts,
             "cut_cost": cost,
         })
@@ -285,7 +313,7 @@ mod tests {
         };
         for seed in 0..200 {
             let u = Ar::generate(&args, seed);
-            assert!((1..=9).contains(&u.ensemble.effects.len()));
+            assert!((1..=9).contains(&u.whole.ensemble.effects.len()));
             let back = Ar::parse(Path::new("g.night"), &Ar::to_text(&u)).unwrap();
             assert_eq!(Ar::to_text(&back), Ar::to_text(&u));
             for s in Ar::simplifications(&u) {

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::systems::ar::gen::{night, NightParams};
-use crate::systems::spec::Budget;
+use crate::systems::spec::{Budget, Engine};
 use proptest::prelude::*;
 
 /// Brute force, direct and SAT on one night: all three must agree; returns the universe
@@ -294,5 +294,132 @@ proptest! {
         prop_assume!(Universe::new(&ens).len() <= 12);
         let (_, b, d) = analyse_all(&ens);
         prop_assert_eq!(b, d);
+    }
+}
+
+/// Nights spread over more players than small_params, so that they often fall into
+/// several independent components, with every kind and passives.
+fn spread_params(effects: usize) -> NightParams {
+    NightParams {
+        players: 4 + effects / 2,
+        kinds: ActionKind::ALL.to_vec(),
+        passive_rate: 0.25,
+        max_targets: 2,
+        ..small_params(effects)
+    }
+}
+
+/// Sorted JSON texts of a list, to compare lists written in different orders.
+fn as_sorted_texts(v: &serde_json::Value) -> Vec<String> {
+    let mut t: Vec<String> = v
+        .as_array()
+        .map(|a| a.iter().map(|x| x.to_string()).collect())
+        .unwrap_or_default();
+    t.sort();
+    t
+}
+
+/// Everything the factorised answer says, checked against brute force on the unsplit
+/// night: the flat analysis, the totals, each player's chance of dying, and the streamed
+/// flat lists.
+fn check_factorised_against_brute(ens: &Ensemble) -> usize {
+    use crate::systems::ar::answer::{self, Expand, Options};
+    let whole = Universe::new(ens);
+    let flat = brute::analyse(&whole).expect("small universe");
+    let n = Night::new(whole.clone());
+    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    assert_eq!(Sat.solve(&n, &Budget::new()).expect("not interrupted"), f);
+    assert_eq!(
+        expand::flatten(&n, &f),
+        flat,
+        "products of components != brute force"
+    );
+    let t = f.totals(&n);
+    assert_eq!(t.resolutions, flat.resolutions.len().into());
+    let ways: usize = flat.resolutions.iter().map(|r| r.ways.len()).sum();
+    assert_eq!(t.ways, ways.into());
+    let cuts = flat.cuts.as_ref().map_or(0, |c| c.optimal.len());
+    assert_eq!(t.optimal_cuts, cuts.into());
+    assert_eq!(f.cost(&n), flat.cuts.as_ref().map(|c| c.cost.clone()));
+    let empty = Cut::with_capacity(whole.n_declared);
+    let outs = report::outcomes(&whole, &flat, &empty);
+    assert_eq!(t.outcomes, outs.len().into());
+    assert_eq!(f.classification(), flat.classification());
+    // Per-player chances from the flat distribution.
+    let mut chance: std::collections::BTreeMap<String, num_rational::BigRational> =
+        Default::default();
+    for o in &outs {
+        for d in o.resolution.deaths(&whole, o.way) {
+            *chance.entry(d).or_default() += o.probability.clone();
+        }
+    }
+    let chance: Vec<_> = chance.into_iter().collect();
+    assert_eq!(answer::death_chances(&n, &f), chance);
+    // The streamed flat lists hold the same items as the flat report's.
+    let streamed = answer::to_json(
+        &n,
+        &f,
+        &Options {
+            expand: Expand::Always,
+            ..Options::default()
+        },
+    );
+    let reference = report::to_json(&whole, &flat, None);
+    for key in ["resolutions", "outcomes", "death_probabilities"] {
+        assert_eq!(
+            as_sorted_texts(&streamed[key]),
+            as_sorted_texts(&reference[key]),
+            "{key}"
+        );
+    }
+    assert_eq!(
+        as_sorted_texts(&streamed["cuts"]["optimal"]),
+        as_sorted_texts(&reference["cuts"]["optimal"])
+    );
+    assert_eq!(streamed["cuts"]["cost"], reference["cuts"]["cost"]);
+    n.parts.len()
+}
+
+#[test]
+fn random_spread_nights_often_have_several_components() {
+    // Guards the property test below against testing only one-component nights.
+    let several = (0..200u64)
+        .filter(|&seed| Night::of(&night(&spread_params(8), seed)).parts.len() > 1)
+        .count();
+    assert!(several > 100, "{several} of 200");
+}
+
+#[test]
+fn disjoint_pairs_and_a_cycle_multiply() {
+    // Worked by hand: two mutual-block pairs (2 resolutions each) and an odd cycle of
+    // blocks (3 optimal cuts of one block each): a paradox, 3 optimal cuts, and under each
+    // 2 x 2 resolutions; 12 outcomes of 1/12.
+    let ens = parse::parse_night(
+        "A block B\nB block A\nC block D\nD block C\nX block Y\nY block Z\nZ block X\n",
+        std::path::Path::new("t.night"),
+    )
+    .unwrap();
+    assert_eq!(check_factorised_against_brute(&ens), 3);
+    let n = Night::of(&ens);
+    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    let t = f.totals(&n);
+    assert_eq!(
+        (t.resolutions, t.optimal_cuts, t.outcomes),
+        (0u32.into(), 3u32.into(), 12u32.into())
+    );
+    // One block cut, at the blocks' level 2 (the night's only level).
+    assert_eq!(f.cost(&n), Some(vec![1]));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn factorised_answers_equal_brute_force_on_the_whole_night(
+        seed in any::<u64>(), effects in 1usize..12,
+    ) {
+        let ens = night(&spread_params(effects), seed);
+        prop_assume!(Universe::new(&ens).len() <= 13);
+        check_factorised_against_brute(&ens);
     }
 }

@@ -1,0 +1,828 @@
+//! The factorised answer as a user sees it: exact totals, each player's chance of dying,
+//! one section per independent component, and — when short enough or asked for — the
+//! flat lists of the whole night, written as a stream (one item in memory at a time).
+//!
+//! Invariants: totals are exact integers (decimal strings in JSON) computed without
+//! expanding any product; death chances combine per player (1 - Π(1 - p_k) over the
+//! components); flat lists are in product order (the first component varies slowest;
+//! for a night of one component that is the component's canonical order); `--limit N`
+//! stops each flat list after N items and says so. This module writes to a writer it is
+//! given; only `cli` picks exit codes.
+
+use super::expand::{cut_choices, Merger, Odometer};
+use super::factor::{Factored, Night, Part};
+use super::report::{self, Outcome};
+use super::resolution::{sorted_ids, Classification, Cut, Resolution, TargetMap};
+use super::universe::Universe;
+use num_bigint::BigUint;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+/// Flat lists are written without `--expand` while they hold at most this many entries
+/// (ways listed plus outcomes).
+pub const EXPAND_UP_TO: u64 = 256;
+
+/// Whether to write the flat lists of the whole night.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Expand {
+    /// When they hold at most [`EXPAND_UP_TO`] entries.
+    #[default]
+    Auto,
+    /// Always (streamed; `--limit` bounds each list).
+    Always,
+    /// Never: the factorised answer only.
+    Never,
+}
+
+/// What to write.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Make one reproducible random pick with this seed.
+    pub seed: Option<u64>,
+    /// Whether to write the flat lists.
+    pub expand: Expand,
+    /// Stop each flat list after this many items.
+    pub limit: Option<u64>,
+}
+
+/// What writing reported besides the text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Whether the flat lists were written.
+    pub expanded: bool,
+    /// Whether some flat list stopped at `--limit`.
+    pub truncated: bool,
+}
+
+/// Number of flat entries an expansion would write: the ways of every listed resolution
+/// (the night's, or under every optimal cut) plus the outcomes.
+pub fn flat_entries(n: &Night, f: &Factored) -> BigUint {
+    let mut ways = BigUint::one();
+    for a in &f.parts {
+        let here: usize = match (&a.cuts, f.classification()) {
+            (Some(c), Classification::Paradox) => c
+                .optimal
+                .iter()
+                .map(|(_, rs)| rs.iter().map(|r| r.ways.len()).sum::<usize>())
+                .sum(),
+            _ => a.resolutions.iter().map(|r| r.ways.len()).sum(),
+        };
+        ways *= here;
+    }
+    ways + f.totals(n).outcomes
+}
+
+/// Whether the flat lists are written under these options.
+pub fn expands(n: &Night, f: &Factored, opts: &Options) -> bool {
+    match opts.expand {
+        Expand::Always => true,
+        Expand::Never => false,
+        Expand::Auto => flat_entries(n, f) <= BigUint::from(EXPAND_UP_TO),
+    }
+}
+
+/// A part's outcomes with their exact probabilities.
+fn part_outcomes<'a>(p: &'a Part, a: &'a super::Analysis, empty: &'a Cut) -> Vec<Outcome<'a>> {
+    report::outcomes(&p.universe, a, empty)
+}
+
+/// Each player's exact chance of dying (players who may die only), sorted by name.
+pub fn death_chances(n: &Night, f: &Factored) -> Vec<(String, BigRational)> {
+    let mut survive: BTreeMap<String, BigRational> = BTreeMap::new();
+    for (p, a) in n.parts.iter().zip(&f.parts) {
+        let empty = Cut::with_capacity(p.universe.n_declared);
+        let mut dies: BTreeMap<String, BigRational> = BTreeMap::new();
+        for o in part_outcomes(p, a, &empty) {
+            for d in o.resolution.deaths(&p.universe, o.way) {
+                *dies.entry(d).or_insert_with(BigRational::zero) += o.probability.clone();
+            }
+        }
+        for (who, pk) in dies {
+            let s = survive.entry(who).or_insert_with(BigRational::one);
+            *s = s.clone() * (BigRational::one() - pk);
+        }
+    }
+    survive
+        .into_iter()
+        .map(|(who, s)| (who, BigRational::one() - s))
+        .filter(|(_, p)| !p.is_zero())
+        .collect()
+}
+
+/// A whole-night outcome picked component by component.
+#[derive(Clone, Debug)]
+pub struct Picked {
+    /// Its exact probability.
+    pub probability: BigRational,
+    /// The cut (whole-night declared bits).
+    pub cut: Cut,
+    /// The resolution, with the picked way only.
+    pub resolution: Resolution,
+}
+
+/// Seed of component `k`'s pick: the seed itself for the first, so a night of one
+/// component picks exactly as the flat pick does.
+fn part_seed(seed: u64, k: usize) -> u64 {
+    if k == 0 {
+        seed
+    } else {
+        crate::harness::fuzz::splitmix64(seed ^ k as u64)
+    }
+}
+
+/// One reproducible pick for `seed`: in each component, the contract's uniform choice
+/// (optimal cut, optimal resolution, way) with its own seed.
+pub fn pick(n: &Night, f: &Factored, seed: u64) -> Option<Picked> {
+    let m = Merger::new(n);
+    let mut probability = BigRational::one();
+    let mut cuts = Vec::new();
+    let mut rs = Vec::new();
+    let empties: Vec<Cut> = n
+        .parts
+        .iter()
+        .map(|p| Cut::with_capacity(p.universe.n_declared))
+        .collect();
+    let mut chosen = Vec::new();
+    for (k, ((p, a), empty)) in n.parts.iter().zip(&f.parts).zip(&empties).enumerate() {
+        let o = report::pick(&p.universe, a, empty, part_seed(seed, k))?;
+        probability *= o.probability.clone();
+        chosen.push((p, o));
+    }
+    for (p, o) in &chosen {
+        cuts.push((*p, o.cut));
+        rs.push((
+            *p,
+            Resolution {
+                present: o.resolution.present.clone(),
+                succeeded: o.resolution.succeeded.clone(),
+                ways: vec![o.way.clone()],
+            },
+        ));
+    }
+    let refs: Vec<(&Part, &Resolution)> = rs.iter().map(|(p, r)| (*p, r)).collect();
+    Some(Picked {
+        probability,
+        cut: m.cut(&cuts),
+        resolution: m.resolution(&refs),
+    })
+}
+
+fn picked_json(u: &Universe, p: &Picked) -> Value {
+    report::outcome_json(
+        u,
+        &Outcome {
+            probability: p.probability.clone(),
+            cut: &p.cut,
+            resolution: &p.resolution,
+            way: &p.resolution.ways[0],
+        },
+    )
+}
+
+fn level_cost(levels: &[u32], cost: &[usize]) -> Value {
+    Value::Array(
+        levels
+            .iter()
+            .zip(cost)
+            .map(|(p, k)| json!({"priority": p, "count": k}))
+            .collect(),
+    )
+}
+
+fn class_counts(f: &Factored) -> [usize; 3] {
+    let mut c = [0; 3];
+    for a in &f.parts {
+        c[match a.classification() {
+            Classification::Paradox => 0,
+            Classification::QuasiParadox => 1,
+            Classification::NonParadox => 2,
+        }] += 1;
+    }
+    c
+}
+
+/// The factorised part of the JSON answer, every key but the flat lists.
+fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
+    let u = &n.whole;
+    let t = f.totals(n);
+    let levels = u.ensemble.priority_levels();
+    let effects: Vec<Value> = u
+        .ensemble
+        .effects
+        .iter()
+        .map(|e| {
+            let targets: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
+            json!({"id": e.id, "actor": u.player_name(e.actor), "kind": e.kind.to_string(),
+                   "targets": targets, "priority": e.priority})
+        })
+        .collect();
+    let [px, qx, nx] = class_counts(f);
+    vec![
+        ("classification", json!(f.classification().name())),
+        ("players", json!(u.ensemble.players)),
+        ("effects", Value::Array(effects)),
+        (
+            "totals",
+            json!({
+                "components": n.parts.len(),
+                "paradox_components": px,
+                "quasi_paradox_components": qx,
+                "non_paradox_components": nx,
+                "resolutions": t.resolutions.to_string(),
+                "ways": t.ways.to_string(),
+                "optimal_cuts": t.optimal_cuts.to_string(),
+                "outcomes": t.outcomes.to_string(),
+            }),
+        ),
+        (
+            "cut_cost",
+            f.cost(n).map_or(Value::Null, |c| level_cost(&levels, &c)),
+        ),
+        (
+            "death_chances",
+            Value::Array(
+                death_chances(n, f)
+                    .into_iter()
+                    .map(|(who, p)| json!({"player": who, "probability": p.to_string()}))
+                    .collect(),
+            ),
+        ),
+    ]
+}
+
+/// One component: its effects, classification, exact counts and cost over the whole
+/// night's priority levels; with `lists`, also its own flat lists (`resolutions`, `cuts`,
+/// `outcomes`, `death_probabilities`, as the flat answer of a night of its own).
+fn component_json(n: &Night, part: &Part, a: &super::Analysis, lists: bool) -> Value {
+    let levels = n.whole.ensemble.priority_levels();
+    let u = &part.universe;
+    let mut v = if lists {
+        report::to_json(u, a, None)
+    } else {
+        json!({"classification": a.classification().name()})
+    };
+    let obj = v.as_object_mut().expect("an object");
+    obj.remove("players");
+    let ids: Vec<&str> = u.ensemble.effects.iter().map(|e| e.id.as_str()).collect();
+    obj.insert("effects".into(), json!(ids));
+    let empty = Cut::with_capacity(u.n_declared);
+    let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
+    obj.insert(
+        "totals".into(),
+        json!({
+            "resolutions": a.resolutions.len().to_string(),
+            "ways": ways.to_string(),
+            "optimal_cuts": a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
+            "outcomes": report::outcomes(u, a, &empty).len().to_string(),
+        }),
+    );
+    let cost = a.cuts.as_ref().map(|c| {
+        let mut cost = vec![0; levels.len()];
+        for (lv, k) in u.ensemble.priority_levels().iter().zip(&c.cost) {
+            cost[levels.binary_search(lv).expect("a level")] += k;
+        }
+        level_cost(&levels, &cost)
+    });
+    obj.insert("cut_cost".into(), cost.clone().unwrap_or(Value::Null));
+    if let (Some(cuts), Some(cost)) = (obj.get_mut("cuts").filter(|c| !c.is_null()), cost) {
+        cuts["cost"] = cost;
+    }
+    v
+}
+
+/// Writes `value` pretty-printed, its lines after the first indented by `indent`.
+fn put(w: &mut dyn Write, value: &Value, indent: &str) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(value).expect("JSON values serialise");
+    let mut lines = text.lines();
+    if let Some(first) = lines.next() {
+        w.write_all(first.as_bytes())?;
+    }
+    for l in lines {
+        write!(w, "\n{indent}{l}")?;
+    }
+    Ok(())
+}
+
+/// A JSON array written one item at a time, stopping at the limit.
+struct Stream<'w> {
+    w: &'w mut dyn Write,
+    indent: &'static str,
+    count: u64,
+    limit: Option<u64>,
+    truncated: bool,
+}
+
+impl<'w> Stream<'w> {
+    fn open(w: &'w mut dyn Write, indent: &'static str, limit: Option<u64>) -> io::Result<Self> {
+        w.write_all(b"[")?;
+        Ok(Stream {
+            w,
+            indent,
+            count: 0,
+            limit,
+            truncated: false,
+        })
+    }
+    /// Writes an item; false once the limit is reached (the item is dropped).
+    fn item(&mut self, v: &Value) -> io::Result<bool> {
+        if self.limit.is_some_and(|l| self.count >= l) {
+            self.truncated = true;
+            return Ok(false);
+        }
+        let sep = if self.count == 0 { "" } else { "," };
+        write!(self.w, "{sep}\n{}  ", self.indent)?;
+        serde_json::to_writer(&mut *self.w, v).map_err(io::Error::other)?;
+        self.count += 1;
+        Ok(true)
+    }
+    fn close(self) -> io::Result<bool> {
+        if self.count > 0 {
+            write!(self.w, "\n{}", self.indent)?;
+        }
+        self.w.write_all(b"]")?;
+        Ok(self.truncated)
+    }
+}
+
+/// Writes the JSON answer: the factorised summary, `extra` keys (e.g. which engines
+/// answered), the pick, and the flat lists when [`expands`]. Returns what was written.
+pub fn write_json(
+    w: &mut dyn Write,
+    n: &Night,
+    f: &Factored,
+    opts: &Options,
+    extra: &[(&str, Value)],
+) -> io::Result<Written> {
+    let expanded = expands(n, f, opts);
+    let mut truncated = false;
+    w.write_all(b"{")?;
+    let mut first = true;
+    let mut key = |w: &mut dyn Write, k: &str| -> io::Result<()> {
+        let sep = if first { "" } else { "," };
+        first = false;
+        write!(w, "{sep}\n  {}: ", Value::String(k.to_string()))
+    };
+    for (k, v) in summary_json(n, f) {
+        key(w, k)?;
+        put(w, &v, "  ")?;
+    }
+    for (k, v) in extra {
+        key(w, k)?;
+        put(w, v, "  ")?;
+    }
+    key(w, "components")?;
+    let mut s = Stream::open(w, "  ", None)?;
+    for (p, a) in n.parts.iter().zip(&f.parts) {
+        s.item(&component_json(n, p, a, !expanded))?;
+    }
+    s.close()?;
+    key(w, "expanded")?;
+    w.write_all(if expanded { b"true" } else { b"false" })?;
+    if let Some(seed) = opts.seed {
+        key(w, "pick")?;
+        let v = match pick(n, f, seed) {
+            Some(p) => {
+                let mut v = picked_json(&n.whole, &p);
+                v["seed"] = json!(seed);
+                v
+            }
+            None => Value::Null,
+        };
+        put(w, &v, "  ")?;
+    }
+    if expanded {
+        let u = &n.whole;
+        let m = Merger::new(n);
+        let paradox = f.classification() == Classification::Paradox;
+        key(w, "resolutions")?;
+        let mut s = Stream::open(w, "  ", opts.limit)?;
+        if !paradox {
+            let best = Some(min_created_total(n, f));
+            let lists = n
+                .parts
+                .iter()
+                .zip(&f.parts)
+                .map(|(p, a)| (p, a.resolutions.as_slice()))
+                .collect();
+            for r in m.products(lists) {
+                if !s.item(&report::resolution_json(u, &r, best))? {
+                    break;
+                }
+            }
+        }
+        truncated |= s.close()?;
+        key(w, "cuts")?;
+        match f.cost(n) {
+            None => w.write_all(b"null")?,
+            Some(cost) => {
+                write!(w, "{{\n    \"cost\": ")?;
+                put(w, &level_cost(&u.ensemble.priority_levels(), &cost), "    ")?;
+                write!(w, ",\n    \"optimal\": ")?;
+                let choices = cut_choices(f);
+                let sizes = choices.iter().map(Vec::len).collect();
+                let mut s = Stream::open(w, "    ", opts.limit)?;
+                for pick in Odometer::new(sizes) {
+                    let chosen: Vec<_> = n
+                        .parts
+                        .iter()
+                        .zip(&choices)
+                        .zip(&pick)
+                        .map(|((p, c), &k)| (p, c[k].0, c[k].1))
+                        .collect();
+                    let cuts: Vec<(&Part, &Cut)> = chosen
+                        .iter()
+                        .filter_map(|(p, c, _)| c.map(|c| (*p, c)))
+                        .collect();
+                    let cut = m.cut(&cuts);
+                    let lists: Vec<(&Part, &[Resolution])> =
+                        chosen.iter().map(|(p, _, rs)| (*p, *rs)).collect();
+                    let best = Some(min_created_of(&lists));
+                    // Each cut's resolution list is bounded by the limit too.
+                    let mut rs = Vec::new();
+                    for r in m.products(lists) {
+                        if opts.limit.is_some_and(|l| rs.len() as u64 >= l) {
+                            truncated = true;
+                            break;
+                        }
+                        rs.push(report::resolution_json(u, &r, best));
+                    }
+                    let v = json!({"cut": sorted_ids(u, cut.ones()), "resolutions": rs});
+                    if !s.item(&v)? {
+                        break;
+                    }
+                }
+                truncated |= s.close()?;
+                write!(w, "\n  }}")?;
+            }
+        }
+        key(w, "outcomes")?;
+        let mut deaths: BTreeMap<Vec<String>, BigRational> = BTreeMap::new();
+        let mut s = Stream::open(w, "  ", opts.limit)?;
+        let mut complete = true;
+        for o in outcome_products(n, f) {
+            let d = o.resolution.deaths(u, &o.resolution.ways[0]);
+            if !s.item(&picked_json(u, &o))? {
+                complete = false;
+                break;
+            }
+            *deaths.entry(d).or_insert_with(BigRational::zero) += o.probability;
+        }
+        truncated |= s.close()?;
+        key(w, "death_probabilities")?;
+        if complete {
+            let v: Vec<Value> = deaths
+                .into_iter()
+                .map(|(d, p)| json!({"deaths": d, "probability": p.to_string()}))
+                .collect();
+            put(w, &Value::Array(v), "  ")?;
+        } else {
+            w.write_all(b"null")?;
+        }
+    }
+    key(w, "truncated")?;
+    w.write_all(if truncated { b"true" } else { b"false" })?;
+    w.write_all(b"\n}\n")?;
+    Ok(Written {
+        expanded,
+        truncated,
+    })
+}
+
+/// The JSON answer as a value (for batch records and tests; `resolve` streams it).
+pub fn to_json(n: &Night, f: &Factored, opts: &Options) -> Value {
+    let mut buf = Vec::new();
+    write_json(&mut buf, n, f, opts, &[]).expect("writing to memory");
+    serde_json::from_slice(&buf).expect("the writer writes JSON")
+}
+
+fn min_created_of(lists: &[(&Part, &[Resolution])]) -> usize {
+    lists
+        .iter()
+        .map(|(p, rs)| super::resolution::min_created(&p.universe, rs).unwrap_or(0))
+        .sum()
+}
+
+/// The least number of created effects among the night's resolutions.
+fn min_created_total(n: &Night, f: &Factored) -> usize {
+    let lists: Vec<(&Part, &[Resolution])> = n
+        .parts
+        .iter()
+        .zip(&f.parts)
+        .map(|(p, a)| (p, a.resolutions.as_slice()))
+        .collect();
+    min_created_of(&lists)
+}
+
+/// A component's outcome, owned: probability, cut (if any), resolution, way.
+type OwnedOutcome = (BigRational, Option<Cut>, Resolution, TargetMap);
+
+/// Every whole-night outcome, lazily, in product order.
+pub fn outcome_products<'a>(n: &'a Night, f: &'a Factored) -> impl Iterator<Item = Picked> + 'a {
+    let empties: Vec<Cut> = n
+        .parts
+        .iter()
+        .map(|p| Cut::with_capacity(p.universe.n_declared))
+        .collect();
+    // Outcomes hold references into `empties`; collect them as owned triples first.
+    let per_part: Vec<Vec<OwnedOutcome>> = n
+        .parts
+        .iter()
+        .zip(&f.parts)
+        .zip(&empties)
+        .map(|((p, a), e)| {
+            part_outcomes(p, a, e)
+                .into_iter()
+                .map(|o| {
+                    let cut = (o.cut.count_ones(..) > 0).then(|| o.cut.clone());
+                    (o.probability, cut, o.resolution.clone(), o.way.clone())
+                })
+                .collect()
+        })
+        .collect();
+    let sizes = per_part.iter().map(Vec::len).collect();
+    let m = Merger::new(n);
+    Odometer::new(sizes).map(move |pick| {
+        let mut probability = BigRational::one();
+        let mut cuts = Vec::new();
+        let mut rs = Vec::new();
+        for ((p, list), &k) in n.parts.iter().zip(&per_part).zip(&pick) {
+            let (pr, cut, r, way) = &list[k];
+            probability *= pr.clone();
+            if let Some(c) = cut {
+                cuts.push((p, c));
+            }
+            rs.push((
+                p,
+                Resolution {
+                    present: r.present.clone(),
+                    succeeded: r.succeeded.clone(),
+                    ways: vec![way.clone()],
+                },
+            ));
+        }
+        let refs: Vec<(&Part, &Resolution)> = rs.iter().map(|(p, r)| (*p, r)).collect();
+        Picked {
+            probability,
+            cut: m.cut(&cuts),
+            resolution: m.resolution(&refs),
+        }
+    })
+}
+
+fn ids_or_dash(v: &[String]) -> String {
+    if v.is_empty() {
+        "-".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn plural(k: impl std::fmt::Display, one: &str, many: &str) -> String {
+    let text = k.to_string();
+    format!("{text} {}", if text == "1" { one } else { many })
+}
+
+fn indented(text: &str, indent: &str) -> String {
+    text.lines().map(|l| format!("{indent}{l}\n")).collect()
+}
+
+/// Writes the human report. A night of one component reads as before (every
+/// resolution, cut and outcome); a night of several gives the totals and each player's
+/// chance of dying first, then the flat lists when [`expands`], else one section per
+/// component.
+pub fn write_human(
+    w: &mut dyn Write,
+    n: &Night,
+    f: &Factored,
+    opts: &Options,
+) -> io::Result<Written> {
+    if let ([p], [a]) = (n.parts.as_slice(), f.parts.as_slice()) {
+        w.write_all(report::to_human(&p.universe, a, opts.seed).as_bytes())?;
+        return Ok(Written {
+            expanded: true,
+            truncated: false,
+        });
+    }
+    let u = &n.whole;
+    let t = f.totals(n);
+    let expanded = expands(n, f, opts);
+    let mut truncated = false;
+    writeln!(w, "effects:")?;
+    for i in 0..u.n_declared {
+        writeln!(w, "  {}", report::effect_line(u, i))?;
+    }
+    writeln!(w, "classification: {}", f.classification().name())?;
+    let [px, qx, nx] = class_counts(f);
+    writeln!(
+        w,
+        "independent components: {} ({}, {}, {})",
+        n.parts.len(),
+        plural(px, "paradox", "paradoxes"),
+        plural(qx, "quasi-paradox", "quasi-paradoxes"),
+        plural(nx, "non-paradox", "non-paradoxes")
+    )?;
+    let levels = u.ensemble.priority_levels();
+    match f.cost(n) {
+        Some(cost) => {
+            let cost: Vec<String> = levels
+                .iter()
+                .zip(&cost)
+                .filter(|(_, k)| **k > 0)
+                .map(|(p, k)| format!("{k} at @{p}"))
+                .collect();
+            writeln!(
+                w,
+                "totals: no acceptable resolution; {}, each cutting {}; {}",
+                plural(
+                    &t.optimal_cuts,
+                    "optimal Gordian cut",
+                    "optimal Gordian cuts"
+                ),
+                cost.join(", "),
+                plural(&t.outcomes, "outcome", "outcomes")
+            )?;
+        }
+        None => writeln!(
+            w,
+            "totals: {} with {}; {}",
+            plural(
+                &t.resolutions,
+                "acceptable resolution",
+                "acceptable resolutions"
+            ),
+            plural(&t.ways, "way", "ways"),
+            plural(&t.outcomes, "outcome", "outcomes")
+        )?,
+    }
+    writeln!(w, "chance of dying:")?;
+    let chances = death_chances(n, f);
+    if chances.is_empty() {
+        writeln!(w, "  nobody can die")?;
+    }
+    for (who, p) in chances {
+        writeln!(w, "  {:>7}  {who}", p.to_string())?;
+    }
+    if expanded {
+        let m = Merger::new(n);
+        let limit = opts.limit.unwrap_or(u64::MAX);
+        let empty = Cut::with_capacity(u.n_declared);
+        match f.cost(n) {
+            None => {
+                writeln!(w, "acceptable resolutions: {}", t.resolutions)?;
+                let best = min_created_total(n, f);
+                let lists = n
+                    .parts
+                    .iter()
+                    .zip(&f.parts)
+                    .map(|(p, a)| (p, a.resolutions.as_slice()))
+                    .collect();
+                for (k, r) in m.products(lists).enumerate() {
+                    if k as u64 >= limit {
+                        truncated = true;
+                        break;
+                    }
+                    let mut out = String::new();
+                    report::describe_resolution(
+                        u,
+                        &r,
+                        &empty,
+                        r.n_created(u) == best,
+                        "    ",
+                        &mut out,
+                    );
+                    writeln!(
+                        w,
+                        "  resolution {} (|R| = {}):",
+                        k + 1,
+                        r.present.count_ones(..)
+                    )?;
+                    w.write_all(out.as_bytes())?;
+                }
+            }
+            Some(_) => {
+                writeln!(
+                    w,
+                    "optimal Gordian cuts, each with its acceptable resolutions:"
+                )?;
+                let choices = cut_choices(f);
+                let sizes = choices.iter().map(Vec::len).collect();
+                for (c, pick) in Odometer::new(sizes).enumerate() {
+                    if c as u64 >= limit {
+                        truncated = true;
+                        break;
+                    }
+                    let chosen: Vec<_> = n
+                        .parts
+                        .iter()
+                        .zip(&choices)
+                        .zip(&pick)
+                        .map(|((p, c), &k)| (p, c[k].0, c[k].1))
+                        .collect();
+                    let cuts: Vec<(&Part, &Cut)> = chosen
+                        .iter()
+                        .filter_map(|(p, c, _)| c.map(|c| (*p, c)))
+                        .collect();
+                    let cut = m.cut(&cuts);
+                    writeln!(w, "  cut {{{}}}:", sorted_ids(u, cut.ones()).join(", "))?;
+                    let lists: Vec<(&Part, &[Resolution])> =
+                        chosen.iter().map(|(p, _, rs)| (*p, *rs)).collect();
+                    let best = min_created_of(&lists);
+                    for (k, r) in m.products(lists).enumerate() {
+                        if k as u64 >= limit {
+                            truncated = true;
+                            break;
+                        }
+                        let mut out = String::new();
+                        report::describe_resolution(
+                            u,
+                            &r,
+                            &cut,
+                            r.n_created(u) == best,
+                            "      ",
+                            &mut out,
+                        );
+                        writeln!(
+                            w,
+                            "    resolution {} (|R| = {}):",
+                            k + 1,
+                            r.present.count_ones(..)
+                        )?;
+                        w.write_all(out.as_bytes())?;
+                    }
+                }
+            }
+        }
+        writeln!(w, "outcomes:")?;
+        for (k, o) in outcome_products(n, f).enumerate() {
+            if k as u64 >= limit {
+                truncated = true;
+                break;
+            }
+            let cut = sorted_ids(u, o.cut.ones());
+            let cut = if cut.is_empty() {
+                String::new()
+            } else {
+                format!("cut {{{}}}, ", cut.join(", "))
+            };
+            let dead = o.resolution.deaths(u, &o.resolution.ways[0]);
+            writeln!(
+                w,
+                "  {:>7}  {}succeed {{{}}}, dies: {}",
+                o.probability.to_string(),
+                cut,
+                o.resolution.succeeded_ids(u).join(", "),
+                if dead.is_empty() {
+                    "nobody".to_string()
+                } else {
+                    dead.join(", ")
+                }
+            )?;
+        }
+    } else {
+        for (k, (p, a)) in n.parts.iter().zip(&f.parts).enumerate() {
+            let ids: Vec<String> = p
+                .universe
+                .ensemble
+                .effects
+                .iter()
+                .map(|e| e.id.clone())
+                .collect();
+            writeln!(
+                w,
+                "component {} of {}: {}",
+                k + 1,
+                n.parts.len(),
+                ids_or_dash(&ids)
+            )?;
+            w.write_all(indented(&report::body_human(&p.universe, a, None), "  ").as_bytes())?;
+        }
+    }
+    if let Some(seed) = opts.seed {
+        if let Some(o) = pick(n, f, seed) {
+            let cut = sorted_ids(u, o.cut.ones());
+            let dead = o.resolution.deaths(u, &o.resolution.ways[0]);
+            writeln!(
+                w,
+                "pick (seed {seed}): {}succeed {{{}}}, dies: {}",
+                if cut.is_empty() {
+                    String::new()
+                } else {
+                    format!("cut {{{}}}, ", cut.join(", "))
+                },
+                o.resolution.succeeded_ids(u).join(", "),
+                if dead.is_empty() {
+                    "nobody".to_string()
+                } else {
+                    dead.join(", ")
+                }
+            )?;
+        }
+    }
+    Ok(Written {
+        expanded,
+        truncated,
+    })
+}

@@ -1,0 +1,202 @@
+//! From the factorised answer back to flat lists over the whole night: the products of
+//! the components' resolutions, cuts and ways.
+//!
+//! Invariants: a flat item is built from one choice per component, translated to the
+//! whole universe through [`Part::to_whole`] and [`Part::players`]; [`flatten`] gives the
+//! same [`Analysis`] (after canonicalisation) an engine would give on the unsplit night,
+//! which the tests check against brute force. Products are iterated lazily
+//! ([`Odometer`]), so streaming writers hold one item at a time.
+
+use super::factor::{Factored, Night, Part};
+use super::resolution::{Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap};
+use fixedbitset::FixedBitSet;
+
+/// Counts through every choice of one index per list, last list fastest.
+#[derive(Clone, Debug)]
+pub struct Odometer {
+    sizes: Vec<usize>,
+    cur: Vec<usize>,
+    done: bool,
+}
+
+impl Odometer {
+    /// An odometer over lists of the given sizes (none at all if some size is 0).
+    pub fn new(sizes: Vec<usize>) -> Odometer {
+        let done = sizes.contains(&0);
+        Odometer {
+            cur: vec![0; sizes.len()],
+            sizes,
+            done,
+        }
+    }
+}
+
+impl Iterator for Odometer {
+    type Item = Vec<usize>;
+    fn next(&mut self) -> Option<Vec<usize>> {
+        if self.done {
+            return None;
+        }
+        let out = self.cur.clone();
+        let mut k = self.sizes.len();
+        loop {
+            if k == 0 {
+                self.done = true;
+                break;
+            }
+            k -= 1;
+            self.cur[k] += 1;
+            if self.cur[k] < self.sizes[k] {
+                break;
+            }
+            self.cur[k] = 0;
+        }
+        Some(out)
+    }
+}
+
+/// Translates part bitsets / maps into the whole universe's indices.
+pub struct Merger<'a> {
+    night: &'a Night,
+}
+
+impl<'a> Merger<'a> {
+    /// A merger for a night.
+    pub fn new(night: &'a Night) -> Merger<'a> {
+        Merger { night }
+    }
+
+    fn bits(&self, parts: &[(&Part, &FixedBitSet)], len: usize) -> FixedBitSet {
+        let mut out = FixedBitSet::with_capacity(len);
+        for (p, b) in parts {
+            for i in b.ones() {
+                out.insert(p.to_whole[i]);
+            }
+        }
+        out
+    }
+
+    /// The cut of the whole night made of one cut per part.
+    pub fn cut(&self, parts: &[(&Part, &Cut)]) -> Cut {
+        self.bits(parts, self.night.whole.n_declared)
+    }
+
+    /// One way of the whole night from one way per part.
+    pub fn way(&self, parts: &[(&Part, &TargetMap)]) -> TargetMap {
+        let mut out: TargetMap = vec![Vec::new(); self.night.whole.len()];
+        for (p, w) in parts {
+            for (i, t) in w.iter().enumerate() {
+                if !t.is_empty() {
+                    out[p.to_whole[i]] = t.iter().map(|&q| p.players[q as usize]).collect();
+                }
+            }
+        }
+        out
+    }
+
+    /// The resolution of the whole night made of one resolution per part: R and S are
+    /// unions, the ways are the product of the parts' ways.
+    pub fn resolution(&self, parts: &[(&Part, &Resolution)]) -> Resolution {
+        let len = self.night.whole.len();
+        let present: Vec<_> = parts.iter().map(|(p, r)| (*p, &r.present)).collect();
+        let succeeded: Vec<_> = parts.iter().map(|(p, r)| (*p, &r.succeeded)).collect();
+        let sizes = parts.iter().map(|(_, r)| r.ways.len()).collect();
+        let ways = Odometer::new(sizes)
+            .map(|pick| {
+                let ws: Vec<_> = parts
+                    .iter()
+                    .zip(&pick)
+                    .map(|((p, r), &k)| (*p, &r.ways[k]))
+                    .collect();
+                self.way(&ws)
+            })
+            .collect();
+        Resolution {
+            present: self.bits(&present, len),
+            succeeded: self.bits(&succeeded, len),
+            ways,
+        }
+    }
+
+    /// Every product of one resolution per list, lazily.
+    pub fn products<'b>(
+        &'b self,
+        lists: Vec<(&'b Part, &'b [Resolution])>,
+    ) -> impl Iterator<Item = Resolution> + 'b {
+        let sizes = lists.iter().map(|(_, rs)| rs.len()).collect();
+        Odometer::new(sizes).map(move |pick| {
+            let chosen: Vec<_> = lists
+                .iter()
+                .zip(&pick)
+                .map(|((p, rs), &k)| (*p, &rs[k]))
+                .collect();
+            self.resolution(&chosen)
+        })
+    }
+}
+
+/// A component's share of an optimal cut: its cut (`None`: nothing cut) and the
+/// resolutions of the component under it.
+pub type CutChoice<'a> = (Option<&'a Cut>, &'a [Resolution]);
+
+/// The per-part choices of an optimal cut of the whole night: for a paradox component one
+/// of its optimal cuts with E_k[F_k]'s resolutions, for any other nothing cut and its own
+/// resolutions.
+pub fn cut_choices(f: &Factored) -> Vec<Vec<CutChoice<'_>>> {
+    f.parts
+        .iter()
+        .map(|a| match &a.cuts {
+            Some(c) => c
+                .optimal
+                .iter()
+                .map(|(k, rs)| (Some(k), rs.as_slice()))
+                .collect(),
+            None => vec![(None, a.resolutions.as_slice())],
+        })
+        .collect()
+}
+
+/// The flat analysis of the whole night (every product expanded), canonical. Its size is
+/// the product of the parts' sizes: call it only when [`Factored::totals`] is small.
+pub fn flatten(night: &Night, f: &Factored) -> Analysis {
+    let m = Merger::new(night);
+    let resolutions = if f.classification() == Classification::Paradox {
+        Vec::new()
+    } else {
+        let lists = night
+            .parts
+            .iter()
+            .zip(&f.parts)
+            .map(|(p, a)| (p, a.resolutions.as_slice()))
+            .collect();
+        m.products(lists).collect()
+    };
+    let cuts = f.cost(night).map(|cost| {
+        let choices = cut_choices(f);
+        let sizes = choices.iter().map(Vec::len).collect();
+        let optimal = Odometer::new(sizes)
+            .map(|pick| {
+                let chosen: Vec<(&Part, Option<&Cut>, &[Resolution])> = night
+                    .parts
+                    .iter()
+                    .zip(&choices)
+                    .zip(&pick)
+                    .map(|((p, c), &k)| (p, c[k].0, c[k].1))
+                    .collect();
+                let cuts: Vec<(&Part, &Cut)> = chosen
+                    .iter()
+                    .filter_map(|(p, c, _)| c.map(|c| (*p, c)))
+                    .collect();
+                let cut = m.cut(&cuts);
+                let rs = m
+                    .products(chosen.iter().map(|(p, _, rs)| (*p, *rs)).collect())
+                    .collect();
+                (cut, rs)
+            })
+            .collect();
+        CutAnalysis { cost, optimal }
+    });
+    let mut a = Analysis { resolutions, cuts };
+    a.canonicalize(&night.whole);
+    a
+}

@@ -1,0 +1,409 @@
+//! Independent components of a night, and the factorised answer built from them.
+//!
+//! Two effects *interact* when one could make the other fail, create it or redirect it,
+//! under some success set and some redirection (see [`components`]). The connected
+//! components of that relation are independent: the acceptable resolutions of the night
+//! are exactly the products of the components' resolutions (R, S and the final-target map
+//! are unions over components, ways multiply), costs of cuts add level by level, so the
+//! optimal cuts are the products of the components' optimal cuts (the lexicographic order
+//! on cost vectors is compatible with addition), and the contract's uniform pick is the
+//! product of uniform picks. So each component is solved alone ([`Night::parts`]) and the
+//! answer ([`Factored`]) is one [`Analysis`] per component; totals are exact integers and
+//! flat lists are produced on demand ([`expand`](super::expand)).
+//!
+//! Invariants: the parts partition the declared effects; part `k`'s universe is built
+//! from the sub-ensemble of its declared effects (same ids, priorities and player names,
+//! players renumbered in ascending whole order), and `to_whole` maps each of its universe
+//! effects to the whole universe's index of the same effect (the sub-universe's potential
+//! created effects are exactly the whole universe's created effects of that component).
+//! Components are ordered by their first declared effect.
+
+use super::model::{ActionKind, Ensemble, Kind, PassiveKind, Player};
+use super::resolution::{Analysis, Classification};
+use super::universe::{Origin, Universe};
+use crate::systems::spec::{Budget, Interrupted};
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
+use petgraph::unionfind::UnionFind;
+
+/// One independent component of a night, as a night of its own.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// The universe of the component's sub-ensemble.
+    pub universe: Universe,
+    /// For each universe effect of the part, its index in the whole universe.
+    pub to_whole: Vec<usize>,
+    /// For each player of the part, its index among the whole night's players.
+    pub players: Vec<Player>,
+}
+
+/// A night split into independent components: the instance every ?AR engine solves.
+#[derive(Clone, Debug)]
+pub struct Night {
+    /// The whole night's universe (for reports, DIMACS and the text form).
+    pub whole: Universe,
+    /// The independent components, ordered by their first declared effect.
+    pub parts: Vec<Part>,
+}
+
+/// The factorised analysis: one [`Analysis`] per part of the [`Night`], same order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Factored {
+    /// Each component's analysis, in canonical order.
+    pub parts: Vec<Analysis>,
+}
+
+/// The interaction components of a universe, as lists of universe indices (each sorted,
+/// the lists ordered by their first element). Two effects are joined when one could make
+/// the other fail, create it or redirect it, for some final targets:
+/// * a `stop` and the non-stop actions that may share a final target with it;
+/// * a `protect` and the kills that may share a final target with it;
+/// * a `block` that may end at p and p's submitted actions and `unblockable` passives;
+/// * a `bulletproof` passive of p and the kills that may end at p;
+/// * p's `deflect` and every action that may end at p (it may be redirected);
+/// * a reflexive passive of p, the actions of other players that may end at p (they
+///   trigger it) and the effects it may create.
+///
+/// "May end at p" reads the universe's deflection reach, which covers every set of active
+/// deflections and every processing order.
+pub fn components(u: &Universe) -> Vec<Vec<usize>> {
+    let n = u.len();
+    let np = u.n_players();
+    let mut uf = UnionFind::<usize>::new(n);
+    let mut hit: Vec<Vec<usize>> = vec![Vec::new(); np];
+    let mut own_actions: Vec<Vec<usize>> = vec![Vec::new(); np];
+    let mut passives: Vec<Vec<usize>> = vec![Vec::new(); np];
+    let mut mark = vec![usize::MAX; np];
+    for (i, e) in u.effects.iter().enumerate() {
+        match e.kind {
+            Kind::Passive(_) => passives[e.actor as usize].push(i),
+            Kind::Action(_) => {
+                if e.is_submitted_action() {
+                    own_actions[e.actor as usize].push(i);
+                }
+                for &t in &e.targets {
+                    for &p in &u.reach[t as usize] {
+                        if mark[p as usize] != i {
+                            mark[p as usize] = i;
+                            hit[p as usize].push(i);
+                        }
+                    }
+                }
+            }
+        }
+        if let Origin::Created { passive, .. } = e.origin {
+            uf.union(i, passive);
+        }
+    }
+    let kind = |i: usize| u.effects[i].action();
+    let join_all = |uf: &mut UnionFind<usize>, a: &[usize], b: &[usize]| {
+        if let Some(&r) = a.first().or(b.first()) {
+            for &x in a.iter().chain(b) {
+                uf.union(r, x);
+            }
+        }
+    };
+    for p in 0..np {
+        let h = &hit[p];
+        if h.is_empty() {
+            continue;
+        }
+        let of = |k: ActionKind| h.iter().copied().filter(move |&i| kind(i) == Some(k));
+        let stops: Vec<usize> = of(ActionKind::Stop).collect();
+        if !stops.is_empty() {
+            let others: Vec<usize> = h
+                .iter()
+                .copied()
+                .filter(|&i| kind(i) != Some(ActionKind::Stop))
+                .collect();
+            if !others.is_empty() {
+                join_all(&mut uf, &stops, &others);
+            }
+        }
+        let kills: Vec<usize> = of(ActionKind::Kill).collect();
+        let protects: Vec<usize> = of(ActionKind::Protect).collect();
+        if !kills.is_empty() && !protects.is_empty() {
+            join_all(&mut uf, &protects, &kills);
+        }
+        let blocks: Vec<usize> = of(ActionKind::Block).collect();
+        if !blocks.is_empty() {
+            let victims: Vec<usize> = own_actions[p]
+                .iter()
+                .copied()
+                .chain(
+                    passives[p]
+                        .iter()
+                        .copied()
+                        .filter(|&i| u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable)),
+                )
+                .collect();
+            // A block never hits itself: a lone block on its own actor's only action
+            // joins nothing.
+            if victims.iter().any(|v| blocks.iter().any(|b| b != v)) {
+                join_all(&mut uf, &blocks, &victims);
+            }
+        }
+        if let Some(d) = u.deflector[p] {
+            join_all(&mut uf, &[d], h);
+        }
+        for &q in &passives[p] {
+            match u.effects[q].kind {
+                Kind::Passive(PassiveKind::Bulletproof) => join_all(&mut uf, &[q], &kills),
+                Kind::Passive(PassiveKind::Reflexive(_)) => {
+                    let triggers: Vec<usize> = h
+                        .iter()
+                        .copied()
+                        .filter(|&i| u.effects[i].actor as usize != p)
+                        .collect();
+                    join_all(&mut uf, &[q], &triggers);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut by_root: std::collections::HashMap<usize, usize> = Default::default();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for i in 0..n {
+        let r = uf.find(i);
+        let k = *by_root.entry(r).or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[k].push(i);
+    }
+    out
+}
+
+impl Night {
+    /// Splits a universe into its independent components.
+    pub fn new(whole: Universe) -> Night {
+        Night::new_within(whole, &Budget::new()).expect("an unbounded budget never stops")
+    }
+
+    /// Splits a universe, polling `budget` between components (building each
+    /// component's universe charges it as [`Universe::new_within`] does).
+    pub fn new_within(whole: Universe, budget: &Budget) -> Result<Night, Interrupted> {
+        let mut parts = Vec::new();
+        let mut local = vec![u32::MAX; whole.n_players()];
+        for comp in components(&whole) {
+            let declared: Vec<usize> = comp
+                .iter()
+                .copied()
+                .filter(|&i| i < whole.n_declared)
+                .collect();
+            if declared.is_empty() {
+                continue; // created effects always join their (declared) passive
+            }
+            let mut players: Vec<Player> = declared
+                .iter()
+                .flat_map(|&i| {
+                    let e = &whole.ensemble.effects[i];
+                    std::iter::once(e.actor).chain(e.targets.iter().copied())
+                })
+                .collect();
+            players.sort_unstable();
+            players.dedup();
+            for (k, &p) in players.iter().enumerate() {
+                local[p as usize] = k as u32;
+            }
+            let sub = Ensemble {
+                players: players
+                    .iter()
+                    .map(|&p| whole.player_name(p).to_string())
+                    .collect(),
+                effects: declared
+                    .iter()
+                    .map(|&i| {
+                        let mut e = whole.ensemble.effects[i].clone();
+                        e.actor = local[e.actor as usize];
+                        for t in &mut e.targets {
+                            *t = local[*t as usize];
+                        }
+                        e
+                    })
+                    .collect(),
+            };
+            budget.check()?;
+            let universe = Universe::new_within(&sub, budget)?;
+            let to_whole = universe
+                .effects
+                .iter()
+                .map(|e| match e.origin {
+                    Origin::Declared(k) => declared[k],
+                    Origin::Created { passive, visitor } => {
+                        let Origin::Declared(pk) = universe.effects[passive].origin else {
+                            unreachable!("passives are declared")
+                        };
+                        whole
+                            .created(declared[pk], players[visitor as usize])
+                            .expect("a component's created effects exist in the whole universe")
+                    }
+                })
+                .collect();
+            parts.push(Part {
+                universe,
+                to_whole,
+                players,
+            });
+        }
+        Ok(Night { whole, parts })
+    }
+
+    /// Splits an ensemble.
+    pub fn of(ensemble: &Ensemble) -> Night {
+        Night::new(Universe::new(ensemble))
+    }
+
+    /// The largest part's universe size (0 for an empty night).
+    pub fn largest_part(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| p.universe.len())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Exact totals of a factorised answer, however large.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Totals {
+    /// Acceptable resolutions of the uncut night (0 for a paradox).
+    pub resolutions: BigUint,
+    /// Their ways, summed over resolutions.
+    pub ways: BigUint,
+    /// Optimal Gordian cuts (0 unless a paradox).
+    pub optimal_cuts: BigUint,
+    /// Final outcomes the pick can reach (cut, optimal resolution, way).
+    pub outcomes: BigUint,
+}
+
+impl Factored {
+    /// The whole night's classification: a paradox when some component is one, a
+    /// non-paradox when every component is one.
+    pub fn classification(&self) -> Classification {
+        let cs: Vec<Classification> = self.parts.iter().map(Analysis::classification).collect();
+        if cs.contains(&Classification::Paradox) {
+            Classification::Paradox
+        } else if cs.iter().all(|&c| c == Classification::NonParadox) {
+            Classification::NonParadox
+        } else {
+            Classification::QuasiParadox
+        }
+    }
+
+    /// The optimal cost vector over the whole night's priority levels (ascending), the sum
+    /// of the paradox components' costs; `None` unless a paradox.
+    pub fn cost(&self, night: &Night) -> Option<Vec<usize>> {
+        if self.classification() != Classification::Paradox {
+            return None;
+        }
+        let levels = night.whole.ensemble.priority_levels();
+        let mut cost = vec![0; levels.len()];
+        for (part, a) in night.parts.iter().zip(&self.parts) {
+            if let Some(c) = &a.cuts {
+                for (p, n) in part.universe.ensemble.priority_levels().iter().zip(&c.cost) {
+                    let l = levels.binary_search(p).expect("a part's level is a level");
+                    cost[l] += n;
+                }
+            }
+        }
+        Some(cost)
+    }
+
+    /// Exact counts of the flat answer's lists.
+    pub fn totals(&self, night: &Night) -> Totals {
+        let paradox = self.classification() == Classification::Paradox;
+        let mut t = Totals {
+            resolutions: BigUint::one(),
+            ways: BigUint::one(),
+            optimal_cuts: if paradox {
+                BigUint::one()
+            } else {
+                BigUint::zero()
+            },
+            outcomes: BigUint::one(),
+        };
+        for (part, a) in night.parts.iter().zip(&self.parts) {
+            t.resolutions *= a.resolutions.len();
+            t.ways *= a.resolutions.iter().map(|r| r.ways.len()).sum::<usize>();
+            if let (true, Some(c)) = (paradox, &a.cuts) {
+                t.optimal_cuts *= c.optimal.len();
+            }
+            let empty = super::Cut::with_capacity(part.universe.n_declared);
+            t.outcomes *= super::report::outcomes(&part.universe, a, &empty).len();
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::systems::ar::parse::parse_str;
+    use std::path::Path;
+
+    fn night(text: &str) -> Night {
+        Night::of(&parse_str(text, Path::new("t.night")).unwrap())
+    }
+
+    fn ids(n: &Night) -> Vec<Vec<String>> {
+        n.parts
+            .iter()
+            .map(|p| {
+                p.universe
+                    .ensemble
+                    .effects
+                    .iter()
+                    .map(|e| e.id.clone())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn disjoint_mutual_blocks_are_separate_components() {
+        let n = night("A block B\nB block A\nC block D\nD block C\n");
+        assert_eq!(ids(&n), [["e1", "e2"], ["e3", "e4"]]);
+        // Player names survive; each part has its own two players.
+        assert_eq!(n.parts[1].universe.ensemble.players, ["C", "D"]);
+        assert_eq!(n.parts[1].players, [2, 3]);
+    }
+
+    #[test]
+    fn kills_on_one_player_do_not_interact_but_a_protect_joins_them() {
+        // Two kills on V make nothing fail; a protect on V can fail both.
+        let n = night("A kill V\nB kill V\n");
+        assert_eq!(ids(&n), [["e1"], ["e2"]]);
+        let n = night("A kill V\nB kill V\nD protect V\n");
+        assert_eq!(ids(&n), [["e1", "e2", "e3"]]);
+    }
+
+    #[test]
+    fn a_deflection_joins_every_action_that_may_reach_its_actor() {
+        // e1 aims at D, whose deflect may move it to V, where the bulletproof acts; e4 is
+        // unrelated.
+        let n = night("A kill D\nD deflect V\nV passive bulletproof\nX visit Y\n");
+        assert_eq!(ids(&n), [vec!["e1", "e2", "e3"], vec!["e4"]]);
+    }
+
+    #[test]
+    fn reflexive_creation_joins_triggers_and_what_the_created_effect_touches() {
+        // A visits R (reflexive kill) -> created kill R>A at A; P protects A, so the
+        // protect joins through the created effect.
+        let n = night("A visit R\nR passive reflexive:kill\nP protect A\nQ visit Z\n");
+        assert_eq!(ids(&n), [vec!["e1", "e2", "e3"], vec!["e4"]]);
+        let created = n.parts[0].universe.len() - n.parts[0].universe.n_declared;
+        assert_eq!(created, 1);
+        let whole_ix = n.parts[0].to_whole[3];
+        assert_eq!(n.whole.effects[whole_ix].id, "e2>A");
+    }
+
+    #[test]
+    fn blocks_join_the_blocked_players_actions_and_unblockable() {
+        let n = night("A block B\nB kill C\nB passive unblockable\nE kill F\n");
+        assert_eq!(ids(&n), [vec!["e1", "e2", "e3"], vec!["e4"]]);
+        // A block on a player with no action touches nothing.
+        let n = night("A block B\nC kill D\n");
+        assert_eq!(ids(&n), [["e1"], ["e2"]]);
+    }
+}
