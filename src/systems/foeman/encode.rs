@@ -13,22 +13,27 @@
 //! Projection: `before[i][j]` (side i moved before side j), from which the order decodes.
 //!
 //! # Action phase
-//! The poll order of a round is one fixed total order `prec` of the figures: modDX
-//! descending, ties as variables (antisymmetric, transitive): FigSeq keeps the first
-//! tie-breaks for the whole round and modDX never changes (see `docs/foeman.md`), so the
-//! lazily rolled ties of the simulator reveal one such order. `n` segments; per segment
-//! and figure: unacted `una`, declaration `x` (one-hot over the segment's set), re-query
-//! declaration `y` (same set). The segment's winner:
-//! * if some participating figure declares an act-at-once option, the first one in
-//!   `prec` (polling stops there);
-//! * otherwise the first in `prec` among those with the highest *level*: a polled
-//!   declaration of `d` dice is level `2d+1`, a watcher switching to `d` dice at re-query
-//!   level `2d` (it supervenes only with strictly more dice), a watcher switching to an
-//!   act-at-once option level 21; Watch has no level. No level at all ends the round.
+//! `n` segments, each unrolled as the seed's poll loop: a bounded number of *poll steps*
+//! (see `poll_steps`: without modDX adjustments one per unacted figure; with them, a
+//! figure is re-zeroed only when its pick strictly lowers its modDX, so it picks at most
+//! 1 + (distinct modDX values of its set) times), then the Watch re-query. State carried
+//! between steps and segments: `una` (unacted), each figure's current modDX (one-hot over
+//! its possible values), FigSeq as `sq` (sequenced) and the strict order `lt[a][b]` (a's
+//! FigSeq is lower; only for pairs that may tie on modDX or may both watch), `waited`.
+//! Per step: `pol[f]` (the polled figure: the highest current modDX among the
+//! undeclared; on a tie with a sequenced figure the lowest FigSeq; among unsequenced tied
+//! figures any — the support of the fair dice), its pick (one-hot), re-zeroing (a pick
+//! that is not act-at-once and lowers its modDX below an undeclared figure's: FigSeq
+//! cleared, still undeclared), or a standing declaration: act-at-once stops the poll;
+//! Watch marks a watcher; dice supervene the dibFig (held as figure and dice) with more
+//! dice, or equal dice and a strictly higher modDX. A newly sequenced figure comes after
+//! every sequenced one in `lt`. The re-query: each watcher's pick (one-hot); the winner is
+//! an act-at-once pick or strictly more dice than the dibFig, highest first, ties to the
+//! lower FigSeq; watchers reached before an act-at-once one take their pick's modDX.
+//! The segment's winner: the act-at-once figure, else the re-query winner, else the
+//! dibFig; none ends the round.
 //!
-//! "Waited" (declared Watch in a poll before acting) counts only figures actually polled:
-//! those not preceded in `prec` by an act-at-once figure of the segment. Projection: the
-//! winners `win[s][f]` and the waited flags of winners.
+//! Projection: the winners `win[s][f]` and the waited flags of winners.
 //!
 //! Invariants: the encoding never depends on the simulator; every projected model decodes
 //! to one outcome and distinct outcomes have distinct projections.
