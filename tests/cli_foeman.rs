@@ -229,3 +229,104 @@ fn dimacs_and_located_errors() {
     assert!(e.contains("figure F side A dx 3 do watch|strike:12"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `rezero.foeman`, worked in its header: A's option lowers its modDX (12 → 9) below the
+/// undeclared B (11), so A's FigSeq 2 is zeroed and skipped; B gets 3, A is polled again
+/// with 4, and in segment 2 the modDX tie A/B (9/9) goes to the lower FigSeq, B.
+#[test]
+fn rezeroed_figseq_skips_a_value_and_reorders_the_poll() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/rezero.foeman");
+    let out = gordian()
+        .args(["foeman", "round"])
+        .arg(&f)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    let polls: Vec<&str> = s
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("poll ") || l.starts_with("segment"))
+        .collect();
+    assert_eq!(
+        polls,
+        [
+            "segment 1",
+            "poll C (modDX 13, FigSeq 1): strike:3, FigDic 3, dibFig",
+            "poll A (modDX 12, FigSeq 2): picks watch@-3 (modDX 9, below an undeclared \
+             figure): FigSeq re-zeroed, polled again later",
+            "poll B (modDX 11, FigSeq 3): strike:2@-2 (modDX 9), FigDic 2",
+            "poll A (modDX 9, FigSeq 4): watch@-3, FigDic 1",
+            "segment 2",
+            "poll B (modDX 9, FigSeq 3): strike:2@-2, FigDic 2, dibFig",
+            "poll A (modDX 9, FigSeq 4): strike:2@-3, FigDic 2",
+            "segment 3",
+            "poll A (modDX 9, FigSeq 4): strike:2@-3, FigDic 2, dibFig",
+        ],
+        "{s}"
+    );
+    assert!(s.contains("action order: C, B, A (waited)"), "{s}");
+}
+
+/// `raise.foeman`, worked in its header, in its "C first" branch (the d2 is rolled for C,
+/// scanned after B: a 1 replaces B): B's raised modDX (10 → 13) supervenes A on equal
+/// dice; FigSeq values are unchanged.
+#[test]
+fn raised_moddx_takes_priority_on_equal_dice_without_resequencing() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/raise.foeman");
+    let out = gordian()
+        .args(["foeman", "round", "--rolls", "1"])
+        .arg(&f)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("poll C (modDX 10, FigSeq 2) [d2 for C: 1 replaces]: strike:2, FigDic 2\n"),
+        "{s}"
+    );
+    assert!(
+        s.contains("poll B (modDX 10, FigSeq 3): strike:2@+3 (modDX 13), FigDic 2, supervenes A"),
+        "{s}"
+    );
+    // Segment 2: A keeps FigSeq 1, C keeps 2.
+    assert!(
+        s.contains("poll A (modDX 12, FigSeq 1): strike:2, FigDic 2, dibFig"),
+        "{s}"
+    );
+    assert!(
+        s.contains("poll C (modDX 10, FigSeq 2): strike:2, FigDic 2\n"),
+        "{s}"
+    );
+    assert!(s.contains("action order: B, A, C"), "{s}");
+}
+
+#[test]
+fn bad_moddx_adjustments_are_located_errors() {
+    let dir = std::env::temp_dir().join(format!("gordian-foeman-adj-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    for (text, msg, at) in [
+        (
+            "side A ini 5\nfigure F side A dx 3 do watch|strike:2@3\n",
+            "error: modDX adjustment `@3` is not `@+N` or `@-N` with N in 0..9",
+            "bad.foeman:2:31",
+        ),
+        (
+            "side A ini 5\nfigure F side A dx 3 do move@+12\n",
+            "error: modDX adjustment `@+12` is not `@+N` or `@-N` with N in 0..9",
+            "bad.foeman:2:25",
+        ),
+    ] {
+        let bad = dir.join("bad.foeman");
+        std::fs::write(&bad, text).expect("write");
+        let out = gordian()
+            .args(["foeman", "enumerate"])
+            .arg(&bad)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.starts_with(msg) && e.contains(at), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

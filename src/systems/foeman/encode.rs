@@ -13,22 +13,27 @@
 //! Projection: `before[i][j]` (side i moved before side j), from which the order decodes.
 //!
 //! # Action phase
-//! The poll order of a round is one fixed total order `prec` of the figures: modDX
-//! descending, ties as variables (antisymmetric, transitive): FigSeq keeps the first
-//! tie-breaks for the whole round and modDX never changes (see `docs/foeman.md`), so the
-//! lazily rolled ties of the simulator reveal one such order. `n` segments; per segment
-//! and figure: unacted `una`, declaration `x` (one-hot over the segment's set), re-query
-//! declaration `y` (same set). The segment's winner:
-//! * if some participating figure declares an act-at-once option, the first one in
-//!   `prec` (polling stops there);
-//! * otherwise the first in `prec` among those with the highest *level*: a polled
-//!   declaration of `d` dice is level `2d+1`, a watcher switching to `d` dice at re-query
-//!   level `2d` (it supervenes only with strictly more dice), a watcher switching to an
-//!   act-at-once option level 21; Watch has no level. No level at all ends the round.
+//! `n` segments, each unrolled as the seed's poll loop: a bounded number of *poll steps*
+//! (see `poll_steps`: without modDX adjustments one per unacted figure; with them, a
+//! figure is re-zeroed only when its pick strictly lowers its modDX, so it picks at most
+//! 1 + (distinct modDX values of its set) times), then the Watch re-query. State carried
+//! between steps and segments: `una` (unacted), each figure's current modDX (one-hot over
+//! its possible values), FigSeq as `sq` (sequenced) and the strict order `lt[a][b]` (a's
+//! FigSeq is lower; only for pairs that may tie on modDX or may both watch), `waited`.
+//! Per step: `pol[f]` (the polled figure: the highest current modDX among the
+//! undeclared; on a tie with a sequenced figure the lowest FigSeq; among unsequenced tied
+//! figures any — the support of the fair dice), its pick (one-hot), re-zeroing (a pick
+//! that is not act-at-once and lowers its modDX below an undeclared figure's: FigSeq
+//! cleared, still undeclared), or a standing declaration: act-at-once stops the poll;
+//! Watch marks a watcher; dice supervene the dibFig (held as figure and dice) with more
+//! dice, or equal dice and a strictly higher modDX. A newly sequenced figure comes after
+//! every sequenced one in `lt`. The re-query: each watcher's pick (one-hot); the winner is
+//! an act-at-once pick or strictly more dice than the dibFig, highest first, ties to the
+//! lower FigSeq; watchers reached before an act-at-once one take their pick's modDX.
+//! The segment's winner: the act-at-once figure, else the re-query winner, else the
+//! dibFig; none ends the round.
 //!
-//! "Waited" (declared Watch in a poll before acting) counts only figures actually polled:
-//! those not preceded in `prec` by an act-at-once figure of the segment. Projection: the
-//! winners `win[s][f]` and the waited flags of winners.
+//! Projection: the winners `win[s][f]` and the waited flags of winners.
 //!
 //! Invariants: the encoding never depends on the simulator; every projected model decodes
 //! to one outcome and distinct outcomes have distinct projections.
@@ -198,210 +203,487 @@ pub struct ActionEnc {
     pub win: Vec<Vec<Lit>>,
     /// `waited[f]`: f acted, having declared Watch in an earlier poll.
     pub waited: Vec<Lit>,
-    /// `prec[a][b]`: a is polled before b.
-    pub prec: Vec<Vec<Lit>>,
-    /// `decl[s][f][c]`: f picks choice c of its set when polled in segment s.
-    pub decl: Vec<Vec<Vec<Lit>>>,
+    /// `pol[s][t][f]`: poll step t of segment s polls figure f.
+    pub pol: Vec<Vec<Vec<Lit>>>,
+    /// `pick[s][t][f][c]`: at that step f picks choice c of its set (meaningful when
+    /// `pol[s][t][f]`; choice 0 otherwise).
+    pub pick: Vec<Vec<Vec<Vec<Lit>>>>,
     /// `requery[s][f][c]`: f picks choice c when re-queried in segment s.
     pub requery: Vec<Vec<Vec<Lit>>>,
     /// Named variables for DIMACS comments.
     pub names: Vec<(Lit, String)>,
 }
 
+/// Constant-folding gates over the solver (the true/false literals are known).
+struct Gates {
+    s: Solver,
+    t: Lit,
+}
+
+impl Gates {
+    fn f(&self) -> Lit {
+        !self.t
+    }
+    fn and(&mut self, lits: &[Lit]) -> Lit {
+        let t = self.t;
+        if lits.contains(&!t) {
+            return !t;
+        }
+        let mut l: Vec<Lit> = lits.iter().copied().filter(|&x| x != t).collect();
+        l.sort_unstable_by_key(|x| x.to_dimacs());
+        l.dedup();
+        if l.windows(2).any(|w| w[0] == !w[1]) {
+            return !t;
+        }
+        self.s.and(&l)
+    }
+    fn or(&mut self, lits: &[Lit]) -> Lit {
+        let neg: Vec<Lit> = lits.iter().map(|&x| !x).collect();
+        !self.and(&neg)
+    }
+    /// `c ? a : b`.
+    fn mux(&mut self, c: Lit, a: Lit, b: Lit) -> Lit {
+        if a == b {
+            return a;
+        }
+        let x = self.and(&[c, a]);
+        let y = self.and(&[!c, b]);
+        self.or(&[x, y])
+    }
+    /// Adds a clause, dropping false literals; a clause with a true literal is skipped.
+    fn clause(&mut self, lits: &[Lit]) {
+        let t = self.t;
+        if lits.contains(&t) {
+            return;
+        }
+        let l: Vec<Lit> = lits.iter().copied().filter(|&x| x != !t).collect();
+        self.s.add_clause(&l);
+    }
+    fn one_hot(&mut self, lits: &[Lit]) {
+        one_hot(&mut self.s, lits);
+    }
+    /// Value of one-hot `a` > value of one-hot `b`.
+    fn gt(&mut self, a: &[(i32, Lit)], b: &[(i32, Lit)]) -> Lit {
+        let mut ways = Vec::new();
+        for &(va, la) in a {
+            for &(vb, lb) in b {
+                if va > vb {
+                    ways.push(self.and(&[la, lb]));
+                }
+            }
+        }
+        self.or(&ways)
+    }
+}
+
+/// A bound on the poll steps of segment `seg`: without modDX adjustments no figure is
+/// ever re-zeroed (one poll each); otherwise a figure is re-zeroed only when its pick
+/// lowers its modDX strictly below its modDX when polled, so its picks in a segment
+/// strictly decrease until one stands: at most 1 + (distinct modDX values of its set).
+/// Only `n - seg` figures are unacted in segment `seg` (one acts per segment), so the
+/// largest `n - seg` of the per-figure bounds are summed.
+fn poll_steps(sc: &Scenario, seg: usize) -> usize {
+    let live = sc.figures.len().saturating_sub(seg);
+    let adjusts = sc
+        .figures
+        .iter()
+        .any(|f| f.plan.iter().flatten().any(|d| d.adj != 0));
+    if !adjusts {
+        return live;
+    }
+    let mut per: Vec<usize> = sc
+        .figures
+        .iter()
+        .map(|f| {
+            let mut v: Vec<i32> = f.choices(seg).iter().map(|&d| f.dx_of(d)).collect();
+            v.sort_unstable();
+            v.dedup();
+            1 + v.len()
+        })
+        .collect();
+    per.sort_unstable_by(|a, b| b.cmp(a));
+    per.iter().take(live).sum()
+}
+
 /// Encodes the Action phase.
 pub fn encode_actions(sc: &Scenario) -> ActionEnc {
-    let mut s = Solver::new();
+    let s = Solver::new();
     let t = s.true_lit();
-    let f = s.false_lit();
+    let mut g = Gates { s, t };
+    let f = g.f();
     let n = sc.figures.len();
     let mut names = Vec::new();
-    // prec[a][b]: a is polled before b (the round's fixed tie-broken modDX order).
-    let mut prec = vec![vec![f; n]; n];
-    for a in 0..n {
-        for b in a + 1..n {
-            let (da, db) = (sc.figures[a].dx, sc.figures[b].dx);
-            if da > db {
-                prec[a][b] = t;
-                prec[b][a] = f;
-            } else if da < db {
-                prec[a][b] = f;
-                prec[b][a] = t;
-            } else {
-                let l = s.new_lit();
-                names.push((
-                    l,
-                    format!("prec[{}][{}]", sc.figures[a].name, sc.figures[b].name),
-                ));
-                prec[a][b] = l;
-                prec[b][a] = !l;
-            }
-        }
-    }
-    for a in 0..n {
-        for b in 0..n {
-            for c in 0..n {
-                if a != b && b != c && a != c {
-                    let dx = sc.figures[a].dx;
-                    if sc.figures[b].dx == dx && sc.figures[c].dx == dx {
-                        s.add_clause(&[!prec[a][b], !prec[b][c], prec[a][c]]);
-                    }
-                }
-            }
-        }
-    }
+    let fname = |i: usize| sc.figures[i].name.as_str();
+    // State between segments: unacted, round ended, waited, current modDX (one-hot over
+    // the figure's possible values), FigSeq as "sequenced" and the strict order `lt`.
     let mut una = vec![t; n];
-    let mut waited = vec![f; n];
     let mut ended = f;
+    let mut waited = vec![f; n];
+    let mut dxv: Vec<Vec<(i32, Lit)>> = sc
+        .figures
+        .iter()
+        .map(|fig| {
+            fig.dx_values()
+                .into_iter()
+                .map(|v| (v, if v == fig.dx { t } else { f }))
+                .collect()
+        })
+        .collect();
+    let mut sq = vec![f; n];
+    let mut lt = vec![vec![f; n]; n];
+    // FigSeq order is read only between figures that may tie on modDX (nxtOrd()) or
+    // may both be watchers (re-query order); other pairs keep the constant false.
+    let can_watch: Vec<bool> = sc
+        .figures
+        .iter()
+        .map(|fig| fig.plan.iter().flatten().any(|&d| sc.dib(d) == Dib::Watch))
+        .collect();
+    let values: Vec<Vec<i32>> = sc.figures.iter().map(|fig| fig.dx_values()).collect();
+    let ordered: Vec<Vec<bool>> = (0..n)
+        .map(|a| {
+            (0..n)
+                .map(|b| {
+                    a != b
+                        && ((can_watch[a] && can_watch[b])
+                            || values[a].iter().any(|v| values[b].contains(v)))
+                })
+                .collect()
+        })
+        .collect();
     let mut win_all = Vec::new();
     let mut waited_at_win: Vec<Vec<Lit>> = vec![Vec::new(); n];
-    let mut decl_all = Vec::new();
-    let mut requery_all = Vec::new();
+    let (mut pol_all, mut pick_all, mut requery_all) = (Vec::new(), Vec::new(), Vec::new());
+    // The choice lits of a set (one-hot; the constant true for a single choice), forced
+    // to choice 0 when `used` is false.
+    let choose = |g: &mut Gates,
+                  names: &mut Vec<(Lit, String)>,
+                  i: usize,
+                  seg: usize,
+                  used: Lit,
+                  tag: &str| {
+        let set = sc.figures[i].choices(seg);
+        if set.len() == 1 {
+            return vec![g.t];
+        }
+        let l: Vec<Lit> = set.iter().map(|_| g.s.new_lit()).collect();
+        g.one_hot(&l);
+        g.clause(&[used, l[0]]);
+        for (c, lit) in set.iter().zip(&l) {
+            names.push((*lit, format!("{tag}[{}]={c}", sc.figures[i].name)));
+        }
+        l
+    };
     for seg in 0..n {
-        let act: Vec<Lit> = (0..n).map(|i| s.and(&[una[i], !ended])).collect();
-        let mut decl_seg = Vec::new();
-        let mut requery_seg = Vec::new();
-        // Declarations and their kinds.
-        let mut w_lit = vec![f; n];
-        let mut i_lit = vec![f; n];
-        let mut levels: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); n];
-        for i in 0..n {
-            let set = sc.figures[i].choices(seg);
-            let choose = |s: &mut Solver, names: &mut Vec<(Lit, String)>, tag: &str| {
-                let lits: Vec<Lit> = if set.len() == 1 {
-                    vec![t]
-                } else {
-                    let l: Vec<Lit> = set.iter().map(|_| s.new_lit()).collect();
-                    one_hot(s, &l);
-                    l
-                };
-                for (c, l) in set.iter().zip(&lits) {
-                    if set.len() > 1 {
-                        names.push((*l, format!("{tag}[{seg}][{}]={c}", sc.figures[i].name)));
+        let act: Vec<Lit> = (0..n).map(|i| g.and(&[una[i], !ended])).collect();
+        let sets: Vec<&[crate::systems::foeman::model::Decl]> =
+            (0..n).map(|i| sc.figures[i].choices(seg)).collect();
+        let mut und = act.clone();
+        let mut stop = f;
+        let mut at_once = vec![f; n];
+        let mut watcher = vec![f; n];
+        let mut hold = vec![f; n];
+        // hd[k]: the dibFig holds k dice (hd[0]: no dibFig).
+        let mut hd = vec![f; 10];
+        hd[0] = t;
+        let mut pol_seg = Vec::new();
+        let mut pick_seg = Vec::new();
+        for step in 0..poll_steps(sc, seg) {
+            let some = g.or(&und);
+            let busy = g.and(&[some, !stop]);
+            let pol: Vec<Lit> = (0..n)
+                .map(|i| if und[i] == f { f } else { g.s.new_lit() })
+                .collect();
+            for i in 0..n {
+                names.push((pol[i], format!("pol[{seg}][{step}][{}]", fname(i))));
+                g.clause(&[!pol[i], und[i]]);
+                g.clause(&[!pol[i], !stop]);
+                for j in i + 1..n {
+                    g.clause(&[!pol[i], !pol[j]]);
+                }
+            }
+            let mut c = pol.clone();
+            c.push(!busy);
+            g.clause(&c);
+            // nxtOrd(): the polled figure has the highest current modDX among the
+            // undeclared; on a tie with a sequenced figure it has the lowest FigSeq; among
+            // unsequenced tied figures the dice may note any (their support).
+            for a in 0..n {
+                for b in 0..n {
+                    if a == b {
+                        continue;
+                    }
+                    for &(va, la) in &dxv[a] {
+                        for &(vb, lb) in &dxv[b] {
+                            if vb > va {
+                                g.clause(&[!pol[a], !und[b], !la, !lb]);
+                            } else if vb == va {
+                                g.clause(&[!pol[a], !und[b], !la, !lb, !sq[b], lt[a][b]]);
+                            }
+                        }
                     }
                 }
-                lits
-            };
-            let x = choose(&mut s, &mut names, "decl");
-            let y = choose(&mut s, &mut names, "requery");
-            decl_seg.push(x.clone());
-            requery_seg.push(y.clone());
-            let mut xw = Vec::new();
-            let mut xi = Vec::new();
-            let mut yi = Vec::new();
-            for (c, d) in set.iter().enumerate() {
-                match sc.dib(*d) {
-                    Dib::Watch => xw.push(x[c]),
-                    Dib::AtOnce => {
-                        xi.push(x[c]);
-                        yi.push(y[c]);
+            }
+            // The pick of each figure (meaningful when polled), and what it leads to.
+            let x: Vec<Vec<Lit>> = (0..n)
+                .map(|i| {
+                    choose(
+                        &mut g,
+                        &mut names,
+                        i,
+                        seg,
+                        pol[i],
+                        &format!("pick[{seg}][{step}]"),
+                    )
+                })
+                .collect();
+            let mut pk_at = vec![f; n];
+            let mut x_w = vec![f; n];
+            let mut x_d = vec![vec![f; 10]; n];
+            let mut nv: Vec<Vec<(i32, Lit)>> = Vec::with_capacity(n);
+            for i in 0..n {
+                let (mut at, mut w) = (Vec::new(), Vec::new());
+                let mut d: Vec<Vec<Lit>> = vec![Vec::new(); 10];
+                for (c, decl) in sets[i].iter().enumerate() {
+                    match sc.dib(*decl) {
+                        Dib::AtOnce => at.push(x[i][c]),
+                        Dib::Watch => w.push(x[i][c]),
+                        Dib::Dice(k) => d[k as usize].push(x[i][c]),
                     }
+                }
+                let x_at = g.or(&at);
+                pk_at[i] = g.and(&[pol[i], x_at]);
+                x_w[i] = g.or(&w);
+                for k in 1..10 {
+                    x_d[i][k] = g.or(&d[k]);
+                }
+                let vals: Vec<(i32, Lit)> = dxv[i]
+                    .iter()
+                    .map(|&(v, _)| {
+                        let ways: Vec<Lit> = sets[i]
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, &decl)| sc.figures[i].dx_of(decl) == v)
+                            .map(|(c, _)| x[i][c])
+                            .collect();
+                        (v, g.or(&ways))
+                    })
+                    .collect();
+                nv.push(vals);
+            }
+            // Re-zeroing: a non-act-at-once pick below some other undeclared figure.
+            let mut rz = vec![f; n];
+            let mut dec = vec![f; n];
+            for i in 0..n {
+                if pol[i] == f {
+                    continue;
+                }
+                // A pick can re-zero only if some option lowers the modDX below a value
+                // the figure may have now.
+                let now_max = dxv[i]
+                    .iter()
+                    .filter(|(_, l)| *l != f)
+                    .map(|(v, _)| *v)
+                    .max();
+                let lowest = sets[i].iter().map(|&d| sc.figures[i].dx_of(d)).min();
+                if lowest >= now_max {
+                    dec[i] = g.and(&[pol[i], !pk_at[i]]);
+                    continue;
+                }
+                let mut above = Vec::new();
+                for j in (0..n).filter(|&j| j != i) {
+                    let gt = g.gt(&dxv[j], &nv[i]);
+                    above.push(g.and(&[und[j], gt]));
+                }
+                let above = g.or(&above);
+                let not_at = !pk_at[i];
+                rz[i] = g.and(&[pol[i], not_at, above]);
+                dec[i] = g.and(&[pol[i], not_at, !above]);
+            }
+            // Supervention: more dice, or equal dice and a strictly higher modDX (the
+            // picked option's) than the dibFig's.
+            let below: Vec<Lit> = (0..10).map(|k| g.or(&hd[..k])).collect();
+            let mut better = vec![f; n];
+            for i in 0..n {
+                if dec[i] == f {
+                    continue;
+                }
+                let mut hx = Vec::new();
+                for j in (0..n).filter(|&j| j != i) {
+                    let gt = g.gt(&nv[i], &dxv[j]);
+                    hx.push(g.and(&[hold[j], gt]));
+                }
+                let higher = g.or(&hx);
+                let mut ways = Vec::new();
+                for k in 1..10 {
+                    if x_d[i][k] == f {
+                        continue;
+                    }
+                    let tie = g.and(&[hd[k], higher]);
+                    let ok = g.or(&[below[k], tie]);
+                    ways.push(g.and(&[x_d[i][k], ok]));
+                }
+                let w = g.or(&ways);
+                better[i] = g.and(&[dec[i], w]);
+            }
+            let any_sup = g.or(&better);
+            for i in 0..n {
+                let keep = g.and(&[hold[i], !any_sup]);
+                hold[i] = g.or(&[better[i], keep]);
+            }
+            let mut hd2 = vec![f; 10];
+            hd2[0] = g.and(&[hd[0], !any_sup]);
+            for (k, slot) in hd2.iter_mut().enumerate().skip(1) {
+                let mut ways: Vec<Lit> = (0..n).map(|i| g.and(&[better[i], x_d[i][k]])).collect();
+                ways.push(g.and(&[hd[k], !any_sup]));
+                *slot = g.or(&ways);
+            }
+            hd = hd2;
+            let mut st = pk_at.clone();
+            st.push(stop);
+            stop = g.or(&st);
+            for i in 0..n {
+                at_once[i] = g.or(&[at_once[i], pk_at[i]]);
+                let stays = g.or(&[!pol[i], rz[i]]);
+                und[i] = g.and(&[und[i], stays]);
+                let w = g.and(&[dec[i], x_w[i]]);
+                watcher[i] = g.or(&[watcher[i], w]);
+                waited[i] = g.or(&[waited[i], w]);
+                for (slot, &(_, nvl)) in dxv[i].iter_mut().zip(&nv[i]) {
+                    slot.1 = g.mux(pol[i], nvl, slot.1);
+                }
+            }
+            // FigSeq: a polled unsequenced figure is sequenced after every sequenced one;
+            // a re-zeroed figure loses its FigSeq.
+            let newseq: Vec<Lit> = (0..n).map(|i| g.and(&[pol[i], !sq[i], !rz[i]])).collect();
+            let mut lt2 = vec![vec![f; n]; n];
+            for a in 0..n {
+                for b in 0..n {
+                    if a != b && ordered[a][b] {
+                        let fresh = g.and(&[newseq[b], sq[a]]);
+                        let o = g.or(&[lt[a][b], fresh]);
+                        lt2[a][b] = g.and(&[!rz[a], !rz[b], o]);
+                    }
+                }
+            }
+            lt = lt2;
+            for i in 0..n {
+                let s1 = g.or(&[sq[i], pol[i]]);
+                sq[i] = g.and(&[s1, !rz[i]]);
+            }
+            pol_seg.push(pol);
+            pick_seg.push(x);
+        }
+        // The bound is enough: polling is over.
+        let some = g.or(&und);
+        let busy = g.and(&[some, !stop]);
+        g.clause(&[!busy]);
+        // Re-query: watchers in FigSeq order; strictly more dice than the dibFig, or an
+        // act-at-once option (which stops the re-query).
+        let below: Vec<Lit> = (0..10).map(|k| g.or(&hd[..k])).collect();
+        let mut y_all = Vec::new();
+        let mut cand = vec![vec![f; 11]; n];
+        let mut y_at = vec![f; n];
+        for i in 0..n {
+            let rq = g.and(&[watcher[i], !stop]);
+            let y = choose(&mut g, &mut names, i, seg, rq, &format!("requery[{seg}]"));
+            let mut at = Vec::new();
+            for (c, decl) in sets[i].iter().enumerate() {
+                match sc.dib(*decl) {
+                    Dib::AtOnce => at.push(y[c]),
+                    Dib::Watch => {}
                     Dib::Dice(k) => {
                         let k = k as usize;
-                        levels[i].push((2 * k + 1, s.and(&[act[i], x[c]])));
+                        let l = g.and(&[rq, y[c], below[k]]);
+                        cand[i][k] = g.or(&[cand[i][k], l]);
                     }
                 }
             }
-            let xw_any = s.or(&xw);
-            w_lit[i] = s.and(&[act[i], xw_any]);
-            let xi_any = s.or(&xi);
-            i_lit[i] = s.and(&[act[i], xi_any]);
-            let yi_any = s.or(&yi);
-            let rq_at_once = s.and(&[w_lit[i], yi_any]);
-            levels[i].push((21, rq_at_once));
-            for (c, d) in set.iter().enumerate() {
-                if let Dib::Dice(k) = sc.dib(*d) {
-                    let k = k as usize;
-                    levels[i].push((2 * k, s.and(&[w_lit[i], y[c]])));
-                }
-            }
+            let a = g.or(&at);
+            y_at[i] = g.and(&[rq, a]);
+            cand[i][10] = y_at[i];
+            y_all.push(y);
         }
-        let any_i = s.or(&i_lit);
-        // Poll-phase act-at-once winner: first in prec.
-        let wi: Vec<Lit> = (0..n)
-            .map(|a| {
-                let mut conj = vec![i_lit[a]];
-                for b in 0..n {
-                    if b != a {
-                        let c = s.or(&[!i_lit[b], prec[a][b]]);
-                        conj.push(c);
-                    }
-                }
-                s.and(&conj)
-            })
-            .collect();
-        // ge[k]: some figure has level >= k.
-        let mut ge = [f; 23];
-        for k in (1..=21).rev() {
-            let mut lits: Vec<Lit> = vec![ge[k + 1]];
-            for lv in &levels {
-                lits.extend(lv.iter().filter(|(kk, _)| *kk == k).map(|(_, l)| *l));
-            }
-            ge[k] = s.or(&lits);
+        let mut ge = [f; 12];
+        for lvl in (1..=10).rev() {
+            let mut l: Vec<Lit> = (0..n).map(|i| cand[i][lvl]).collect();
+            l.push(ge[lvl + 1]);
+            ge[lvl] = g.or(&l);
         }
         let top: Vec<Lit> = (0..n)
-            .map(|a| {
-                let ways: Vec<Lit> = levels[a]
-                    .iter()
-                    .map(|&(k, l)| s.and(&[l, !ge[k + 1]]))
+            .map(|i| {
+                let ways: Vec<Lit> = (1..=10)
+                    .map(|lvl| g.and(&[cand[i][lvl], !ge[lvl + 1]]))
                     .collect();
-                s.or(&ways)
+                g.or(&ways)
             })
             .collect();
-        let wd: Vec<Lit> = (0..n)
-            .map(|a| {
-                let mut conj = vec![!any_i, top[a]];
-                for b in 0..n {
-                    if b != a {
-                        let c = s.or(&[!top[b], prec[a][b]]);
-                        conj.push(c);
-                    }
+        let rwin: Vec<Lit> = (0..n)
+            .map(|i| {
+                let mut conj = vec![top[i]];
+                for j in (0..n).filter(|&j| j != i) {
+                    conj.push(g.or(&[!top[j], lt[i][j]]));
                 }
-                s.and(&conj)
+                g.and(&conj)
             })
             .collect();
-        let win: Vec<Lit> = (0..n).map(|a| or2(&mut s, wi[a], wd[a])).collect();
-        for a in 0..n {
-            names.push((win[a], format!("win[{seg}][{}]", sc.figures[a].name)));
+        let any_rq = g.or(&rwin);
+        // Re-queried watchers reached before an act-at-once one take their pick's modDX.
+        for i in 0..n {
+            let mut conj = vec![watcher[i], !stop];
+            for j in (0..n).filter(|&j| j != i) {
+                conj.push(g.or(&[!y_at[j], !lt[j][i]]));
+            }
+            let reached = g.and(&conj);
+            let ny: Vec<Lit> = dxv[i]
+                .iter()
+                .map(|&(v, _)| {
+                    let ways: Vec<Lit> = sets[i]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &decl)| sc.figures[i].dx_of(decl) == v)
+                        .map(|(c, _)| y_all[i][c])
+                        .collect();
+                    g.or(&ways)
+                })
+                .collect();
+            for (slot, nyl) in dxv[i].iter_mut().zip(ny) {
+                slot.1 = g.mux(reached, nyl, slot.1);
+            }
         }
-        // Polled figures: not preceded by an act-at-once figure.
-        let polled: Vec<Lit> = (0..n)
-            .map(|a| {
-                let mut conj = vec![act[a]];
-                for b in 0..n {
-                    if b != a {
-                        let c = s.or(&[!i_lit[b], !prec[b][a]]);
-                        conj.push(c);
-                    }
-                }
-                s.and(&conj)
+        let win: Vec<Lit> = (0..n)
+            .map(|i| {
+                let held = g.and(&[!any_rq, hold[i]]);
+                let later = g.or(&[rwin[i], held]);
+                let later = g.and(&[!stop, later]);
+                g.or(&[at_once[i], later])
             })
             .collect();
         for a in 0..n {
-            let now = s.and(&[polled[a], w_lit[a]]);
-            waited[a] = or2(&mut s, waited[a], now);
-            let ww = s.and(&[win[a], waited[a]]);
+            names.push((win[a], format!("win[{seg}][{}]", fname(a))));
+            let ww = g.and(&[win[a], waited[a]]);
             waited_at_win[a].push(ww);
         }
-        let some_win = s.or(&win);
-        ended = or2(&mut s, ended, !some_win);
-        una = (0..n).map(|a| s.and(&[una[a], !win[a]])).collect();
+        let some_win = g.or(&win);
+        ended = g.or(&[ended, !some_win]);
+        una = (0..n).map(|a| g.and(&[una[a], !win[a]])).collect();
         win_all.push(win);
-        decl_all.push(decl_seg);
-        requery_all.push(requery_seg);
+        pol_all.push(pol_seg);
+        pick_all.push(pick_seg);
+        requery_all.push(y_all);
     }
     let waited_lits: Vec<Lit> = (0..n)
         .map(|a| {
-            let l = s.or(&waited_at_win[a]);
-            names.push((l, format!("waited[{}]", sc.figures[a].name)));
+            let l = g.or(&waited_at_win[a]);
+            names.push((l, format!("waited[{}]", fname(a))));
             l
         })
         .collect();
     ActionEnc {
-        solver: s,
+        solver: g.s,
         win: win_all,
         waited: waited_lits,
-        prec,
-        decl: decl_all,
+        pol: pol_all,
+        pick: pick_all,
         requery: requery_all,
         names,
     }
@@ -517,11 +799,13 @@ pub struct Replayed {
     pub confirmed: bool,
 }
 
-/// A driver realising a SAT model: tie dice keep the earlier figure of the model's poll
-/// order; declarations are the model's.
+/// A driver realising a SAT model: each poll's tie-break dice note the figure the model
+/// polls at that step; picks and re-query picks are the model's.
 struct ModelDriver {
-    rank: Vec<usize>,
-    decl: Vec<Vec<usize>>,
+    /// The model's poll steps in order (all segments): figure and its pick.
+    polls: std::collections::VecDeque<(usize, usize)>,
+    /// The pick of the step being polled.
+    current: usize,
     requery: Vec<Vec<usize>>,
 }
 
@@ -529,41 +813,50 @@ impl Driver for ModelDriver {
     fn d6(&mut self, _side: usize) -> i32 {
         1
     }
-    fn tie(&mut self, k: u32, contender: usize, noted: usize) -> u32 {
-        if self.rank[contender] < self.rank[noted] {
-            1
-        } else {
-            k
+    fn tie(&mut self, k: u32, contender: usize, _noted: usize) -> u32 {
+        match self.polls.front() {
+            Some(&(target, _)) if target == contender => 1,
+            _ => k,
         }
     }
     fn choose(&mut self, _n: usize, what: Choice) -> usize {
         match what {
-            Choice::Poll { figure, segment } => self.decl[segment][figure],
+            Choice::Poll { .. } => self.current,
             Choice::Requery { figure, segment } => self.requery[segment][figure],
             Choice::Postpone { .. } => 0,
         }
     }
+    fn polled(&mut self, figure: usize) {
+        self.current = match self.polls.pop_front() {
+            Some((f, c)) if f == figure => c,
+            _ => 0,
+        };
+    }
 }
 
 fn replay_model(sc: &Scenario, e: &ActionEnc, decoded: &ActionOutcome) -> Replayed {
-    let n = sc.figures.len();
     let v = |l: Lit| e.solver.value(l);
-    let rank: Vec<usize> = (0..n)
-        .map(|f| (0..n).filter(|&g| g != f && v(e.prec[g][f])).count())
+    let mut polls = std::collections::VecDeque::new();
+    for (seg_pol, seg_pick) in e.pol.iter().zip(&e.pick) {
+        for (pol, pick) in seg_pol.iter().zip(seg_pick) {
+            if let Some(f) = pol.iter().position(|&l| v(l)) {
+                polls.push_back((f, pick[f].iter().position(|&l| v(l)).unwrap_or(0)));
+            }
+        }
+    }
+    let requery = e
+        .requery
+        .iter()
+        .map(|seg| {
+            seg.iter()
+                .map(|c| c.iter().position(|&l| v(l)).unwrap_or(0))
+                .collect()
+        })
         .collect();
-    let pick = |sets: &Vec<Vec<Vec<Lit>>>| -> Vec<Vec<usize>> {
-        sets.iter()
-            .map(|seg| {
-                seg.iter()
-                    .map(|c| c.iter().position(|&l| v(l)).unwrap_or(0))
-                    .collect()
-            })
-            .collect()
-    };
     let mut d = ModelDriver {
-        rank,
-        decl: pick(&e.decl),
-        requery: pick(&e.requery),
+        polls,
+        current: 0,
+        requery,
     };
     let mut trace = Vec::new();
     let out = simulate::actions(sc, &mut d, &mut trace);

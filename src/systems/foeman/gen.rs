@@ -36,6 +36,10 @@ pub struct GenArgs {
         default_value_t = 40
     )]
     pub menu_rate: u32,
+    /// Percentage of declarations carrying a modDX adjustment (`@+N`/`@-N`, N in 1..=2):
+    /// options that change the figure's modDX, which exercises FigSeq re-zeroing.
+    #[arg(id = "foeman_adj_rate", long = "foeman-adj-rate", default_value_t = 30)]
+    pub adj_rate: u32,
 }
 
 impl Default for GenArgs {
@@ -47,32 +51,27 @@ impl Default for GenArgs {
             menu: 2,
             plan: 2,
             menu_rate: 40,
+            adj_rate: 30,
         }
     }
 }
 
-fn random_decl(rng: &mut impl Rng) -> Decl {
-    match rng.gen_range(0..10) {
-        0..=2 => Decl {
-            opt: Opt::Watch,
-            dice: 0,
-        },
-        3 => Decl {
-            opt: Opt::Move,
-            dice: 0,
-        },
-        4 => Decl {
-            opt: Opt::Defend,
-            dice: 0,
-        },
+fn random_decl(rng: &mut impl Rng, adj_rate: u32) -> Decl {
+    let d = match rng.gen_range(0..10) {
+        0..=2 => Decl::new(Opt::Watch, 0),
+        3 => Decl::new(Opt::Move, 0),
+        4 => Decl::new(Opt::Defend, 0),
         _ => {
             let active = [Opt::Strike, Opt::Jab, Opt::Fire, Opt::Hurl, Opt::Ready];
-            Decl {
-                opt: active[rng.gen_range(0..active.len())],
-                dice: rng.gen_range(1..=4),
-            }
+            Decl::new(active[rng.gen_range(0..active.len())], rng.gen_range(1..=4))
         }
-    }
+    };
+    let adj = if rng.gen_range(0..100) < adj_rate {
+        [-2, -1, 1, 2][rng.gen_range(0..4)]
+    } else {
+        0
+    };
+    Decl { adj, ..d }
 }
 
 /// A random scenario.
@@ -109,7 +108,7 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
                     };
                     let mut set: Vec<Decl> = Vec::new();
                     while set.len() < k {
-                        let d = random_decl(&mut rng);
+                        let d = random_decl(&mut rng, args.adj_rate);
                         if !set.contains(&d) {
                             set.push(d);
                         }
@@ -156,25 +155,19 @@ pub fn round(figures: usize, seed: u64) -> Scenario {
         .collect();
     let figures = (0..n)
         .map(|i| {
-            let strike = |d: u8| Decl {
-                opt: Opt::Strike,
-                dice: d,
-            };
-            let watch = Decl {
-                opt: Opt::Watch,
-                dice: 0,
-            };
+            let strike = |d: u8| Decl::new(Opt::Strike, d);
+            let watch = Decl::new(Opt::Watch, 0);
             let plan = match i % 4 {
                 0 => vec![vec![strike(rng.gen_range(1..=4)), watch]],
                 1 => vec![vec![watch], vec![strike(rng.gen_range(1..=4))]],
-                2 => vec![vec![Decl {
-                    opt: if rng.gen_range(0..3) == 0 {
+                2 => vec![vec![Decl::new(
+                    if rng.gen_range(0..3) == 0 {
                         Opt::Move
                     } else {
                         Opt::Jab
                     },
-                    dice: 2,
-                }]],
+                    2,
+                )]],
                 _ => vec![vec![strike(rng.gen_range(1..=4))]],
             };
             Figure {

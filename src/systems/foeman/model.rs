@@ -3,7 +3,8 @@
 //!
 //! Invariants: a validated [`Scenario`] has 1..=[`MAX_SIDES`] sides and at most
 //! [`MAX_FIGURES`] figures, unique names, every figure on an existing side, every plan
-//! non-empty with non-empty choice sets, every active option with 1..=9 dice; an
+//! non-empty with non-empty choice sets, every active option with 1..=9 dice, every
+//! option's modDX adjustment within ±[`MAX_ADJ`]; an
 //! [`Answer`] keeps its sets sorted (`BTreeSet`), so answers of different engines compare
 //! with `==`.
 
@@ -14,6 +15,8 @@ use std::collections::BTreeSet;
 pub const MAX_SIDES: usize = 8;
 /// Most figures in a scenario.
 pub const MAX_FIGURES: usize = 16;
+/// Largest absolute modDX adjustment of an option (`@+N` / `@-N`).
+pub const MAX_ADJ: i8 = 9;
 /// Sides of the initiative die (`ini roll`).
 pub const INI_DIE: i32 = 6;
 
@@ -94,24 +97,38 @@ impl Opt {
     }
 }
 
-/// One declaration a figure may make when polled: an option and, for active options,
-/// its number of dice (1..=9). Preset options carry `dice = 0` here; the effective dice
-/// come from [`Scenario::dice`].
+/// One declaration a figure may make when polled: an option, for active options its
+/// number of dice (1..=9), and the option's modDX adjustment. Preset options carry
+/// `dice = 0` here; the effective dice come from [`Scenario::dice`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Decl {
     /// The option.
     pub opt: Opt,
     /// Chosen dice for active options, 0 for preset ones.
     pub dice: u8,
+    /// modDX adjustment of this option (and target/item) relative to the figure's modDX
+    /// (`@+N` / `@-N` in the format; 0 when not written). See [`Figure::dx_of`].
+    pub adj: i8,
+}
+
+impl Decl {
+    /// A declaration without modDX adjustment.
+    pub fn new(opt: Opt, dice: u8) -> Decl {
+        Decl { opt, dice, adj: 0 }
+    }
 }
 
 impl std::fmt::Display for Decl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.opt.preset() {
-            f.write_str(self.opt.name())
+            f.write_str(self.opt.name())?;
         } else {
-            write!(f, "{}:{}", self.opt.name(), self.dice)
+            write!(f, "{}:{}", self.opt.name(), self.dice)?;
         }
+        if self.adj != 0 {
+            write!(f, "@{:+}", self.adj)?;
+        }
+        Ok(())
     }
 }
 
@@ -165,7 +182,8 @@ pub struct Figure {
     pub name: String,
     /// Index of its side.
     pub side: usize,
-    /// Its modDX for the round.
+    /// Its modDX before it picks an option this round (the seed's "asgnd opt" modDX);
+    /// each picked option then sets it to [`Figure::dx_of`] that option.
     pub dx: i32,
     /// Choice sets: entry `k` is used in segment `k + 1` (the last entry repeats). When
     /// polled, and again when re-queried as a watcher, the figure picks one declaration
@@ -177,6 +195,22 @@ impl Figure {
     /// The choice set for 0-based segment `s`.
     pub fn choices(&self, s: usize) -> &[Decl] {
         &self.plan[s.min(self.plan.len() - 1)]
+    }
+
+    /// The figure's modDX once it has picked `d`: its modDX plus the option's adjustment.
+    pub fn dx_of(&self, d: Decl) -> i32 {
+        self.dx + i32::from(d.adj)
+    }
+
+    /// Every modDX the figure can have during the round (its own and each option's),
+    /// ascending, without repeats.
+    pub fn dx_values(&self) -> Vec<i32> {
+        let mut v: Vec<i32> = std::iter::once(self.dx)
+            .chain(self.plan.iter().flatten().map(|&d| self.dx_of(d)))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
     }
 }
 

@@ -5,7 +5,9 @@
 //! (of the offending token) and shows the line; at most [`MAX_ERRORS`] are reported;
 //! `parse(to_text(s)) == s`.
 
-use super::model::{Decl, Figure, Ini, Opt, Postpone, Scenario, Side, MAX_FIGURES, MAX_SIDES};
+use super::model::{
+    Decl, Figure, Ini, Opt, Postpone, Scenario, Side, MAX_ADJ, MAX_FIGURES, MAX_SIDES,
+};
 use crate::text::{ParseError, ParseErrors, MAX_ERRORS};
 use std::path::Path;
 
@@ -84,6 +86,26 @@ fn ini(s: &str) -> Option<Ini> {
 }
 
 fn decl(s: &str) -> Result<Decl, String> {
+    let (s, adj) = match s.split_once('@') {
+        None => (s, 0),
+        Some((a, b)) => (a, adjustment(b)?),
+    };
+    let d = plain_decl(s)?;
+    Ok(Decl { adj, ..d })
+}
+
+/// An option's modDX adjustment: `+N` or `-N`, N in 0..=MAX_ADJ.
+fn adjustment(b: &str) -> Result<i8, String> {
+    let signed = b.starts_with('+') || b.starts_with('-');
+    match b.parse::<i8>() {
+        Ok(v) if signed && v.abs() <= MAX_ADJ => Ok(v),
+        _ => Err(format!(
+            "modDX adjustment `@{b}` is not `@+N` or `@-N` with N in 0..{MAX_ADJ}"
+        )),
+    }
+}
+
+fn plain_decl(s: &str) -> Result<Decl, String> {
     let (name, dice) = match s.split_once(':') {
         Some((a, b)) => (a, Some(b)),
         None => (s, None),
@@ -95,7 +117,7 @@ fn decl(s: &str) -> Result<Decl, String> {
         )
     })?;
     match (opt.preset(), dice) {
-        (true, None) => Ok(Decl { opt, dice: 0 }),
+        (true, None) => Ok(Decl::new(opt, 0)),
         (true, Some(_)) => Err(format!(
             "`{}` takes no number of dice: its dice are preset (Watch 1, Move/Defend by isdib)",
             opt.name()
@@ -106,7 +128,7 @@ fn decl(s: &str) -> Result<Decl, String> {
             opt.name()
         )),
         (false, Some(d)) => match d.parse::<u8>() {
-            Ok(n @ 1..=9) => Ok(Decl { opt, dice: n }),
+            Ok(n @ 1..=9) => Ok(Decl::new(opt, n)),
             _ => Err(format!("number of dice `{d}` is not in 1..9")),
         },
     }

@@ -96,21 +96,31 @@ pub fn trace(sc: &Scenario, events: &[Event]) -> String {
             }
             Event::Poll {
                 figure,
+                dx,
                 seq,
                 rolls: rs,
                 decl,
+                new_dx,
+                rezeroed,
                 dice,
                 supervenes,
                 previous,
             } => {
-                let _ = write!(
-                    out,
-                    "    poll {} (modDX {}, FigSeq {seq})",
-                    fig(*figure),
-                    sc.figures[*figure].dx
-                );
+                let _ = write!(out, "    poll {} (modDX {dx}, FigSeq {seq})", fig(*figure));
                 rolls(&mut out, &fig, rs);
-                let _ = write!(out, ": {decl}, FigDic {dice}");
+                if *rezeroed {
+                    let _ = writeln!(
+                        out,
+                        ": picks {decl} (modDX {new_dx}, below an undeclared figure): \
+                         FigSeq re-zeroed, polled again later"
+                    );
+                    continue;
+                }
+                let _ = write!(out, ": {decl}");
+                if new_dx != dx {
+                    let _ = write!(out, " (modDX {new_dx})");
+                }
+                let _ = write!(out, ", FigDic {dice}");
                 if *supervenes {
                     match previous {
                         Some(p) => {

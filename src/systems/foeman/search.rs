@@ -2,12 +2,16 @@
 //! choice (an odometer over the choice points, each sequence re-simulated from the start),
 //! with exact probabilities; and queries over the outcomes.
 //!
-//! Invariants: every roll/choice sequence is visited exactly once; a tie-break die of `k`
-//! sides is two branches (a 1 with weight 1/k, anything else with (k-1)/k), an initiative
-//! d6 six branches of 1/6, a free choice among `n` alternatives `n` branches of 1/n (the
-//! decision in `docs/foeman.md`), so the probabilities of each phase sum to 1. The
-//! Movement and Action phases share no roll or choice and are searched separately; the
-//! Action phase segment by segment, memoised on the state between segments.
+//! Invariants: every roll/choice sequence is visited exactly once; a tie-break scan among
+//! `k` tied maxima is one draw of `k` branches of 1/k (the sequential dice select each
+//! maximum with probability exactly 1/k — proved in `docs/foeman.md` and checked
+//! exhaustively by the fairness tests — so the `2^(k-1)` die-by-die paths collapse into
+//! `k`), an initiative d6 six branches of 1/6, a free choice among `n` alternatives `n`
+//! branches of 1/n (the decision in `docs/foeman.md`), so the probabilities of each phase
+//! sum to 1. The Movement and Action phases share no roll or choice and are searched
+//! separately; the Action phase segment by segment, memoised on what the rest of the
+//! round depends on ([`Key`]: the unacted figures' waited marks, FigSeq *ranks* and
+//! current modDX), so states reached by different action orders share one entry.
 //! Never calls the SAT layer; polls the [`Budget`] once per run.
 
 use super::model::{Acted, ActionOutcome, Answer, Scenario, SideOrder};
@@ -60,6 +64,7 @@ impl Enumerated {
 enum Point {
     D6,
     Tie(u32),
+    Draw(usize),
     Choose(usize),
 }
 
@@ -68,6 +73,7 @@ impl Point {
         match self {
             Point::D6 => 6,
             Point::Tie(_) => 2,
+            Point::Draw(k) => k,
             Point::Choose(n) => n,
         }
     }
@@ -77,6 +83,7 @@ impl Point {
             Point::D6 => r(1, 6),
             Point::Tie(k) if i == 0 => r(1, k as u64),
             Point::Tie(k) => r(k as u64 - 1, k as u64),
+            Point::Draw(k) => r(1, k as u64),
             Point::Choose(n) => r(1, n as u64),
         }
     }
@@ -146,6 +153,9 @@ impl Driver for Odometer {
     fn choose(&mut self, n: usize, _what: simulate::Choice) -> usize {
         self.next(Point::Choose(n))
     }
+    fn draw(&mut self, k: usize) -> Option<usize> {
+        Some(self.next(Point::Draw(k)))
+    }
 }
 
 fn explore<K: Ord>(
@@ -191,8 +201,8 @@ pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Enumerated, Interrupt
     explore(budget, &mut runs, &mut sides, |d, ev| {
         simulate::sides(sc, d, ev)
     })?;
-    let mut memo = HashMap::new();
-    let dist = action_dist(sc, &ActState::start(sc), &mut memo, budget, &mut runs)?;
+    let mut memo = Memo::new();
+    let (dist, _) = action_dist(sc, &ActState::start(sc), &mut memo, budget, &mut runs)?;
     let actions = Rc::try_unwrap(dist).unwrap_or_else(|rc| (*rc).clone());
     Ok(Enumerated {
         sides,
@@ -202,6 +212,72 @@ pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Enumerated, Interrupt
 }
 
 type Dist = Rc<BTreeMap<ActionOutcome, Found>>;
+
+/// What the rest of the Action phase depends on, from a state between segments: which
+/// figures acted and, for the unacted ones, whether they waited, the relative order of
+/// their FigSeq values (ranks; 0 = unsequenced) and their current modDX. The segment
+/// index is the number of acted figures (each segment makes one act or ends the round);
+/// absolute FigSeq values and acted figures' marks never change what happens next.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    acted: Vec<bool>,
+    waited: Vec<bool>,
+    rank: Vec<u8>,
+    dx: Vec<i32>,
+}
+
+fn key(st: &ActState) -> Key {
+    let n = st.acted.len();
+    let live = |f: usize| !st.acted[f];
+    let rank = (0..n)
+        .map(|f| {
+            if !live(f) || st.seq[f] == 0 {
+                0
+            } else {
+                1 + (0..n)
+                    .filter(|&g| live(g) && st.seq[g] != 0 && st.seq[g] < st.seq[f])
+                    .count() as u8
+            }
+        })
+        .collect();
+    Key {
+        acted: st.acted.clone(),
+        waited: (0..n).map(|f| live(f) && st.waited[f]).collect(),
+        rank,
+        dx: (0..n).map(|f| if live(f) { st.dx[f] } else { 0 }).collect(),
+    }
+}
+
+/// A memoised distribution and the state it was computed from (its witnesses' FigSeq
+/// values are that state's).
+type Memo = HashMap<Key, (Dist, Rc<ActState>)>;
+
+/// Rewrites a witness computed from state `from` for the equivalent state `to`: FigSeq
+/// values kept from `from` become `to`'s, values given later are shifted by the
+/// difference of the last FigSeq given.
+fn remap(events: &[Event], from: &ActState, to: &ActState) -> Vec<Event> {
+    if from.seq == to.seq && from.next_seq == to.next_seq {
+        return events.to_vec();
+    }
+    events
+        .iter()
+        .map(|e| match e {
+            Event::Poll { figure, seq, .. } => {
+                let mut e = e.clone();
+                let new = if *seq <= from.next_seq {
+                    to.seq[*figure]
+                } else {
+                    seq - from.next_seq + to.next_seq
+                };
+                if let Event::Poll { seq, .. } = &mut e {
+                    *seq = new;
+                }
+                e
+            }
+            _ => e.clone(),
+        })
+        .collect()
+}
 
 fn add(
     out: &mut BTreeMap<ActionOutcome, Found>,
@@ -225,17 +301,19 @@ fn add(
 
 /// The distribution of the rest of the Action phase from a state between segments:
 /// every roll/choice sequence of one segment (odometer), then the memoised distribution
-/// from the state it leads to. The future depends only on the state (segment, acted,
-/// waited, FigSeq), so memoising it is exact.
+/// from the state it leads to. The future depends only on the state's [`Key`], so
+/// memoising on it is exact. Returns the distribution and the state its witnesses were
+/// computed from.
 fn action_dist(
     sc: &Scenario,
     st: &ActState,
-    memo: &mut HashMap<ActState, Dist>,
+    memo: &mut Memo,
     budget: &Budget,
     runs: &mut usize,
-) -> Result<Dist, Interrupted> {
-    if let Some(d) = memo.get(st) {
-        return Ok(d.clone());
+) -> Result<(Dist, Rc<ActState>), Interrupted> {
+    let k = key(st);
+    if let Some((d, from)) = memo.get(&k) {
+        return Ok((d.clone(), from.clone()));
     }
     // One segment's runs, grouped by what they lead to (the same segment end and state
     // from different rolls/choices): probabilities summed, the first run's events kept.
@@ -279,7 +357,7 @@ fn action_dist(
                 add(&mut out, k, p, || ev);
             }
             Some(a) => {
-                let sub = action_dist(sc, &next, memo, budget, runs)?;
+                let (sub, from) = action_dist(sc, &next, memo, budget, runs)?;
                 for (o, f) in sub.iter() {
                     let mut order = Vec::with_capacity(o.order.len() + 1);
                     order.push(a);
@@ -290,7 +368,7 @@ fn action_dist(
                     };
                     add(&mut out, k, &p * &f.probability, || {
                         let mut w = ev.clone();
-                        w.extend_from_slice(&f.witness);
+                        w.extend(remap(&f.witness, &from, &next));
                         w
                     });
                 }
@@ -298,8 +376,9 @@ fn action_dist(
         }
     }
     let d = Rc::new(out);
-    memo.insert(st.clone(), d.clone());
-    Ok(d)
+    let from = Rc::new(st.clone());
+    memo.insert(k, (d.clone(), from.clone()));
+    Ok((d, from))
 }
 
 /// A question about the round.

@@ -1,12 +1,15 @@
 //! The judge: one round simulated step by step as the seed's routines do it — `sidMov()`
 //! (side initiative with sequential tie-break dice and postponement), then the Action
-//! phase's segments (`nxtOrd()` polling in modDX order with FigSeq memory, `pikAct()`
-//! declarations, supervention, Watch re-query, `exeAct()`). Every die and every choice is
-//! asked of a [`Driver`]; every step is recorded as an [`Event`].
+//! phase's segments (`nxtOrd()` polling in current-modDX order with FigSeq memory and
+//! re-zeroing, `pikAct()` declarations whose options may change the figure's modDX,
+//! supervention, Watch re-query, `exeAct()`). Every die and every choice is asked of a
+//! [`Driver`]; every step is recorded as an [`Event`].
 //!
 //! Invariants: the reference semantics — no search, no SAT; a run always terminates
-//! (every segment either makes one figure act or ends the round, and each side is
-//! selected at most twice: it postpones at most once).
+//! (every segment either makes one figure act or ends the round; each side is selected
+//! at most twice: it postpones at most once; within a segment a figure is re-zeroed only
+//! when its pick lowers its modDX strictly below its modDX when polled, so it is polled
+//! at most 1 + (distinct modDX values of its choice set) times per segment).
 
 use super::model::{Acted, ActionOutcome, Decl, Dib, Ini, Postpone, Scenario, SideOrder};
 use serde::Serialize;
@@ -20,6 +23,17 @@ pub trait Driver {
     fn tie(&mut self, k: u32, contender: usize, noted: usize) -> u32;
     /// A free choice among `n >= 1` alternatives, and what it is for.
     fn choose(&mut self, n: usize, what: Choice) -> usize;
+    /// Optionally decides a whole tie-break scan at once: which of the `k >= 2` tied
+    /// maxima (in list order) the scan notes. `None` (the default) rolls the dice one by
+    /// one through [`Driver::tie`]. A driver answering here must weight each maximum 1/k:
+    /// the sequential dice select each tied maximum with probability exactly 1/k (the
+    /// fairness check, `docs/foeman.md`), so this is the same distribution in one step.
+    fn draw(&mut self, _k: usize) -> Option<usize> {
+        None
+    }
+    /// Told which figure `nxtOrd()` just chose to poll (before it picks); no die, no
+    /// choice. Lets a driver replaying a fixed run keep its place.
+    fn polled(&mut self, _figure: usize) {}
 }
 
 /// What a free choice decides.
@@ -102,12 +116,20 @@ pub enum Event {
     Poll {
         /// The figure.
         figure: usize,
+        /// Its modDX when chosen (its last picked option's, or its own before any pick).
+        dx: i32,
         /// Its FigSeq (newly given, or kept from an earlier segment).
         seq: usize,
         /// Tie-break dice shown to choose it (none when FigSeq resolved the tie).
         rolls: Vec<TieRoll>,
-        /// What it declared.
+        /// What it picked (its declaration, unless `rezeroed`).
         decl: Decl,
+        /// Its modDX under the picked option.
+        new_dx: i32,
+        /// The pick lowered its modDX below an as yet undeclared figure's: its FigSeq was
+        /// zeroed and it went back to the undeclared figures (no declaration stands; it is
+        /// polled again, and re-sequenced, in modDX order).
+        rezeroed: bool,
         /// The FigDic recorded (1 for Watch, 10 for act-at-once).
         dice: u8,
         /// Whether it became the dibFig (supervening `previous`, if any).
@@ -161,6 +183,19 @@ pub struct Round {
 /// with their values, keep the highest; on an equal value roll a die with as many sides
 /// as contenders so far and replace on a 1. Returns the noted item and the dice shown.
 pub fn scan(items: &[(usize, i32)], driver: &mut dyn Driver) -> (usize, Vec<TieRoll>) {
+    let top = items.iter().map(|&(_, v)| v).max().unwrap_or(0);
+    let maxima: Vec<usize> = items
+        .iter()
+        .filter(|&&(_, v)| v == top)
+        .map(|&(i, _)| i)
+        .collect();
+    let forced = if maxima.len() >= 2 {
+        driver
+            .draw(maxima.len())
+            .map(|j| maxima[j.min(maxima.len() - 1)])
+    } else {
+        None
+    };
     let mut rolls: Vec<TieRoll> = Vec::new();
     let (mut best, mut best_v) = items[0];
     let mut tied = 1u32;
@@ -174,7 +209,12 @@ pub fn scan(items: &[(usize, i32)], driver: &mut dyn Driver) -> (usize, Vec<TieR
             tied = 1;
         } else if v == best_v {
             tied += 1;
-            let roll = driver.tie(tied, i, best);
+            // A drawn scan shows the dice that realise the draw: a 1 for the drawn
+            // maximum, a 2 (no replacement) for every other contender.
+            let roll = match forced {
+                Some(t) => 1 + u32::from(t != i),
+                None => driver.tie(tied, i, best),
+            };
             let replaced = roll == 1;
             rolls.push(TieRoll {
                 contender: i,
@@ -267,10 +307,12 @@ pub struct ActState {
     pub acted: Vec<bool>,
     /// Figures that declared Watch in some poll so far.
     pub waited: Vec<bool>,
-    /// FigSeq of each figure (0 = not yet sequenced this round).
+    /// FigSeq of each figure (0 = not yet sequenced this round, or re-zeroed).
     pub seq: Vec<usize>,
     /// The last FigSeq given.
     pub next_seq: usize,
+    /// Each figure's current modDX: its last picked option's, its own before any pick.
+    pub dx: Vec<i32>,
 }
 
 impl ActState {
@@ -283,6 +325,7 @@ impl ActState {
             waited: vec![false; n],
             seq: vec![0; n],
             next_seq: 0,
+            dx: sc.figures.iter().map(|f| f.dx).collect(),
         }
     }
 }
@@ -317,13 +360,9 @@ pub fn segment(
     let mut dib: Option<Holder> = None;
     let mut at_once: Option<usize> = None;
     // Poll phase: nxtOrd() picks the highest-modDX undeclared figure each time.
-    while let Some(top) = (0..n)
-        .filter(|&f| !declared[f])
-        .map(|f| sc.figures[f].dx)
-        .max()
-    {
+    while let Some(top) = (0..n).filter(|&f| !declared[f]).map(|f| st.dx[f]).max() {
         let contenders: Vec<usize> = (0..n)
-            .filter(|&f| !declared[f] && sc.figures[f].dx == top)
+            .filter(|&f| !declared[f] && st.dx[f] == top)
             .collect();
         let sequenced = contenders
             .iter()
@@ -337,43 +376,60 @@ pub fn segment(
                 scan(&items, driver)
             }
         };
+        driver.polled(f);
         if st.seq[f] == 0 {
             st.next_seq += 1;
             st.seq[f] = st.next_seq;
         }
-        declared[f] = true;
+        let seq = st.seq[f];
         let set = sc.figures[f].choices(segment);
         let decl = set[pick(driver, set.len(), Choice::Poll { figure: f, segment })];
         let dice = sc.dice(decl);
+        let new_dx = sc.figures[f].dx_of(decl);
+        st.dx[f] = new_dx;
+        let kind = sc.dib(decl);
+        // Re-zeroing (nxtOrd()): the pick lowered f's modDX below an as yet undeclared
+        // figure's. An act-at-once option is exempt: it acts when picked.
+        let rezeroed =
+            kind != Dib::AtOnce && (0..n).any(|g| g != f && !declared[g] && st.dx[g] > new_dx);
         let mut ev_super = false;
         let previous = dib.map(|h| h.figure);
-        match sc.dib(decl) {
-            Dib::Watch => watchers.push(f),
-            Dib::AtOnce => {
-                at_once = Some(f);
-                ev_super = true;
-            }
-            Dib::Dice(d) => {
-                let dx = sc.figures[f].dx;
-                let better = match dib {
-                    None => true,
-                    Some(h) => d > h.dice || (d == h.dice && dx > h.dx),
-                };
-                if better {
-                    dib = Some(Holder {
-                        figure: f,
-                        dice: d,
-                        dx,
-                    });
+        if rezeroed {
+            st.seq[f] = 0;
+        } else {
+            declared[f] = true;
+            match kind {
+                Dib::Watch => watchers.push(f),
+                Dib::AtOnce => {
+                    at_once = Some(f);
                     ev_super = true;
+                }
+                Dib::Dice(d) => {
+                    // Supervention: more dice, or equal dice and a strictly higher modDX
+                    // (the picked option's) than the dibFig's.
+                    let better = match dib {
+                        None => true,
+                        Some(h) => d > h.dice || (d == h.dice && new_dx > h.dx),
+                    };
+                    if better {
+                        dib = Some(Holder {
+                            figure: f,
+                            dice: d,
+                            dx: new_dx,
+                        });
+                        ev_super = true;
+                    }
                 }
             }
         }
         events.push(Event::Poll {
             figure: f,
-            seq: st.seq[f],
+            dx: top,
+            seq,
             rolls,
             decl,
+            new_dx,
+            rezeroed,
             dice,
             supervenes: ev_super,
             previous: if ev_super { previous } else { None },
@@ -393,6 +449,7 @@ pub fn segment(
             let set = sc.figures[w].choices(segment);
             let decl = set[pick(driver, set.len(), Choice::Requery { figure: w, segment })];
             let dice = sc.dice(decl);
+            st.dx[w] = sc.figures[w].dx_of(decl);
             let previous = dib.map(|h| h.figure);
             let mut sup = false;
             match sc.dib(decl) {
@@ -406,7 +463,7 @@ pub fn segment(
                         dib = Some(Holder {
                             figure: w,
                             dice: d,
-                            dx: sc.figures[w].dx,
+                            dx: st.dx[w],
                         });
                         sup = true;
                     }
