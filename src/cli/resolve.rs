@@ -36,6 +36,8 @@ pub struct Args {
     /// Give up after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    why: super::why::Args,
 }
 
 /// Runs the subcommand.
@@ -139,8 +141,22 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         answered.join("+")
     };
+    let extras = match super::why::run(&args.why, &u, analysis, args.seed) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.file.display());
+            return ExitCode::from(if e.contains("bug in gordian") {
+                EXIT_DISAGREE
+            } else {
+                EXIT_INPUT
+            });
+        }
+    };
     let text = if args.json {
         let mut v = report::to_json(&u, analysis, args.seed);
+        for (k, x) in extras.json {
+            v[k] = x;
+        }
         v["engine"] = serde_json::json!(engine);
         v["cross_checked"] = serde_json::json!(cross_checked);
         v["unfinished"] = serde_json::json!(unfinished.first());
@@ -161,7 +177,11 @@ pub fn run(args: &Args) -> ExitCode {
         } else {
             format!("answered by the {engine} engine alone")
         };
-        format!("{}({how})\n", report::to_human(&u, analysis, args.seed))
+        format!(
+            "{}{}({how})\n",
+            report::to_human(&u, analysis, args.seed),
+            extras.text
+        )
     };
     match super::out(&text) {
         Ok(()) => ExitCode::SUCCESS,

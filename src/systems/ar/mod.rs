@@ -1,9 +1,13 @@
 //! ?AR ("??? Action Resolution") night resolution, as stated in `docs/ar.md`.
 
 pub mod brute;
+pub mod certify;
+pub mod core;
 pub mod direct;
+pub mod dot;
 pub mod encode;
 pub mod engine;
+pub mod explain;
 pub mod gen;
 pub mod model;
 pub mod parse;
