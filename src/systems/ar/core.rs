@@ -239,7 +239,8 @@ pub enum Shape {
     /// An odd cycle of actions, each making the next fail (core universe indices, in
     /// cycle order starting from the first effect).
     OddCycle(Vec<Ix>),
-    /// One effect that fails if it succeeds and succeeds if it fails.
+    /// One effect defeats itself: assuming it succeeds, or that it fails, each leads
+    /// straight to a contradiction (one case split, no further one).
     SelfDefeating(Ix),
     /// Neither: a case analysis.
     Cases,
@@ -581,14 +582,16 @@ fn shape(u: &Universe, d: &Derivation) -> Shape {
         }
     }
     if let Derivation::Split { steps, on, cases } = d {
-        let clash_on = |c: &Derivation| match c {
-            Derivation::Closed {
-                steps,
-                end: End::Contradiction,
-            } => steps.last().map(|s| s.effect),
-            _ => None,
+        let closed = |c: &Derivation| {
+            matches!(
+                c,
+                Derivation::Closed {
+                    end: End::Contradiction | End::Unexplained(_),
+                    ..
+                }
+            )
         };
-        if steps.is_empty() && cases.iter().all(|c| clash_on(c) == Some(*on)) {
+        if steps.is_empty() && cases.iter().all(closed) {
             return Shape::SelfDefeating(*on);
         }
     }
@@ -701,7 +704,7 @@ impl Why {
             Shape::SelfDefeating(f) => {
                 let _ = writeln!(
                     out,
-                    "{indent}{} defeats itself: if it succeeds it fails, and if it fails it succeeds.",
+                    "{indent}{} defeats itself: whether it succeeds or fails, the rules lead to a contradiction.",
                     effect_name(u, *f)
                 );
             }

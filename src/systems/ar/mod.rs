@@ -20,6 +20,8 @@ pub mod universe;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_why;
 
 pub use engine::{self_check, Brute, Direct, Sat, BRUTE_UP_TO, DEFAULT_GRACE};
 pub use model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
