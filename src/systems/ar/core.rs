@@ -538,7 +538,8 @@ fn frames(
         }
     }
     let maps = semantics::redirections(u, cut, all, &s);
-    if maps.len() == 1 {
+    let declared = semantics::declared_targets(u, cut, all);
+    if maps.len() == 1 && maps[0] == declared {
         return d.branch(&maps[0], val, Vec::new());
     }
     Derivation::Ways {
@@ -582,15 +583,15 @@ fn shape(u: &Universe, d: &Derivation) -> Shape {
         }
     }
     if let Derivation::Split { steps, on, cases } = d {
-        let closed = |c: &Derivation| {
-            matches!(
-                c,
-                Derivation::Closed {
-                    end: End::Contradiction | End::Unexplained(_),
-                    ..
+        fn closed(c: &Derivation) -> bool {
+            match c {
+                Derivation::Closed { end, .. } => {
+                    matches!(end, End::Contradiction | End::Unexplained(_))
                 }
-            )
-        };
+                Derivation::Ways { ways, .. } => ways.iter().all(|(_, d)| closed(d)),
+                Derivation::Split { .. } => false,
+            }
+        }
         if steps.is_empty() && cases.iter().all(closed) {
             return Shape::SelfDefeating(*on);
         }
@@ -673,13 +674,18 @@ fn render(u: &Universe, d: &Derivation, indent: &str, out: &mut String) {
                 let moved: Vec<String> = rho
                     .iter()
                     .enumerate()
-                    .filter(|(_, t)| !t.is_empty())
+                    .filter(|(i, t)| !t.is_empty() && **t != u.effects[*i].targets)
                     .map(|(i, t)| {
                         let names: Vec<&str> = t.iter().map(|&p| u.player_name(p)).collect();
-                        format!("[{}] at {}", u.effects[i].id, names.join(","))
+                        format!("{} goes to {}", effect_name(u, i), names.join(" "))
                     })
                     .collect();
-                let _ = writeln!(out, "{indent}in the way where {}:", moved.join(", "));
+                let moved = if moved.is_empty() {
+                    "no slot moves".to_string()
+                } else {
+                    moved.join(", ")
+                };
+                let _ = writeln!(out, "{indent}so (redirection) {moved}:");
                 render(u, dv, &format!("{indent}  "), out);
             }
         }

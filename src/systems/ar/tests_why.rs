@@ -155,6 +155,17 @@ fn shapes_of_shipped_cores() {
     let u = load("reflexive-block-paradox.night");
     let c = core::minimal_core(&u, &Budget::new()).unwrap().unwrap();
     assert_eq!(core::why(&c.universe).shape, Shape::SelfDefeating(0));
+    // The deflection: if `P5 deflect P2` succeeds, the stop's slot moves to P2, where it
+    // shares the deflection's target and stops it; if it fails, nothing stops it.
+    let u = load("deflect-stop-paradox.night");
+    let c = core::minimal_core(&u, &Budget::new()).unwrap().unwrap();
+    let why = core::why(&c.universe);
+    assert_eq!(why.shape, Shape::SelfDefeating(0));
+    let text = why.to_text(&c.universe, "");
+    assert!(
+        text.contains("so (redirection) P2 stop P5 [e2] goes to P2:"),
+        "{text}"
+    );
 }
 
 /// The odd block cycle's derivation, case "e1 succeeds": e1 succeeding forbids its only
