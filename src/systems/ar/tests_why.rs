@@ -320,7 +320,8 @@ fn a_tampered_proof_fails_the_check() {
 }
 
 /// Fuzzed paradoxes: `GORDIAN_FUZZ_PARADOXES` of them (200 by default; the documented
-/// command runs 1,000): each gets checked certificates, and a minimal core (cross-checked
+/// command runs 1,000; every other night may deflect): each gets checked certificates,
+/// and a minimal core (cross-checked
 /// by the direct engine inside `minimal_core`) whose derivation closes.
 #[test]
 fn fuzzed_paradoxes_are_certified_and_have_cores() {
@@ -328,16 +329,20 @@ fn fuzzed_paradoxes_are_certified_and_have_cores() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(200);
-    let params = NightParams {
+    let plain = NightParams {
         players: 5,
         effects: 7,
         ..NightParams::default()
     };
+    // Every other night may also deflect.
+    let mut deflecting = plain.clone();
+    deflecting.kinds.push(super::ActionKind::Deflect);
     let mut found = 0;
     let mut seed = 0u64;
     while found < want {
         assert!(seed < 200 * want as u64, "too few paradoxes generated");
-        let u = Universe::new(&gen::night(&params, seed));
+        let params = if seed % 2 == 0 { &plain } else { &deflecting };
+        let u = Universe::new(&gen::night(params, seed));
         seed += 1;
         let Some(cuts) = paradox_cuts(&u) else {
             continue;
