@@ -321,8 +321,8 @@ fn a_tampered_proof_fails_the_check() {
 
 /// Fuzzed paradoxes: `GORDIAN_FUZZ_PARADOXES` of them (200 by default; the documented
 /// command runs 1,000; every other night may deflect): each gets checked certificates,
-/// and a minimal core (cross-checked
-/// by the direct engine inside `minimal_core`) whose derivation closes.
+/// and a minimal core (cross-checked by the direct engine inside `minimal_core`) whose
+/// derivation closes.
 #[test]
 fn fuzzed_paradoxes_are_certified_and_have_cores() {
     let want: usize = std::env::var("GORDIAN_FUZZ_PARADOXES")
@@ -341,7 +341,11 @@ fn fuzzed_paradoxes_are_certified_and_have_cores() {
     let mut seed = 0u64;
     while found < want {
         assert!(seed < 200 * want as u64, "too few paradoxes generated");
-        let params = if seed % 2 == 0 { &plain } else { &deflecting };
+        let params = if seed.is_multiple_of(2) {
+            &plain
+        } else {
+            &deflecting
+        };
         let u = Universe::new(&gen::night(params, seed));
         seed += 1;
         let Some(cuts) = paradox_cuts(&u) else {
