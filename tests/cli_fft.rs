@@ -316,3 +316,54 @@ fn replaying_a_scenario_without_a_log_is_a_located_error() {
     );
     assert!(err.contains("nolog.fft:1:1"), "{err}");
 }
+
+/// `fft replay --dot`: for every shipped scenario whose log is confirmed, one digraph with
+/// a box per log line (as many as the replay's JSON lists), every node but the last
+/// followed by one edge, a cluster per slow action; rendered by `dot -Tsvg` when Graphviz
+/// is installed.
+#[test]
+fn replay_dot_draws_the_step_flow() {
+    let dir = std::env::temp_dir().join(format!("gordian-fft-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut drawn = 0;
+    for p in instances() {
+        let f = dir.join("flow.dot");
+        let _ = std::fs::remove_file(&f);
+        let out = gordian(&[
+            "fft",
+            "replay",
+            p.to_str().unwrap(),
+            "--dot",
+            f.to_str().unwrap(),
+        ]);
+        if !out.status.success() {
+            continue;
+        }
+        let json = gordian(&["fft", "replay", p.to_str().unwrap(), "--json"]);
+        let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+        let n_lines = v["trace"]
+            .as_array()
+            .map(|t| t.iter().filter(|x| x.get("text").is_some()).count())
+            .unwrap_or_default();
+        let d = std::fs::read_to_string(&f).expect("DOT written");
+        assert!(d.starts_with("digraph step_flow {") && d.trim_end().ends_with('}'));
+        let nodes = d
+            .lines()
+            .filter(|l| l.trim_start().starts_with('n') && l.contains(" [shape="))
+            .count();
+        let boxes = d.lines().filter(|l| l.contains("[shape=box")).count();
+        let edges = d.lines().filter(|l| l.contains(" -> ")).count();
+        assert_eq!(edges + 1, nodes, "{}", p.display());
+        assert_eq!(boxes, n_lines, "{}: {d}", p.display());
+        assert!(d.contains("subgraph cluster_1"));
+        if let Ok(o) = Command::new("dot").arg("-Tsvg").arg(&f).output() {
+            assert!(
+                o.status.success(),
+                "dot -Tsvg: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        drawn += 1;
+    }
+    assert!(drawn >= 5, "{drawn}");
+}

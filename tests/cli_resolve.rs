@@ -239,3 +239,59 @@ fn many_independent_pairs_are_counted_not_listed() {
     assert_eq!(j["components"].as_array().map(Vec::len), Some(20));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--explain`, `--certify DIR`, `--dot FILE` and `--svg FILE` on the odd block cycle:
+/// the core is the three blocks (each blocks the next), the two proofs check and are
+/// written, the DOT is one digraph; `--svg` renders with Graphviz or says it is missing.
+#[test]
+fn why_flags_on_the_odd_block_cycle() {
+    let night = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/instances/ar/odd-block-cycle.night"
+    );
+    let dir = std::env::temp_dir().join(format!("gordian-cli-why-{}", std::process::id()));
+    let dot = dir.join("night.dot");
+    let out = gordian(&[
+        "resolve",
+        night,
+        "--explain",
+        "--certify",
+        dir.join("cert").to_str().unwrap(),
+        "--dot",
+        dot.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("paradox: no resolution; the cheapest Gordian cut cuts one priority-2 effect (3 such cuts)"), "{text}");
+    assert!(
+        text.contains("these 3 effects alone are already a paradox"),
+        "{text}"
+    );
+    assert!(text.contains("an odd cycle of 3 effects"), "{text}");
+    assert!(
+        text.contains("certified: the night has no resolution (proof checked"),
+        "{text}"
+    );
+    for f in ["no-resolution", "no-cheaper-cut-at-2"] {
+        for ext in ["cnf", "varisat", "drat"] {
+            assert!(
+                dir.join("cert").join(format!("{f}.{ext}")).is_file(),
+                "{f}.{ext}"
+            );
+        }
+    }
+    let d = std::fs::read_to_string(&dot).expect("DOT written");
+    assert!(d.starts_with("digraph night {") && d.contains("CUT"), "{d}");
+    let svg = dir.join("night.svg");
+    let out = gordian(&["resolve", night, "--svg", svg.to_str().unwrap()]);
+    if out.status.success() {
+        assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("`dot` is not installed"), "{err}");
+    }
+    let json = gordian(&["resolve", night, "--json", "--explain"]);
+    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(v["core"]["effects"], serde_json::json!(["e1", "e2", "e3"]));
+    assert_eq!(v["explain"].as_array().map(Vec::len), Some(3));
+}

@@ -170,7 +170,11 @@ fn the_memory_bound_stops_an_engine_and_names_what_it_held() {
     for engine in ["direct", "sat"] {
         let (o, took) = timed(&["resolve", s(&f), "--engine", engine, "--max-memory", "4"]);
         assert_limit_exit(&o, took, Duration::from_secs(5), "limit:");
-        assert!(stderr(&o).contains("while storing"), "{engine}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("while storing"),
+            "{engine}: {}",
+            stderr(&o)
+        );
     }
     let (o, _) = timed(&["batch", s(&f), "--max-memory", "4"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));

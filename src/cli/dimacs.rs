@@ -1,10 +1,11 @@
 //! `gordian dimacs FILE`: the SAT encoding of one night as DIMACS CNF, for inspection or
-//! for running another solver on it.
+//! for running another solver on it; `c` lines name the cut, success, creation and
+//! final-position variables, so another solver's model can be read back.
 
 use super::limits::{self, MemoryArgs};
 use super::{parse_seconds, EXIT_INPUT};
 use crate::harness::inputs;
-use crate::systems::ar::{encode, Ar};
+use crate::systems::ar::{certify, Ar};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -27,8 +28,7 @@ pub fn run(args: &Args) -> ExitCode {
     let budget = args.memory.budget();
     let text = limits::within(&what, args.timeout, &budget, || {
         match inputs::load_within::<Ar>(&args.file, &budget) {
-            Ok(Ok(n)) => encode::dimacs(&n.whole, &budget)
-                .map_err(|_| limits::stopped(&what, &budget, None, args.timeout)),
+            Ok(Ok(n)) => Ok(certify::named_dimacs(&n.whole)),
             Ok(Err(e)) => {
                 super::report_error(&e);
                 Err(ExitCode::from(EXIT_INPUT))

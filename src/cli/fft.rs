@@ -102,6 +102,9 @@ struct ReplayArgs {
     json: bool,
     #[command(flatten)]
     deadline: super::limits::TimeoutArg,
+    /// Write Graphviz DOT of the phase's step flow (a confirmed log only) to this file.
+    #[arg(long, value_name = "FILE")]
+    dot: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -225,6 +228,18 @@ fn run_replay(a: &ReplayArgs) -> ExitCode {
     };
     let name = a.file.display().to_string();
     let r = replay::replay(&sc, log, a.variant);
+    if let Some(f) = &a.dot {
+        let replay::Replay::Confirmed { run, .. } = &r else {
+            eprintln!("error: {name}: the log is not confirmed, so there is no step flow to draw");
+            return ExitCode::from(EXIT_UNEXPLAINED);
+        };
+        let title = format!("{name}: SR phase step flow ({} variant)", a.variant.name());
+        let text = crate::systems::fft::dot::step_flow(&sc, run, &title);
+        if let Err(e) = std::fs::write(f, text) {
+            eprintln!("error: cannot write {}: {e}", f.display());
+            return ExitCode::FAILURE;
+        }
+    }
     if a.json {
         print_json(&report::replay_json(&sc, &name, a.variant, &r));
     } else {

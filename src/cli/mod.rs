@@ -44,6 +44,7 @@ mod registry;
 mod resolve;
 mod signals;
 mod table;
+mod why;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;

@@ -53,6 +53,8 @@ pub struct Args {
     /// stay exact).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     limit: Option<u64>,
+    #[command(flatten)]
+    why: super::why::Args,
 }
 
 /// A solved night, ready to be written.
@@ -63,6 +65,7 @@ struct Solved {
     cross_checked: bool,
     unfinished: Vec<&'static str>,
     answered: Vec<&'static str>,
+    extras: super::why::Extras,
 }
 
 /// Runs the subcommand.
@@ -106,11 +109,12 @@ fn write(args: &Args, s: &Solved) -> ExitCode {
     };
     let mut o = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if args.json {
-        let extra = [
+        let mut extra = vec![
             ("engine", serde_json::json!(s.engine)),
             ("cross_checked", serde_json::json!(s.cross_checked)),
             ("unfinished", serde_json::json!(s.unfinished.first())),
         ];
+        extra.extend(s.extras.json.iter().map(|(k, v)| (*k, v.clone())));
         answer::write_json(&mut o, &s.night, &s.analysis, &opts, &extra)
     } else {
         let how = if s.cross_checked {
@@ -126,8 +130,10 @@ fn write(args: &Args, s: &Solved) -> ExitCode {
         } else {
             format!("answered by the {} engine alone", s.engine)
         };
-        answer::write_human(&mut o, &s.night, &s.analysis, &opts)
-            .and_then(|w| writeln!(o, "({how})").map(|()| w))
+        answer::write_human(&mut o, &s.night, &s.analysis, &opts).and_then(|w| {
+            o.write_all(s.extras.text.as_bytes())?;
+            writeln!(o, "({how})").map(|()| w)
+        })
     };
     match written.and_then(|w| o.flush().map(|()| w)) {
         Err(e) => super::write_failed(e),
@@ -142,6 +148,41 @@ fn write(args: &Args, s: &Solved) -> ExitCode {
         }
         Ok(_) => ExitCode::SUCCESS,
     }
+}
+
+/// Explanations, cores, certificates and pictures work on the flat answer of the whole
+/// night: up to this many flat entries (see `answer::flat_entries`).
+const WHY_UP_TO: u64 = 4096;
+
+/// What `--explain`, `--certify`, `--dot`, `--svg` add: computed on the component itself
+/// for a night of one component, else on the flat answer of the whole night.
+fn why(args: &Args, n: &Night, f: &Factored) -> Result<super::why::Extras, ExitCode> {
+    let w = &args.why;
+    if !(w.explain || w.certify.is_some() || w.dot.is_some() || w.svg.is_some()) {
+        return Ok(super::why::Extras::default());
+    }
+    let fail = |e: String| {
+        eprintln!("error: {}: {e}", args.file.display());
+        ExitCode::from(if e.contains("bug in gordian") {
+            EXIT_DISAGREE
+        } else {
+            EXIT_INPUT
+        })
+    };
+    if let ([p], [a]) = (n.parts.as_slice(), f.parts.as_slice()) {
+        return super::why::run(w, &p.universe, a, args.seed).map_err(fail);
+    }
+    let entries = answer::flat_entries(n, f);
+    if entries > WHY_UP_TO.into() {
+        return Err(fail(format!(
+            "--explain, --certify, --dot and --svg need the whole night's flat answer, and \
+             this one has {entries} entries over {} independent components (at most \
+             {WHY_UP_TO}); split the night into its components (see the report) and ask \
+             about each",
+            n.parts.len()
+        )));
+    }
+    super::why::run(w, &n.whole, &ar::expand::flatten(n, f), args.seed).map_err(fail)
 }
 
 /// Loads and solves the night under `budget`, or the exit code after the error was
@@ -223,6 +264,7 @@ fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<Solved, 
     } else {
         answered.join("+")
     };
+    let extras = why(args, &u, analysis)?;
     Ok(Solved {
         analysis: analysis.clone(),
         night: u,
@@ -230,5 +272,6 @@ fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<Solved, 
         cross_checked,
         unfinished,
         answered,
+        extras,
     })
 }

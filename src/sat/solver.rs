@@ -247,6 +247,14 @@ impl Solver {
         self.inner.failed_core()
     }
 
+    /// The permanent clauses, in the order they were added (assumptions are not clauses).
+    pub fn clauses(&self) -> impl Iterator<Item = &[Lit]> + '_ {
+        let starts = std::iter::once(0).chain(self.clause_ends.iter().copied());
+        starts
+            .zip(self.clause_ends.iter().copied())
+            .map(|(a, b)| &self.clause_lits[a..b])
+    }
+
     /// The permanent clauses in DIMACS CNF format (`p cnf V C` header, one clause per line,
     /// each terminated by `0`). Assumptions are not included.
     pub fn to_dimacs(&self) -> String {

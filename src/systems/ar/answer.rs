@@ -12,7 +12,9 @@
 use super::expand::{cut_choices, Merger, Odometer};
 use super::factor::{Factored, Night, Part};
 use super::report::{self, Outcome};
-use super::resolution::{sorted_ids, Classification, Cut, Resolution, TargetMap};
+use super::resolution::{
+    canonicalize_resolutions, sorted_ids, Classification, Cut, Resolution, TargetMap,
+};
 use super::universe::Universe;
 use num_bigint::BigUint;
 use num_rational::BigRational;
@@ -168,6 +170,19 @@ pub fn pick(n: &Night, f: &Factored, seed: u64) -> Option<Picked> {
         cut: m.cut(&cuts),
         resolution: m.resolution(&refs),
     })
+}
+
+fn as_outcome(p: &Picked) -> Outcome<'_> {
+    Outcome {
+        probability: p.probability.clone(),
+        cut: &p.cut,
+        resolution: &p.resolution,
+        way: &p.resolution.ways[0],
+    }
+}
+
+fn picked_words(u: &Universe, p: &Picked) -> String {
+    report::outcome_words(u, &as_outcome(p))
 }
 
 fn picked_json(u: &Universe, p: &Picked) -> Value {
@@ -440,15 +455,21 @@ pub fn write_json(
                     let lists: Vec<(&Part, &[Resolution])> =
                         chosen.iter().map(|(p, _, rs)| (*p, *rs)).collect();
                     let best = Some(min_created_of(&lists));
-                    // Each cut's resolution list is bounded by the limit too.
-                    let mut rs = Vec::new();
+                    // Each cut's resolution list is bounded by the limit too, and in
+                    // canonical order, as a flat answer's.
+                    let mut found = Vec::new();
                     for r in m.products(lists) {
-                        if opts.limit.is_some_and(|l| rs.len() as u64 >= l) {
+                        if opts.limit.is_some_and(|l| found.len() as u64 >= l) {
                             truncated = true;
                             break;
                         }
-                        rs.push(report::resolution_json(u, &r, best));
+                        found.push(r);
                     }
+                    canonicalize_resolutions(u, &mut found);
+                    let rs: Vec<Value> = found
+                        .iter()
+                        .map(|r| report::resolution_json(u, r, best))
+                        .collect();
                     let v = json!({"cut": sorted_ids(u, cut.ones()), "resolutions": rs});
                     if !s.item(&v)? {
                         break;
@@ -610,60 +631,49 @@ pub fn write_human(
     let t = f.totals(n);
     let expanded = expands(n, f, opts);
     let mut truncated = false;
-    writeln!(w, "effects:")?;
-    for i in 0..u.n_declared {
-        writeln!(w, "  {}", report::effect_line(u, i))?;
-    }
-    writeln!(w, "classification: {}", f.classification().name())?;
     let [px, qx, nx] = class_counts(f);
+    let levels = u.ensemble.priority_levels();
+    match f.cost(n) {
+        Some(cost) => writeln!(
+            w,
+            "{}: no resolution; the cheapest Gordian cut {} ({} such cut{})",
+            f.classification().name(),
+            report::cost_words(&levels, &cost),
+            t.optimal_cuts,
+            if t.optimal_cuts == BigUint::one() {
+                ""
+            } else {
+                "s"
+            }
+        )?,
+        None => writeln!(
+            w,
+            "{}: {} with {}",
+            f.classification().name(),
+            plural(&t.resolutions, "resolution", "resolutions"),
+            plural(&t.ways, "way", "ways")
+        )?,
+    }
     writeln!(
         w,
-        "independent components: {} ({}, {}, {})",
+        "{} independent components ({}, {}, {}); {} in all",
         n.parts.len(),
         plural(px, "paradox", "paradoxes"),
         plural(qx, "quasi-paradox", "quasi-paradoxes"),
-        plural(nx, "non-paradox", "non-paradoxes")
+        plural(nx, "non-paradox", "non-paradoxes"),
+        plural(&t.outcomes, "outcome", "outcomes")
     )?;
-    let levels = u.ensemble.priority_levels();
-    match f.cost(n) {
-        Some(cost) => {
-            let cost: Vec<String> = levels
-                .iter()
-                .zip(&cost)
-                .filter(|(_, k)| **k > 0)
-                .map(|(p, k)| format!("{k} at @{p}"))
-                .collect();
-            writeln!(
-                w,
-                "totals: no acceptable resolution; {}, each cutting {}; {}",
-                plural(
-                    &t.optimal_cuts,
-                    "optimal Gordian cut",
-                    "optimal Gordian cuts"
-                ),
-                cost.join(", "),
-                plural(&t.outcomes, "outcome", "outcomes")
-            )?;
-        }
-        None => writeln!(
-            w,
-            "totals: {} with {}; {}",
-            plural(
-                &t.resolutions,
-                "acceptable resolution",
-                "acceptable resolutions"
-            ),
-            plural(&t.ways, "way", "ways"),
-            plural(&t.outcomes, "outcome", "outcomes")
-        )?,
-    }
-    writeln!(w, "chance of dying:")?;
+    writeln!(w, "chance of dying, each player:")?;
     let chances = death_chances(n, f);
     if chances.is_empty() {
-        writeln!(w, "  nobody can die")?;
+        writeln!(w, "  nobody dies")?;
     }
     for (who, p) in chances {
         writeln!(w, "  {:>7}  {who}", p.to_string())?;
+    }
+    writeln!(w, "effects ({}):", u.n_declared)?;
+    for i in 0..u.n_declared {
+        writeln!(w, "  {}", report::effect_line(u, i))?;
     }
     if expanded {
         let m = Merger::new(n);
@@ -671,7 +681,7 @@ pub fn write_human(
         let empty = Cut::with_capacity(u.n_declared);
         match f.cost(n) {
             None => {
-                writeln!(w, "acceptable resolutions: {}", t.resolutions)?;
+                writeln!(w, "resolutions ({}):", t.resolutions)?;
                 let best = min_created_total(n, f);
                 let lists = n
                     .parts
@@ -726,7 +736,7 @@ pub fn write_human(
                         .filter_map(|(p, c, _)| c.map(|c| (*p, c)))
                         .collect();
                     let cut = m.cut(&cuts);
-                    writeln!(w, "  cut {{{}}}:", sorted_ids(u, cut.ones()).join(", "))?;
+                    writeln!(w, "  cutting {}:", report::names(u, cut.ones()))?;
                     let lists: Vec<(&Part, &[Resolution])> =
                         chosen.iter().map(|(p, _, rs)| (*p, *rs)).collect();
                     let best = min_created_of(&lists);
@@ -746,39 +756,25 @@ pub fn write_human(
                         );
                         writeln!(
                             w,
-                            "    resolution {} (|R| = {}):",
-                            k + 1,
-                            r.present.count_ones(..)
+                            "    {}",
+                            report::resolution_heading(k + 1, r.n_created(u))
                         )?;
                         w.write_all(out.as_bytes())?;
                     }
                 }
             }
         }
-        writeln!(w, "outcomes:")?;
+        writeln!(w, "outcomes ({}):", t.outcomes)?;
         for (k, o) in outcome_products(n, f).enumerate() {
             if k as u64 >= limit {
                 truncated = true;
                 break;
             }
-            let cut = sorted_ids(u, o.cut.ones());
-            let cut = if cut.is_empty() {
-                String::new()
-            } else {
-                format!("cut {{{}}}, ", cut.join(", "))
-            };
-            let dead = o.resolution.deaths(u, &o.resolution.ways[0]);
             writeln!(
                 w,
-                "  {:>7}  {}succeed {{{}}}, dies: {}",
+                "  {:>7}  {}",
                 o.probability.to_string(),
-                cut,
-                o.resolution.succeeded_ids(u).join(", "),
-                if dead.is_empty() {
-                    "nobody".to_string()
-                } else {
-                    dead.join(", ")
-                }
+                picked_words(u, &o)
             )?;
         }
     } else {
@@ -802,23 +798,7 @@ pub fn write_human(
     }
     if let Some(seed) = opts.seed {
         if let Some(o) = pick(n, f, seed) {
-            let cut = sorted_ids(u, o.cut.ones());
-            let dead = o.resolution.deaths(u, &o.resolution.ways[0]);
-            writeln!(
-                w,
-                "pick (seed {seed}): {}succeed {{{}}}, dies: {}",
-                if cut.is_empty() {
-                    String::new()
-                } else {
-                    format!("cut {{{}}}, ", cut.join(", "))
-                },
-                o.resolution.succeeded_ids(u).join(", "),
-                if dead.is_empty() {
-                    "nobody".to_string()
-                } else {
-                    dead.join(", ")
-                }
-            )?;
+            writeln!(w, "pick (seed {seed}): {}", picked_words(u, &o))?;
         }
     }
     Ok(Written {

@@ -136,6 +136,27 @@ impl<'u> Encoding<'u> {
         self.movable().count()
     }
 
+    /// The cut variable of each declared effect (true: the effect is cut).
+    pub fn cut_lits(&self) -> &[Lit] {
+        &self.x
+    }
+
+    /// `s[i]`: universe effect i succeeds.
+    pub fn success_lit(&self, i: Ix) -> Lit {
+        self.s[i]
+    }
+
+    /// `live[i]`: universe effect i is in R and not cut (`!x[i]` for a declared effect).
+    pub fn live_lit(&self, i: Ix) -> Lit {
+        self.live[i]
+    }
+
+    /// For each player p, where a slot declared at p can end, with the literal "it ends
+    /// there" (a single entry holds the constant-true literal).
+    pub fn end_positions(&self) -> &[Vec<(Player, Lit)>] {
+        &self.end
+    }
+
     /// Adds a clause, dropping constant-false literals; a clause holding the constant-true
     /// literal is satisfied and skipped.
     fn clause(&mut self, lits: &[Lit]) {

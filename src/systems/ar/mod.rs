@@ -2,10 +2,14 @@
 
 pub mod answer;
 pub mod brute;
+pub mod certify;
+pub mod core;
 pub mod direct;
+pub mod dot;
 pub mod encode;
 pub mod engine;
 pub mod expand;
+pub mod explain;
 pub mod factor;
 pub mod gen;
 pub mod model;
@@ -19,6 +23,8 @@ pub mod universe;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_why;
 
 pub use engine::{self_check, self_check_part, Brute, Direct, Sat, BRUTE_UP_TO, DEFAULT_GRACE};
 pub use factor::{Factored, Night, Part};

@@ -6,6 +6,7 @@
 //! JSON is in a deterministic order (ids sorted as strings); rendering never changes the
 //! analysis. This module returns strings and values; only `cli` prints.
 
+use super::explain::effect_name;
 use super::resolution::{min_created, sorted_ids, Analysis, Cut, Resolution, TargetMap};
 use super::universe::Universe;
 use num_bigint::BigInt;
@@ -209,32 +210,61 @@ pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
     obj
 }
 
-/// One declared effect as a line: id, actor, kind, targets, priority.
-pub fn effect_line(u: &Universe, i: usize) -> String {
-    let e = &u.effects[i];
-    let targets: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
-    if targets.is_empty() {
-        format!(
-            "{} {} passive {} @{}",
-            e.id,
-            u.player_name(e.actor),
-            e.kind,
-            e.priority
-        )
-    } else {
-        format!(
-            "{} {} {} {} @{}",
-            e.id,
-            u.player_name(e.actor),
-            e.kind,
-            targets.join(" "),
-            e.priority
-        )
+/// The moderator's one wording for a set of deaths.
+pub fn deaths_words(dead: &[String]) -> String {
+    match dead {
+        [] => "nobody dies".to_string(),
+        [one] => format!("{one} dies"),
+        _ => format!("{} die", dead.join(", ")),
     }
 }
 
-/// One resolution as indented lines: what succeeds, fails, is created; each way's final
-/// targets and deaths.
+/// Effects by name (`Goon kill Cop [e1]`), comma-separated, or `none`.
+pub fn names(u: &Universe, ix: impl Iterator<Item = usize>) -> String {
+    let mut v: Vec<usize> = ix.collect();
+    v.sort_by(|&a, &b| u.effects[a].id.cmp(&u.effects[b].id));
+    if v.is_empty() {
+        return "none".to_string();
+    }
+    v.iter()
+        .map(|&i| effect_name(u, i))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A cost vector in plain words: "cuts one priority-3 action and two priority-5 actions".
+pub fn cost_words(levels: &[u32], cost: &[usize]) -> String {
+    let number = |n: usize| match n {
+        1 => "one".to_string(),
+        2 => "two".to_string(),
+        3 => "three".to_string(),
+        n => n.to_string(),
+    };
+    let parts: Vec<String> = levels
+        .iter()
+        .zip(cost)
+        .filter(|(_, &n)| n > 0)
+        .map(|(p, &n)| {
+            format!(
+                "{} priority-{p} effect{}",
+                number(n),
+                if n == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    match parts.len() {
+        0 => "cuts nothing".to_string(),
+        1 => format!("cuts {}", parts[0]),
+        _ => format!(
+            "cuts {} and {}",
+            parts[..parts.len() - 1].join(", "),
+            parts[parts.len() - 1]
+        ),
+    }
+}
+
+/// One resolution as indented lines: what succeeds, fails, is created; each way's moved
+/// slots and deaths.
 pub fn describe_resolution(
     u: &Universe,
     r: &Resolution,
@@ -243,161 +273,164 @@ pub fn describe_resolution(
     indent: &str,
     out: &mut String,
 ) {
-    let ids = |v: Vec<String>| {
-        if v.is_empty() {
-            "-".to_string()
-        } else {
-            v.join(", ")
-        }
-    };
-    let failed = sorted_ids(
-        u,
-        r.present
-            .ones()
-            .filter(|&i| !(r.succeeded.contains(i) || i < u.n_declared && cut.contains(i))),
-    );
-    let created = sorted_ids(u, r.present.ones().filter(|&i| i >= u.n_declared));
+    let failed = r
+        .present
+        .ones()
+        .filter(|&i| !(r.succeeded.contains(i) || i < u.n_declared && cut.contains(i)));
+    let created = r.present.ones().filter(|&i| i >= u.n_declared);
     let _ = writeln!(
         out,
         "{indent}succeed: {}{}",
-        ids(r.succeeded_ids(u)),
+        names(u, r.succeeded.ones()),
         if optimal { "   (optimal)" } else { "" }
     );
-    let _ = writeln!(out, "{indent}fail:    {}", ids(failed));
-    if !created.is_empty() {
-        let _ = writeln!(out, "{indent}created: {}", created.join(", "));
+    let _ = writeln!(out, "{indent}fail:    {}", names(u, failed));
+    if r.n_created(u) > 0 {
+        let _ = writeln!(out, "{indent}created: {}", names(u, created));
     }
-    let wi = if r.ways.len() > 1 {
-        format!("{indent}  ")
-    } else {
-        indent.to_string()
-    };
     for (k, w) in r.ways.iter().enumerate() {
-        if r.ways.len() > 1 {
-            let _ = writeln!(out, "{indent}way {}:", k + 1);
-        }
-        if u.has_deflections() {
-            let mut t: Vec<String> = w
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| !t.is_empty())
-                .map(|(i, t)| {
-                    let names: Vec<&str> = t.iter().map(|&p| u.player_name(p)).collect();
-                    format!("{}->{}", u.effects[i].id, names.join(","))
-                })
-                .collect();
-            t.sort();
-            let _ = writeln!(out, "{wi}targets: {}", t.join(", "));
-        }
-        let _ = writeln!(out, "{wi}dies:    {}", ids(r.deaths(u, w)));
+        let lead = if r.ways.len() > 1 {
+            format!("{indent}way {}: ", k + 1)
+        } else {
+            indent.to_string()
+        };
+        let moved = moved_words(u, w);
+        let moved = if moved.is_empty() {
+            String::new()
+        } else {
+            format!("{moved}; ")
+        };
+        let _ = writeln!(out, "{lead}{moved}{}", deaths_words(&r.deaths(u, w)));
     }
+}
+
+/// The heading of the k-th resolution (from 1): `resolution 2 (creates one effect):`.
+pub fn resolution_heading(k: usize, created: usize) -> String {
+    format!(
+        "resolution {k}{}:",
+        match created {
+            0 => String::new(),
+            1 => " (creates one effect)".to_string(),
+            n => format!(" (creates {n} effects)"),
+        }
+    )
 }
 
 fn describe_list(u: &Universe, rs: &[Resolution], cut: &Cut, indent: &str, out: &mut String) {
     let best = min_created(u, rs);
     for (k, r) in rs.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "{indent}resolution {} (|R| = {}):",
-            k + 1,
-            r.present.count_ones(..)
-        );
+        let n = r.n_created(u);
+        let _ = writeln!(out, "{indent}{}", resolution_heading(k + 1, n));
         let inner = format!("{indent}  ");
-        describe_resolution(u, r, cut, Some(r.n_created(u)) == best, &inner, out);
+        describe_resolution(u, r, cut, Some(n) == best, &inner, out);
     }
 }
 
-/// A readable report: effects, classification, resolutions, cuts, outcome probabilities,
-/// and the pick for `seed`.
+/// The slots a way moves, with their final targets: "K kill D1 [e3] goes to D2".
+fn moved_words(u: &Universe, w: &TargetMap) -> String {
+    w.iter()
+        .enumerate()
+        .filter(|(i, t)| !t.is_empty() && **t != u.effects[*i].targets)
+        .map(|(i, t)| {
+            let names: Vec<&str> = t.iter().map(|&p| u.player_name(p)).collect();
+            format!("{} goes to {}", effect_name(u, i), names.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One outcome in words: the cut, what succeeds, the moved slots, who dies.
+pub fn outcome_words(u: &Universe, o: &Outcome) -> String {
+    let cut = if o.cut.is_clear() {
+        String::new()
+    } else {
+        format!("cutting {}: ", names(u, o.cut.ones()))
+    };
+    let moved = moved_words(u, o.way);
+    format!(
+        "{cut}{} succeed; {}{}",
+        names(u, o.resolution.succeeded.ones()),
+        if moved.is_empty() {
+            String::new()
+        } else {
+            format!("{moved}; ")
+        },
+        deaths_words(&o.resolution.deaths(u, o.way))
+    )
+}
+
+/// A readable report, summary first: classification, who dies with what probability,
+/// then the effects, resolutions, cuts, every outcome and the pick for `seed`. Effects are
+/// written `Goon kill Cop [e1]`; "nobody dies" has one wording.
 pub fn to_human(u: &Universe, a: &Analysis, seed: Option<u64>) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "effects:");
-    for i in 0..u.n_declared {
-        let _ = writeln!(out, "  {}", effect_line(u, i));
-    }
-    out.push_str(&body_human(u, a, seed));
-    out
+    human(u, a, seed, true)
 }
 
-/// The report without its list of effects: classification, resolutions, cuts, outcome
-/// probabilities, deaths and the pick for `seed`.
+/// The report without its list of effects (a component's section of a larger night).
 pub fn body_human(u: &Universe, a: &Analysis, seed: Option<u64>) -> String {
+    human(u, a, seed, false)
+}
+
+/// One declared effect as a line: `Goon kill Cop [e1]  priority 5`.
+pub fn effect_line(u: &Universe, i: usize) -> String {
+    format!("{}  priority {}", effect_name(u, i), u.effects[i].priority)
+}
+
+fn human(u: &Universe, a: &Analysis, seed: Option<u64>, with_effects: bool) -> String {
     let mut out = String::new();
     let empty = Cut::with_capacity(u.n_declared);
-    let _ = writeln!(out, "classification: {}", a.classification().name());
+    let outs = outcomes(u, a, &empty);
+    let class = a.classification();
+    let _ = writeln!(
+        out,
+        "{}: {}",
+        class.name(),
+        match (&a.cuts, a.resolutions.len()) {
+            (Some(c), _) => format!(
+                "no resolution; the cheapest Gordian cut {} ({} such cut{})",
+                cost_words(&u.ensemble.priority_levels(), &c.cost),
+                c.optimal.len(),
+                if c.optimal.len() == 1 { "" } else { "s" }
+            ),
+            (None, 1) if a.resolutions[0].ways.len() == 1 => "exactly one resolution".to_string(),
+            (None, 1) => format!(
+                "one resolution with {} ways of redirecting",
+                a.resolutions[0].ways.len()
+            ),
+            (None, n) => format!("{n} resolutions"),
+        }
+    );
+    let _ = writeln!(out, "who dies:");
+    for (d, p) in death_distribution(u, &outs) {
+        let _ = writeln!(out, "  {:>7}  {}", p.to_string(), deaths_words(&d));
+    }
+    if with_effects {
+        let _ = writeln!(out, "effects ({}):", u.n_declared);
+        for i in 0..u.n_declared {
+            let _ = writeln!(out, "  {}", effect_line(u, i));
+        }
+    }
     if !a.resolutions.is_empty() {
-        let _ = writeln!(out, "acceptable resolutions: {}", a.resolutions.len());
         describe_list(u, &a.resolutions, &empty, "  ", &mut out);
     }
     if let Some(c) = &a.cuts {
-        let levels = u.ensemble.priority_levels();
-        let cost: Vec<String> = levels
-            .iter()
-            .zip(&c.cost)
-            .map(|(p, n)| format!("{n} at @{p}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "no acceptable resolution; {} optimal Gordian cut(s), cost {}",
-            c.optimal.len(),
-            cost.join(", ")
-        );
         for (f, rs) in &c.optimal {
-            let _ = writeln!(out, "  cut {{{}}}:", sorted_ids(u, f.ones()).join(", "));
+            let _ = writeln!(out, "  cutting {}:", names(u, f.ones()));
             describe_list(u, rs, f, "    ", &mut out);
         }
     }
-    let outs = outcomes(u, a, &empty);
-    let _ = writeln!(out, "outcomes:");
+    let _ = writeln!(out, "outcomes ({}):", outs.len());
     for o in &outs {
-        let cut = sorted_ids(u, o.cut.ones());
-        let cut = if cut.is_empty() {
-            String::new()
-        } else {
-            format!("cut {{{}}}, ", cut.join(", "))
-        };
-        let dead = o.resolution.deaths(u, o.way);
         let _ = writeln!(
             out,
-            "  {:>7}  {}succeed {{{}}}, dies: {}",
+            "  {:>7}  {}",
             o.probability.to_string(),
-            cut,
-            o.resolution.succeeded_ids(u).join(", "),
-            if dead.is_empty() {
-                "nobody".to_string()
-            } else {
-                dead.join(", ")
-            }
+            outcome_words(u, o)
         );
-    }
-    let _ = writeln!(out, "deaths:");
-    for (d, p) in death_distribution(u, &outs) {
-        let who = if d.is_empty() {
-            "nobody".to_string()
-        } else {
-            d.join(", ")
-        };
-        let _ = writeln!(out, "  {:>7}  {}", p.to_string(), who);
     }
     if let Some(seed) = seed {
         if let Some(o) = pick(u, a, &empty, seed) {
-            let cut = sorted_ids(u, o.cut.ones());
-            let dead = o.resolution.deaths(u, o.way);
-            let _ = writeln!(
-                out,
-                "pick (seed {seed}): {}succeed {{{}}}, dies: {}",
-                if cut.is_empty() {
-                    String::new()
-                } else {
-                    format!("cut {{{}}}, ", cut.join(", "))
-                },
-                o.resolution.succeeded_ids(u).join(", "),
-                if dead.is_empty() {
-                    "nobody".to_string()
-                } else {
-                    dead.join(", ")
-                }
-            );
+            let _ = writeln!(out, "pick (seed {seed}): {}", outcome_words(u, &o));
         }
     }
     out

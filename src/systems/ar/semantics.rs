@@ -41,41 +41,70 @@ fn kind_of(u: &Universe, i: Ix) -> Kind {
     u.effects[i].kind
 }
 
+/// The rule of the kind table by which one effect makes another fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    /// A succeeding `block` whose final targets include the actor of a submitted action.
+    Blocked,
+    /// A succeeding `stop` sharing a final target with a non-stop action.
+    Stopped,
+    /// A succeeding `protect` sharing a final target with a kill.
+    Protected,
+    /// A `bulletproof` passive owned by a kill's final target.
+    Bulletproof,
+}
+
+/// Whether `g`, if it succeeds, makes action `f` fail under the final targets `rho`, and by
+/// which rule (the kind table of `docs/ar.md`). `block` is reported whatever passives the
+/// target has: a succeeding `unblockable` of f's actor cancels it, which
+/// [`fails`] checks against S.
+pub fn attack(u: &Universe, rho: &TargetMap, g: Ix, f: Ix) -> Option<Rule> {
+    let fe = &u.effects[f];
+    let fk = fe.action()?;
+    if g == f {
+        return None;
+    }
+    let ge = &u.effects[g];
+    let hit = match ge.kind {
+        Kind::Action(ActionKind::Block) => fe.is_submitted_action() && rho[g].contains(&fe.actor),
+        Kind::Action(ActionKind::Stop) => fk != ActionKind::Stop && shares_target(rho, g, f),
+        Kind::Action(ActionKind::Protect) => fk == ActionKind::Kill && shares_target(rho, g, f),
+        Kind::Passive(PassiveKind::Bulletproof) => {
+            fk == ActionKind::Kill && rho[f].contains(&ge.actor)
+        }
+        _ => false,
+    };
+    hit.then_some(match ge.kind {
+        Kind::Action(ActionKind::Block) => Rule::Blocked,
+        Kind::Action(ActionKind::Stop) => Rule::Stopped,
+        Kind::Action(ActionKind::Protect) => Rule::Protected,
+        _ => Rule::Bulletproof,
+    })
+}
+
+/// Whether a succeeding `unblockable` passive of f's actor is in `s`.
+pub fn unblockable(u: &Universe, s: &FixedBitSet, f: Ix) -> bool {
+    let actor = u.effects[f].actor;
+    s.ones().any(|g| {
+        kind_of(u, g) == Kind::Passive(PassiveKind::Unblockable) && u.effects[g].actor == actor
+    })
+}
+
 /// `fails(f | S, rho)`: whether effect `f` necessarily fails when exactly the effects in
 /// `s` succeed and slots point where `rho` says.
 pub fn fails(u: &Universe, cut: &Cut, s: &FixedBitSet, rho: &TargetMap, f: Ix) -> bool {
     if is_cut(u, cut, f) {
         return true; // a cut effect is a no-op that always fails
     }
-    let fe = &u.effects[f];
-    let Some(fk) = fe.action() else {
+    if u.effects[f].action().is_none() {
         return false; // passives succeed unless cut
-    };
-    let actor = fe.actor;
-    let unblockable = s.ones().any(|g| {
-        kind_of(u, g) == Kind::Passive(PassiveKind::Unblockable) && u.effects[g].actor == actor
-    });
-    for g in s.ones() {
-        if g == f {
-            continue;
-        }
-        let ge = &u.effects[g];
-        let hit = match ge.kind {
-            Kind::Action(ActionKind::Block) => {
-                fe.is_submitted_action() && rho[g].contains(&actor) && !unblockable
-            }
-            Kind::Action(ActionKind::Stop) => fk != ActionKind::Stop && shares_target(rho, g, f),
-            Kind::Action(ActionKind::Protect) => fk == ActionKind::Kill && shares_target(rho, g, f),
-            Kind::Passive(PassiveKind::Bulletproof) => {
-                fk == ActionKind::Kill && rho[f].contains(&ge.actor)
-            }
-            _ => false,
-        };
-        if hit {
-            return true;
-        }
     }
-    false
+    let unblockable = unblockable(u, s, f);
+    s.ones().any(|g| match attack(u, rho, g, f) {
+        Some(Rule::Blocked) => !unblockable,
+        Some(_) => true,
+        None => false,
+    })
 }
 
 /// Condition 2 (grounded creation): the *least* set X of created effects such that

@@ -2,6 +2,7 @@
 //! quick-safety in one SR phase, replayed against logs, compared across rule variants, and
 //! enumerated by the direct simulator and by SAT bounded model checking.
 
+pub mod dot;
 pub mod encode;
 pub mod engine;
 pub mod gen;

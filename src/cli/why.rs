@@ -1,0 +1,169 @@
+//! The "why" flags of `gordian resolve`: `--explain` (why each effect of each outcome ended
+//! as it did, and for a paradox its minimal core with the derivation), `--certify DIR`
+//! (checked unsatisfiability proofs of a paradox verdict), `--dot FILE` / `--svg FILE`
+//! (a picture of the night under one outcome). Computes text and JSON additions for the
+//! report; the caller prints.
+
+use crate::systems::ar::report::{outcomes, pick, Outcome};
+use crate::systems::ar::{certify, core, dot, explain, Analysis, Cut, Universe};
+use crate::systems::spec::Budget;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// The flags.
+#[derive(clap::Args, Debug, Default)]
+pub struct Args {
+    /// Explain each outcome (why each effect failed or succeeded, why each created effect
+    /// exists, where each deflected slot went) and, for a paradox, a minimal core with the
+    /// derivation of why it has no resolution.
+    #[arg(long)]
+    pub explain: bool,
+    /// For a paradox: write checked proofs (no resolution; no cheaper cut at each priority
+    /// level) to this directory, as DIMACS + varisat proof + DRAT.
+    #[arg(long, value_name = "DIR")]
+    pub certify: Option<PathBuf>,
+    /// Write Graphviz DOT of the night under one outcome (the pick with --seed, else the
+    /// first) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub dot: Option<PathBuf>,
+    /// Render the same picture to SVG with Graphviz's `dot` (which must be installed).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+/// What the flags add to the report.
+#[derive(Default)]
+pub struct Extras {
+    /// Text appended to the human report.
+    pub text: String,
+    /// Fields added to the JSON report.
+    pub json: Vec<(&'static str, Value)>,
+}
+
+/// Computes everything the flags ask for; an error is a message for stderr.
+pub fn run(args: &Args, u: &Universe, a: &Analysis, seed: Option<u64>) -> Result<Extras, String> {
+    let mut ex = Extras::default();
+    let empty = Cut::with_capacity(u.n_declared);
+    let outs = outcomes(u, a, &empty);
+    if args.explain {
+        explain_outcomes(u, &outs, &mut ex);
+        if a.resolutions.is_empty() {
+            explain_core(u, &mut ex)?;
+        }
+    }
+    if let Some(dir) = &args.certify {
+        certify_to(u, a, dir, &mut ex)?;
+    }
+    if args.dot.is_some() || args.svg.is_some() {
+        let o = seed
+            .and_then(|s| pick(u, a, &empty, s))
+            .or_else(|| outs.first().cloned())
+            .ok_or("no outcome to draw")?;
+        let title = dot::title(
+            u,
+            a.classification().name(),
+            o.resolution,
+            o.cut,
+            &o.probability.to_string(),
+        );
+        let text = dot::night(u, o.cut, o.resolution, o.way, &title);
+        if let Some(f) = &args.dot {
+            std::fs::write(f, &text).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+        }
+        if let Some(f) = &args.svg {
+            let svg = dot::to_svg(&text).map_err(|e| format!("--svg {}: {e}", f.display()))?;
+            std::fs::write(f, svg).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+        }
+    }
+    Ok(ex)
+}
+
+/// At most this many outcomes are explained in full.
+const MAX_EXPLAINED: usize = 16;
+
+fn explain_outcomes(u: &Universe, outs: &[Outcome], ex: &mut Extras) {
+    let _ = writeln!(ex.text, "why:");
+    let mut js = Vec::new();
+    for (k, o) in outs.iter().enumerate().take(MAX_EXPLAINED) {
+        let e = explain::explain(u, o.cut, o.resolution, o.way);
+        let _ = writeln!(
+            ex.text,
+            "  outcome {} (probability {}):",
+            k + 1,
+            o.probability
+        );
+        ex.text.push_str(&e.to_text(u, "    "));
+        let mut v = e.to_json(u);
+        v["probability"] = json!(o.probability.to_string());
+        js.push(v);
+    }
+    if outs.len() > MAX_EXPLAINED {
+        let _ = writeln!(
+            ex.text,
+            "  ({} more outcomes not explained; see --json for the first {MAX_EXPLAINED})",
+            outs.len() - MAX_EXPLAINED
+        );
+    }
+    ex.json.push(("explain", Value::Array(js)));
+}
+
+fn explain_core(u: &Universe, ex: &mut Extras) -> Result<(), String> {
+    let c = core::minimal_core(u, &Budget::new())
+        .map_err(|e| e.to_string())?
+        .ok_or("the engines found no resolution, but the core search did: a bug in gordian")?;
+    let why = core::why(&c.universe);
+    let ids: Vec<String> = c.effects.iter().map(|&i| u.effects[i].id.clone()).collect();
+    let _ = writeln!(
+        ex.text,
+        "why no resolution: these {} effects alone are already a paradox, and without any one of them \
+         the night has a resolution{}:",
+        ids.len(),
+        if c.subset_minimal { " (nor does any smaller part of them make one)" } else { "" }
+    );
+    for &i in &c.effects {
+        let _ = writeln!(ex.text, "    {}", explain::effect_name(u, i));
+    }
+    ex.text.push_str(&why.to_text(&c.universe, "  "));
+    ex.json.push((
+        "core",
+        json!({"effects": ids, "subset_minimal": c.subset_minimal,
+               "derivation": why.to_text(&c.universe, "")}),
+    ));
+    Ok(())
+}
+
+fn certify_to(u: &Universe, a: &Analysis, dir: &PathBuf, ex: &mut Extras) -> Result<(), String> {
+    let Some(cuts) = &a.cuts else {
+        let _ = writeln!(
+            ex.text,
+            "certified: nothing to prove; the night has a resolution, and every resolution shown \
+             is re-checked against the rules with --self-check"
+        );
+        ex.json.push(("certified", Value::Null));
+        return Ok(());
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let certs = certify::certify_all(u, cuts).map_err(|e| e.to_string())?;
+    let mut names = Vec::new();
+    for c in &certs {
+        let stem = c.claim.stem();
+        for (ext, bytes) in [
+            ("cnf", c.cnf.as_bytes()),
+            ("varisat", &c.proof[..]),
+            ("drat", &c.drat[..]),
+        ] {
+            let f = dir.join(format!("{stem}.{ext}"));
+            std::fs::write(&f, bytes).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+        }
+        let _ = writeln!(
+            ex.text,
+            "certified: {} (proof checked; {}/{stem}.cnf, .varisat, .drat)",
+            c.claim.words(),
+            dir.display()
+        );
+        names.push(json!({"claim": c.claim.words(), "files": stem}));
+    }
+    ex.json.push(("certified", Value::Array(names)));
+    Ok(())
+}

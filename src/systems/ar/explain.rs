@@ -1,0 +1,377 @@
+//! Why a resolution is what it is, in a moderator's words: for one resolution and one of
+//! its ways, why each effect failed (the succeeding effects and the rule that makes it
+//! fail) or succeeded, why each created effect exists (its derivation chain back to a
+//! declared action), and which way each redirected slot went (the deflections it passed).
+//!
+//! Owns: [`Explanation`] (data), its text and JSON renderings, and [`effect_name`], the one
+//! way a report names an effect (`Goon kill Cop [e1]`). Invariants: everything is computed
+//! from the night, the cut, the resolution and the way by the rules of `docs/ar.md`
+//! (through [`semantics::attack`]), never by an engine; every failed uncut effect has at
+//! least one reason when the resolution is acceptable (a failed effect without one is
+//! reported as `Why::Unexplained`, which an acceptable resolution never produces).
+
+use super::model::{ActionKind, Kind, PassiveKind, Player};
+use super::resolution::{Cut, Resolution, TargetMap};
+use super::semantics::{self, Rule};
+use super::universe::{Ix, Origin, Universe};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+
+/// An effect as a moderator reads it: `Goon kill Cop [e1]`, `Doc passive bulletproof [e4]`
+/// (declared targets).
+pub fn effect_name(u: &Universe, i: Ix) -> String {
+    let e = &u.effects[i];
+    let actor = u.player_name(e.actor);
+    if e.targets.is_empty() {
+        format!("{actor} passive {} [{}]", e.kind, e.id)
+    } else {
+        let t: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
+        format!("{actor} {} {} [{}]", e.kind, t.join(" "), e.id)
+    }
+}
+
+/// The short name of an effect's actor with its id: `Doc [e3]`.
+pub fn actor_name(u: &Universe, i: Ix) -> String {
+    format!(
+        "{} [{}]",
+        u.player_name(u.effects[i].actor),
+        u.effects[i].id
+    )
+}
+
+/// The rule's words: "blocked by Doc [e3]", "Cop [e4] is bulletproof".
+pub fn rule_words(u: &Universe, rule: Rule, by: Ix) -> String {
+    match rule {
+        Rule::Blocked => format!("blocked by {}", actor_name(u, by)),
+        Rule::Stopped => format!("stopped by {}", actor_name(u, by)),
+        Rule::Protected => format!("protected by {}", actor_name(u, by)),
+        Rule::Bulletproof => format!("{} is bulletproof", actor_name(u, by)),
+    }
+}
+
+fn rule_id(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Blocked => "blocked",
+        Rule::Stopped => "stopped",
+        Rule::Protected => "protected",
+        Rule::Bulletproof => "bulletproof",
+    }
+}
+
+/// Why one effect ended as it did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Cut by the Gordian cut: a no-op that always fails.
+    Cut,
+    /// Failed: these succeeding effects make it fail, each by its rule.
+    Attacked(Vec<(Ix, Rule)>),
+    /// A passive: it succeeds unless cut.
+    Passive,
+    /// Succeeded: nothing that succeeds makes it fail. `shielded` lists blocks aimed at its
+    /// actor that an `unblockable` passive cancels.
+    Unopposed {
+        /// Succeeding blocks cancelled by the actor's `unblockable` passive.
+        shielded: Vec<Ix>,
+    },
+    /// Failed with no reason under the rules: never for an acceptable resolution.
+    Unexplained,
+}
+
+/// Why a created effect exists: the passive, the action that triggered it, and the chain
+/// of triggers back to a declared action (first the declared one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Creation {
+    /// The created effect.
+    pub created: Ix,
+    /// The reflexive passive that created it.
+    pub passive: Ix,
+    /// The succeeding action that triggered it.
+    pub trigger: Ix,
+    /// The triggers from a declared action down to `trigger`.
+    pub chain: Vec<Ix>,
+}
+
+/// One redirected slot: where it was declared and the deflections it went through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// The action.
+    pub effect: Ix,
+    /// The slot (position among its targets).
+    pub slot: usize,
+    /// The declared target.
+    pub declared: Player,
+    /// Each deflection passed (the `deflect` effect) and where it sent the slot.
+    pub path: Vec<(Ix, Player)>,
+}
+
+/// The explanation of one resolution under one way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// Every effect of R, in universe order, with why it succeeded or failed.
+    pub effects: Vec<(Ix, bool, Why)>,
+    /// Every created effect of R.
+    pub created: Vec<Creation>,
+    /// Every slot whose final target differs from its declared one.
+    pub redirects: Vec<Redirect>,
+    /// Who dies under this way, with the kill that does it.
+    pub deaths: Vec<(Player, Ix)>,
+}
+
+/// Explains resolution `r` of E[cut] under `way`.
+pub fn explain(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Explanation {
+    let s = &r.succeeded;
+    let mut effects = Vec::new();
+    for f in r.present.ones() {
+        let ok = s.contains(f);
+        let why = if semantics::is_cut(u, cut, f) {
+            Why::Cut
+        } else if u.effects[f].action().is_none() {
+            Why::Passive
+        } else {
+            let unblockable = semantics::unblockable(u, s, f);
+            let mut attacks = Vec::new();
+            let mut shielded = Vec::new();
+            for g in s.ones() {
+                match semantics::attack(u, way, g, f) {
+                    Some(Rule::Blocked) if unblockable => shielded.push(g),
+                    Some(rule) => attacks.push((g, rule)),
+                    None => {}
+                }
+            }
+            if ok {
+                Why::Unopposed { shielded }
+            } else if attacks.is_empty() {
+                Why::Unexplained
+            } else {
+                Why::Attacked(attacks)
+            }
+        };
+        effects.push((f, ok, why));
+    }
+    Explanation {
+        effects,
+        created: creations(u, cut, r, way),
+        redirects: redirects(u, cut, r, way),
+        deaths: s
+            .ones()
+            .filter(|&i| u.effects[i].action() == Some(ActionKind::Kill))
+            .flat_map(|i| way[i].iter().map(move |&p| (p, i)))
+            .collect(),
+    }
+}
+
+/// Grounded creation replayed with provenance: the least fixed point of
+/// `semantics::created_set`, recording for each created effect the first trigger found.
+fn creations(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Creation> {
+    let s = &r.succeeded;
+    let mut trigger_of: Vec<Option<(Ix, Ix)>> = vec![None; u.len()];
+    loop {
+        let mut grew = false;
+        for p in s.ones() {
+            if semantics::is_cut(u, cut, p)
+                || !matches!(u.effects[p].kind, Kind::Passive(PassiveKind::Reflexive(_)))
+            {
+                continue;
+            }
+            let owner = u.effects[p].actor;
+            for g in s.ones() {
+                let ge = &u.effects[g];
+                if ge.action().is_none() || semantics::is_cut(u, cut, g) || ge.actor == owner {
+                    continue;
+                }
+                let derived = ge.is_declared() || trigger_of[g].is_some();
+                if derived && way[g].contains(&owner) {
+                    if let Some(c) = u.created(p, ge.actor) {
+                        if trigger_of[c].is_none() {
+                            trigger_of[c] = Some((p, g));
+                            grew = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    r.present
+        .ones()
+        .filter(|&c| matches!(u.effects[c].origin, Origin::Created { .. }))
+        .filter_map(|c| {
+            let (passive, trigger) = trigger_of[c]?;
+            let mut chain = vec![trigger];
+            let mut cur = trigger;
+            while let Some((_, t)) = trigger_of[cur] {
+                if chain.contains(&t) {
+                    break;
+                }
+                chain.push(t);
+                cur = t;
+            }
+            chain.reverse();
+            Some(Creation {
+                created: c,
+                passive,
+                trigger,
+                chain,
+            })
+        })
+        .collect()
+}
+
+/// The deflections each moved slot went through: from the declared target, along the
+/// succeeding deflections' declared targets, until the slot's final target.
+fn redirects(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Redirect> {
+    let mut out = Vec::new();
+    for i in r.present.ones() {
+        if semantics::is_cut(u, cut, i) || u.effects[i].action().is_none() {
+            continue;
+        }
+        for (k, &d) in u.effects[i].targets.iter().enumerate() {
+            let Some(&fin) = way[i].get(k) else { continue };
+            if fin == d {
+                continue;
+            }
+            let mut path = Vec::new();
+            let mut cur = d;
+            while cur != fin && path.len() <= u.n_players() {
+                let Some(g) = u.deflector[cur as usize].filter(|&g| r.succeeded.contains(g)) else {
+                    break;
+                };
+                cur = u.effects[g].targets[0];
+                path.push((g, cur));
+            }
+            out.push(Redirect {
+                effect: i,
+                slot: k,
+                declared: d,
+                path,
+            });
+        }
+    }
+    out
+}
+
+impl Explanation {
+    /// The explanation as text, one line per fact, each line starting with `indent`.
+    pub fn to_text(&self, u: &Universe, indent: &str) -> String {
+        let mut out = String::new();
+        for (f, ok, why) in &self.effects {
+            let name = effect_name(u, *f);
+            let line = match why {
+                Why::Cut => format!("{name} is cut (a Gordian cut: it does nothing)"),
+                Why::Passive => format!("{name} succeeds: a passive succeeds unless cut"),
+                Why::Unopposed { shielded } if shielded.is_empty() => {
+                    format!("{name} succeeds: nothing that succeeds stops it")
+                }
+                Why::Unopposed { shielded } => format!(
+                    "{name} succeeds: unblockable, so {} do(es) not stop it",
+                    shielded
+                        .iter()
+                        .map(|&g| effect_name(u, g))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Why::Attacked(a) => format!(
+                    "{name} fails: {}",
+                    a.iter()
+                        .map(|&(g, rule)| rule_words(u, rule, g))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+                Why::Unexplained => format!("{name} fails with no reason (not acceptable)"),
+            };
+            let _ = ok;
+            let _ = writeln!(out, "{indent}{line}");
+        }
+        for c in &self.created {
+            let chain: Vec<String> = c.chain.iter().map(|&g| effect_name(u, g)).collect();
+            let _ = writeln!(
+                out,
+                "{indent}{} was created: {} answers {}",
+                effect_name(u, c.created),
+                effect_name(u, c.passive),
+                chain.join(", which created ")
+            );
+        }
+        for r in &self.redirects {
+            let hops: Vec<String> = r
+                .path
+                .iter()
+                .map(|&(g, to)| {
+                    format!(
+                        "{} deflects [{}] to {}",
+                        u.player_name(u.effects[g].actor),
+                        u.effects[g].id,
+                        u.player_name(to)
+                    )
+                })
+                .collect();
+            let fin = r.path.last().map_or(r.declared, |&(_, p)| p);
+            let _ = writeln!(
+                out,
+                "{indent}{} goes to {} instead of {}: {}",
+                effect_name(u, r.effect),
+                u.player_name(fin),
+                u.player_name(r.declared),
+                hops.join(", then ")
+            );
+        }
+        out
+    }
+
+    /// The explanation as JSON (ids and player names).
+    pub fn to_json(&self, u: &Universe) -> Value {
+        let id = |i: Ix| u.effects[i].id.clone();
+        let effects: Vec<Value> = self
+            .effects
+            .iter()
+            .map(|(f, ok, why)| {
+                let (reason, by): (&str, Vec<Value>) = match why {
+                    Why::Cut => ("cut", vec![]),
+                    Why::Passive => ("passive", vec![]),
+                    Why::Unopposed { shielded } => (
+                        "unopposed",
+                        shielded
+                            .iter()
+                            .map(|&g| json!({"effect": id(g), "rule": "unblockable"}))
+                            .collect(),
+                    ),
+                    Why::Attacked(a) => (
+                        "attacked",
+                        a.iter()
+                            .map(|&(g, rule)| json!({"effect": id(g), "rule": rule_id(rule)}))
+                            .collect(),
+                    ),
+                    Why::Unexplained => ("unexplained", vec![]),
+                };
+                json!({"effect": id(*f), "text": effect_name(u, *f), "succeeded": ok,
+                       "reason": reason, "by": by})
+            })
+            .collect();
+        let created: Vec<Value> = self
+            .created
+            .iter()
+            .map(|c| {
+                json!({"effect": id(c.created), "passive": id(c.passive),
+                       "trigger": id(c.trigger),
+                       "chain": c.chain.iter().map(|&g| id(g)).collect::<Vec<_>>()})
+            })
+            .collect();
+        let redirects: Vec<Value> = self
+            .redirects
+            .iter()
+            .map(|r| {
+                json!({"effect": id(r.effect), "slot": r.slot,
+                       "declared": u.player_name(r.declared),
+                       "path": r.path.iter().map(|&(g, to)| json!({"deflection": id(g), "to": u.player_name(to)})).collect::<Vec<_>>()})
+            })
+            .collect();
+        let deaths: Vec<Value> = self
+            .deaths
+            .iter()
+            .map(|&(p, k)| json!({"player": u.player_name(p), "by": id(k)}))
+            .collect();
+        json!({"effects": effects, "created": created, "redirects": redirects, "deaths": deaths})
+    }
+}
