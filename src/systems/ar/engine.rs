@@ -15,13 +15,19 @@ use crate::systems::spec::{Budget, Engine, Interrupted};
 use rayon::prelude::*;
 use std::time::Duration;
 
-/// Solves every part with `solve`, in parallel when there are several.
+/// Nights of at most this many universe effects solve their components in turn.
+const PARALLEL_FROM: usize = 64;
+
+/// Solves every part with `solve`, in parallel when there are several and the night is
+/// not small.
 fn per_part(
     night: &Night,
     budget: &Budget,
     solve: impl Fn(&Universe, &Budget) -> Result<Analysis, Interrupted> + Sync,
 ) -> Result<Factored, Interrupted> {
-    let parts = if night.parts.len() > 1 {
+    // Components of small nights are solved in turn: splitting work that takes
+    // microseconds across threads costs more than it saves.
+    let parts = if night.parts.len() > 1 && night.whole.len() > PARALLEL_FROM {
         night
             .parts
             .par_iter()

@@ -183,9 +183,25 @@ impl Night {
     /// Splits a universe, polling `budget` between components (building each
     /// component's universe charges it as [`Universe::new_within`] does).
     pub fn new_within(whole: Universe, budget: &Budget) -> Result<Night, Interrupted> {
+        let comps = components(&whole);
+        if let [only] = comps.as_slice() {
+            if only.len() == whole.len() {
+                // One component: the whole universe is its own part (players that do
+                // nothing stay; they change no answer).
+                let part = Part {
+                    universe: whole.clone(),
+                    to_whole: (0..whole.len()).collect(),
+                    players: (0..whole.n_players() as Player).collect(),
+                };
+                return Ok(Night {
+                    whole,
+                    parts: vec![part],
+                });
+            }
+        }
         let mut parts = Vec::new();
         let mut local = vec![u32::MAX; whole.n_players()];
-        for comp in components(&whole) {
+        for comp in comps {
             let declared: Vec<usize> = comp
                 .iter()
                 .copied()
