@@ -10,7 +10,7 @@
 use super::factor::{Factored, Night};
 use super::resolution::{Analysis, Cut};
 use super::universe::Universe;
-use super::{brute, direct, encode, semantics};
+use super::{brute, direct, encode, expand, semantics};
 use crate::systems::spec::{Budget, Engine, Interrupted};
 use rayon::prelude::*;
 use std::time::Duration;
@@ -18,9 +18,27 @@ use std::time::Duration;
 /// Nights of at most this many universe effects solve their components in turn.
 const PARALLEL_FROM: usize = 64;
 
-/// Solves every part with `solve`, in parallel when there are several and the night is
+/// Nights of at most this many universe effects are solved whole and their answer
+/// projected onto the components ([`expand::project`]): one search instead of one per
+/// component, which on small nights costs less than it saves.
+pub const WHOLE_UP_TO: usize = 16;
+
+/// Solves a night with `solve`: small nights whole (projected onto their components),
+/// others component by component, in parallel when there are several and the night is
 /// not small.
 fn per_part(
+    night: &Night,
+    budget: &Budget,
+    solve: impl Fn(&Universe, &Budget) -> Result<Analysis, Interrupted> + Sync,
+) -> Result<Factored, Interrupted> {
+    if night.parts.len() > 1 && night.whole.len() <= WHOLE_UP_TO {
+        return Ok(expand::project(night, &solve(&night.whole, budget)?));
+    }
+    solve_parts(night, budget, solve)
+}
+
+/// Solves every part with `solve` on its own (whatever the night's size).
+pub fn solve_parts(
     night: &Night,
     budget: &Budget,
     solve: impl Fn(&Universe, &Budget) -> Result<Analysis, Interrupted> + Sync,

@@ -200,3 +200,88 @@ pub fn flatten(night: &Night, f: &Factored) -> Analysis {
     a.canonicalize(&night.whole);
     a
 }
+
+/// The inverse of [`flatten`]: the factorised answer read off the flat analysis of the
+/// whole night, by projecting every resolution, cut and way onto each component. Valid
+/// because the flat answer is the product of the components' (so every projection of
+/// it is a component's answer, and a component that is not a paradox has nothing cut in
+/// any optimal cut).
+pub fn project(night: &Night, flat: &Analysis) -> Factored {
+    let whole = &night.whole;
+    let parts = night
+        .parts
+        .iter()
+        .map(|p| {
+            let u = &p.universe;
+            let mut local = vec![usize::MAX; whole.len()];
+            for (i, &w) in p.to_whole.iter().enumerate() {
+                local[w] = i;
+            }
+            let mut local_player = vec![u32::MAX; whole.n_players()];
+            for (i, &w) in p.players.iter().enumerate() {
+                local_player[w as usize] = i as u32;
+            }
+            let bits = |b: &FixedBitSet, len: usize| {
+                let mut out = FixedBitSet::with_capacity(len);
+                for i in b.ones() {
+                    if local[i] != usize::MAX {
+                        out.insert(local[i]);
+                    }
+                }
+                out
+            };
+            let way = |w: &TargetMap| -> TargetMap {
+                p.to_whole
+                    .iter()
+                    .map(|&wi| w[wi].iter().map(|&q| local_player[q as usize]).collect())
+                    .collect()
+            };
+            let resolutions = |rs: &[Resolution]| {
+                let mut found = super::resolution::WaysByResolution::new();
+                for r in rs {
+                    let e = found
+                        .entry((bits(&r.present, u.len()), bits(&r.succeeded, u.len())))
+                        .or_default();
+                    e.extend(r.ways.iter().map(way));
+                }
+                super::resolution::group_ways(u, found)
+            };
+            let mut a = match &flat.cuts {
+                None => Analysis {
+                    resolutions: resolutions(&flat.resolutions),
+                    cuts: None,
+                },
+                Some(c) => {
+                    let cut_here = |f: &Cut| bits(f, u.n_declared);
+                    if c.optimal.iter().all(|(f, _)| cut_here(f).is_clear()) {
+                        // Not a paradox itself: every optimal cut leaves it alone.
+                        Analysis {
+                            resolutions: resolutions(&c.optimal[0].1),
+                            cuts: None,
+                        }
+                    } else {
+                        let mut optimal: Vec<(Cut, Vec<Resolution>)> = Vec::new();
+                        for (f, rs) in &c.optimal {
+                            let fk = cut_here(f);
+                            if !optimal.iter().any(|(g, _)| *g == fk) {
+                                optimal.push((fk, resolutions(rs)));
+                            }
+                        }
+                        let cost = super::resolution::cut_cost(
+                            u,
+                            &u.ensemble.priority_levels(),
+                            &optimal[0].0,
+                        );
+                        Analysis {
+                            resolutions: Vec::new(),
+                            cuts: Some(CutAnalysis { cost, optimal }),
+                        }
+                    }
+                }
+            };
+            a.canonicalize(u);
+            a
+        })
+        .collect();
+    Factored { parts }
+}

@@ -329,6 +329,13 @@ fn check_factorised_against_brute(ens: &Ensemble) -> usize {
     let n = Night::new(whole.clone());
     let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
     assert_eq!(Sat.solve(&n, &Budget::new()).expect("not interrupted"), f);
+    // Small nights are solved whole and projected; the components solved one by one
+    // must give the same answer.
+    let each = engine::solve_parts(&n, &Budget::new(), direct::analyse).expect("solved");
+    assert_eq!(
+        each, f,
+        "solving per component != projecting the whole night's answer"
+    );
     assert_eq!(
         expand::flatten(&n, &f),
         flat,
