@@ -73,9 +73,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Resolve one ?AR night (`.night` or `.json`, `-` for standard input):
-    /// classification, every acceptable resolution, optimal cuts of a paradox, exact
-    /// outcome probabilities.
+    /// Resolve one ?AR night (`.night` or `.json`, `-` for standard input), component by
+    /// independent component: classification, every acceptable resolution, optimal cuts
+    /// of a paradox, exact outcome probabilities.
     Resolve(resolve::Args),
     /// Print the SAT encoding of one night as DIMACS CNF (cut variables left free).
     Dimacs(dimacs::Args),

@@ -30,7 +30,7 @@ pub const EXPAND_UP_TO: u64 = 256;
 /// Whether to write the flat lists of the whole night.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Expand {
-    /// When they hold at most [`EXPAND_UP_TO`] entries.
+    /// While they hold at most 256 entries (ways listed plus outcomes).
     #[default]
     Auto,
     /// Always (streamed; `--limit` bounds each list).
