@@ -9,7 +9,7 @@
 //! stops each flat list after N items and says so. This module writes to a writer it is
 //! given; only `cli` picks exit codes.
 
-use super::expand::{cut_choices, Merger, Odometer};
+use super::expand::{optimal_cuts, Merger, Odometer};
 use super::factor::{Factored, Night, Part};
 use super::report::{self, Outcome};
 use super::resolution::{
@@ -436,24 +436,8 @@ pub fn write_json(
                 write!(w, "{{\n    \"cost\": ")?;
                 put(w, &level_cost(&u.ensemble.priority_levels(), &cost), "    ")?;
                 write!(w, ",\n    \"optimal\": ")?;
-                let choices = cut_choices(f);
-                let sizes = choices.iter().map(Vec::len).collect();
                 let mut s = Stream::open(w, "    ", opts.limit)?;
-                for pick in Odometer::new(sizes) {
-                    let chosen: Vec<_> = n
-                        .parts
-                        .iter()
-                        .zip(&choices)
-                        .zip(&pick)
-                        .map(|((p, c), &k)| (p, c[k].0, c[k].1))
-                        .collect();
-                    let cuts: Vec<(&Part, &Cut)> = chosen
-                        .iter()
-                        .filter_map(|(p, c, _)| c.map(|c| (*p, c)))
-                        .collect();
-                    let cut = m.cut(&cuts);
-                    let lists: Vec<(&Part, &[Resolution])> =
-                        chosen.iter().map(|(p, _, rs)| (*p, *rs)).collect();
+                for (cut, lists) in optimal_cuts(n, f) {
                     let best = Some(min_created_of(&lists));
                     // Each cut's resolution list is bounded by the limit too, and in
                     // canonical order, as a flat answer's.
@@ -717,28 +701,12 @@ pub fn write_human(
                     w,
                     "optimal Gordian cuts, each with its acceptable resolutions:"
                 )?;
-                let choices = cut_choices(f);
-                let sizes = choices.iter().map(Vec::len).collect();
-                for (c, pick) in Odometer::new(sizes).enumerate() {
+                for (c, (cut, lists)) in optimal_cuts(n, f).enumerate() {
                     if c as u64 >= limit {
                         truncated = true;
                         break;
                     }
-                    let chosen: Vec<_> = n
-                        .parts
-                        .iter()
-                        .zip(&choices)
-                        .zip(&pick)
-                        .map(|((p, c), &k)| (p, c[k].0, c[k].1))
-                        .collect();
-                    let cuts: Vec<(&Part, &Cut)> = chosen
-                        .iter()
-                        .filter_map(|(p, c, _)| c.map(|c| (*p, c)))
-                        .collect();
-                    let cut = m.cut(&cuts);
                     writeln!(w, "  cutting {}:", report::names(u, cut.ones()))?;
-                    let lists: Vec<(&Part, &[Resolution])> =
-                        chosen.iter().map(|(p, _, rs)| (*p, *rs)).collect();
                     let best = min_created_of(&lists);
                     for (k, r) in m.products(lists).enumerate() {
                         if k as u64 >= limit {

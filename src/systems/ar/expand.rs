@@ -156,6 +156,33 @@ pub fn cut_choices(f: &Factored) -> Vec<Vec<CutChoice<'_>>> {
         .collect()
 }
 
+/// Every optimal cut of the whole night, lazily, in product order: the cut (whole-night
+/// bits) and, per component, the resolutions under it (whose products are the
+/// resolutions of the cut night).
+pub fn optimal_cuts<'a>(
+    night: &'a Night,
+    f: &'a Factored,
+) -> impl Iterator<Item = (Cut, Vec<(&'a Part, &'a [Resolution])>)> + 'a {
+    let choices = cut_choices(f);
+    let sizes = choices.iter().map(Vec::len).collect();
+    let m = Merger::new(night);
+    Odometer::new(sizes).map(move |pick| {
+        let chosen: Vec<(&Part, CutChoice)> = night
+            .parts
+            .iter()
+            .zip(&choices)
+            .zip(&pick)
+            .map(|((p, c), &k)| (p, c[k]))
+            .collect();
+        let cuts: Vec<(&Part, &Cut)> = chosen
+            .iter()
+            .filter_map(|(p, (c, _))| c.map(|c| (*p, c)))
+            .collect();
+        let lists = chosen.iter().map(|(p, (_, rs))| (*p, *rs)).collect();
+        (m.cut(&cuts), lists)
+    })
+}
+
 /// The flat analysis of the whole night (every product expanded), canonical. Its size is
 /// the product of the parts' sizes: call it only when [`Factored::totals`] is small.
 pub fn flatten(night: &Night, f: &Factored) -> Analysis {
@@ -172,27 +199,8 @@ pub fn flatten(night: &Night, f: &Factored) -> Analysis {
         m.products(lists).collect()
     };
     let cuts = f.cost(night).map(|cost| {
-        let choices = cut_choices(f);
-        let sizes = choices.iter().map(Vec::len).collect();
-        let optimal = Odometer::new(sizes)
-            .map(|pick| {
-                let chosen: Vec<(&Part, Option<&Cut>, &[Resolution])> = night
-                    .parts
-                    .iter()
-                    .zip(&choices)
-                    .zip(&pick)
-                    .map(|((p, c), &k)| (p, c[k].0, c[k].1))
-                    .collect();
-                let cuts: Vec<(&Part, &Cut)> = chosen
-                    .iter()
-                    .filter_map(|(p, c, _)| c.map(|c| (*p, c)))
-                    .collect();
-                let cut = m.cut(&cuts);
-                let rs = m
-                    .products(chosen.iter().map(|(p, _, rs)| (*p, *rs)).collect())
-                    .collect();
-                (cut, rs)
-            })
+        let optimal = optimal_cuts(night, f)
+            .map(|(cut, lists)| (cut, m.products(lists).collect()))
             .collect();
         CutAnalysis { cost, optimal }
     });
