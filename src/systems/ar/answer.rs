@@ -594,6 +594,32 @@ fn indented(text: &str, indent: &str) -> String {
     text.lines().map(|l| format!("{indent}{l}\n")).collect()
 }
 
+/// Writes the products of one resolution per list (at most `limit`), each as the flat
+/// report writes a resolution, under `cut`; true when the limit cut the list short.
+fn write_products(
+    w: &mut dyn Write,
+    m: &Merger,
+    lists: Vec<(&Part, &[Resolution])>,
+    cut: &Cut,
+    indent: &str,
+    limit: u64,
+) -> io::Result<bool> {
+    let u = &m.night().whole;
+    let best = min_created_of(&lists);
+    let inner = format!("{indent}  ");
+    for (k, r) in m.products(lists).enumerate() {
+        if k as u64 >= limit {
+            return Ok(true);
+        }
+        let created = r.n_created(u);
+        writeln!(w, "{indent}{}", report::resolution_heading(k + 1, created))?;
+        let mut out = String::new();
+        report::describe_resolution(u, &r, cut, created == best, &inner, &mut out);
+        w.write_all(out.as_bytes())?;
+    }
+    Ok(false)
+}
+
 /// Writes the human report. A night of one component reads as before (every
 /// resolution, cut and outcome); a night of several gives the totals and each player's
 /// chance of dying first, then the flat lists when [`expands`], else one section per
@@ -666,40 +692,19 @@ pub fn write_human(
         match f.cost(n) {
             None => {
                 writeln!(w, "resolutions ({}):", t.resolutions)?;
-                let best = min_created_total(n, f);
                 let lists = n
                     .parts
                     .iter()
                     .zip(&f.parts)
                     .map(|(p, a)| (p, a.resolutions.as_slice()))
                     .collect();
-                for (k, r) in m.products(lists).enumerate() {
-                    if k as u64 >= limit {
-                        truncated = true;
-                        break;
-                    }
-                    let mut out = String::new();
-                    report::describe_resolution(
-                        u,
-                        &r,
-                        &empty,
-                        r.n_created(u) == best,
-                        "    ",
-                        &mut out,
-                    );
-                    writeln!(
-                        w,
-                        "  resolution {} (|R| = {}):",
-                        k + 1,
-                        r.present.count_ones(..)
-                    )?;
-                    w.write_all(out.as_bytes())?;
-                }
+                truncated |= write_products(w, &m, lists, &empty, "  ", limit)?;
             }
             Some(_) => {
                 writeln!(
                     w,
-                    "optimal Gordian cuts, each with its acceptable resolutions:"
+                    "optimal Gordian cuts ({}), each with its resolutions:",
+                    t.optimal_cuts
                 )?;
                 for (c, (cut, lists)) in optimal_cuts(n, f).enumerate() {
                     if c as u64 >= limit {
@@ -707,28 +712,7 @@ pub fn write_human(
                         break;
                     }
                     writeln!(w, "  cutting {}:", report::names(u, cut.ones()))?;
-                    let best = min_created_of(&lists);
-                    for (k, r) in m.products(lists).enumerate() {
-                        if k as u64 >= limit {
-                            truncated = true;
-                            break;
-                        }
-                        let mut out = String::new();
-                        report::describe_resolution(
-                            u,
-                            &r,
-                            &cut,
-                            r.n_created(u) == best,
-                            "      ",
-                            &mut out,
-                        );
-                        writeln!(
-                            w,
-                            "    {}",
-                            report::resolution_heading(k + 1, r.n_created(u))
-                        )?;
-                        w.write_all(out.as_bytes())?;
-                    }
+                    truncated |= write_products(w, &m, lists, &cut, "    ", limit)?;
                 }
             }
         }

@@ -66,6 +66,11 @@ impl<'a> Merger<'a> {
         Merger { night }
     }
 
+    /// The night it merges into.
+    pub fn night(&self) -> &'a Night {
+        self.night
+    }
+
     fn bits(&self, parts: &[(&Part, &FixedBitSet)], len: usize) -> FixedBitSet {
         let mut out = FixedBitSet::with_capacity(len);
         for (p, b) in parts {
