@@ -18,10 +18,13 @@
 //!   never leaves its component: trigger edges join it), and labellings whose created
 //!   effects only support each other are rejected.
 //!
-//! The search labels effects IN (s), OUT (live, not s) or CUT/ABSENT (not live), propagating
-//! each constraint with counters (attackers in S / undecided, triggers in S / undecided)
-//! and undoing through a trail. Cut search is branch and bound over the same labels, with
-//! the lexicographic cost vector of the cut effects as the bound.
+//! Resolving, the search labels effects IN (s), OUT (live, not s) or ABSENT (not live),
+//! propagating each constraint with counters (attackers in S / undecided, triggers in S /
+//! undecided) and undoing through a trail; the components of a frame are searched one by
+//! one (resolutions are their products). The cut search builds the same frames in cut
+//! mode (declared effects may be cut; cut dominance; unblockable passives guard the blocks
+//! on their owner) and minimises each component with the nogood-learning search of
+//! [`super::cuts`] and [`super::learn`].
 //!
 //! Invariants: the engine never calls the SAT layer; every solution it reports satisfies
 //! C1-C5 for the frame, hence (by construction of the frame) the contract; tests re-check
@@ -47,26 +50,29 @@ const FALSE: u8 = 2;
 /// The static problem for one target map and one set of cut passives.
 #[derive(Debug)]
 pub struct Frame {
-    n: usize,
-    attackers: Vec<Vec<Ix>>,
-    attacks: Vec<Vec<Ix>>,
-    triggers: Vec<Vec<Ix>>,
-    trig_of: Vec<Vec<Ix>>,
+    pub(super) n: usize,
+    pub(super) attackers: Vec<Vec<Ix>>,
+    pub(super) attacks: Vec<Vec<Ix>>,
+    pub(super) triggers: Vec<Vec<Ix>>,
+    pub(super) trig_of: Vec<Vec<Ix>>,
     /// For a created effect, its reflexive passive (which must be in S for it to exist).
-    req: Vec<Option<Ix>>,
+    pub(super) req: Vec<Option<Ix>>,
     /// For a reflexive passive, the created effects that require it.
-    req_of: Vec<Vec<Ix>>,
-    created: Vec<bool>,
+    pub(super) req_of: Vec<Vec<Ix>>,
+    pub(super) created: Vec<bool>,
     /// Level index of each declared effect (for the cost vector).
-    level: Vec<usize>,
+    pub(super) level: Vec<usize>,
     /// Fixed initial labels: (var, value); var < n is s[var], else live[var - n].
-    fixed: Vec<(usize, bool)>,
+    pub(super) fixed: Vec<(usize, bool)>,
     /// Cut search: a cut declared effect has no attacker in S (see [`Frame::build`]).
-    cut_dominance: bool,
+    pub(super) cut_dominance: bool,
     /// Connected components of the attack and trigger graph: labellings of different
     /// components are independent, so resolutions are products and cut costs add up.
-    components: Vec<Vec<Ix>>,
-    rho: TargetMap,
+    pub(super) components: Vec<Vec<Ix>>,
+    /// Cut search only: each player's unblockable passives (empty when resolving, where
+    /// they are fixed and a block on their owner simply does not attack).
+    pub(super) guards: Vec<Vec<Ix>>,
+    pub(super) rho: TargetMap,
 }
 
 /// The target map before redirection: every action's declared targets.
@@ -114,62 +120,102 @@ impl Frame {
                 Origin::Created { passive, .. } => is_cut(passive),
             })
             .collect();
-        let mut unblockable = vec![false; u.n_players()];
+        // Unblockable passives present in the frame, per owner. Resolving, they cancel
+        // every block on their owner; in cut search they may be cut, so a block's attack
+        // is guarded by them instead (see `guards`).
+        let mut unblockable: Vec<Vec<Ix>> = vec![Vec::new(); u.n_players()];
         for (i, e) in u.effects.iter().enumerate() {
             if e.kind == Kind::Passive(PassiveKind::Unblockable) && !dead[i] {
-                unblockable[e.actor as usize] = true;
+                unblockable[e.actor as usize].push(i);
             }
         }
-        let shares = |a: Ix, b: Ix| rho[a].iter().any(|t| rho[b].contains(t));
+        // Who could be hit: the live actions by actor and by final target.
+        let mut by_actor: Vec<Vec<Ix>> = vec![Vec::new(); u.n_players()];
+        let mut by_target: Vec<Vec<Ix>> = vec![Vec::new(); u.n_players()];
+        for y in (0..n).filter(|&y| !dead[y] && u.effects[y].action().is_some()) {
+            by_actor[u.effects[y].actor as usize].push(y);
+            for &t in rho[y].iter().sorted().dedup() {
+                by_target[t as usize].push(y);
+            }
+        }
         let mut attackers = vec![Vec::new(); n];
         let mut attacks = vec![Vec::new(); n];
+        let mut stamp = vec![usize::MAX; n];
         for a in (0..n).filter(|&a| !dead[a]) {
-            budget.check()?;
+            if a % 1024 == 0 {
+                budget.check()?;
+            }
             let ae = &u.effects[a];
-            for y in (0..n).filter(|&y| y != a && !dead[y]) {
-                let ye = &u.effects[y];
-                let Some(yk) = ye.action() else { continue };
-                let hit = match ae.kind {
-                    Kind::Action(ActionKind::Block) => {
-                        ye.is_submitted_action()
-                            && rho[a].contains(&ye.actor)
-                            && !unblockable[ye.actor as usize]
+            let owner = [ae.actor];
+            let (via, pool): (&[Player], &[Vec<Ix>]) = match ae.kind {
+                Kind::Action(ActionKind::Block) => (&rho[a], &by_actor),
+                Kind::Action(ActionKind::Stop | ActionKind::Protect) => (&rho[a], &by_target),
+                Kind::Passive(PassiveKind::Bulletproof) => (&owner, &by_target),
+                _ => continue,
+            };
+            for &t in via {
+                for &y in &pool[t as usize] {
+                    if y == a || stamp[y] == a {
+                        continue;
                     }
-                    Kind::Action(ActionKind::Stop) => yk != ActionKind::Stop && shares(a, y),
-                    Kind::Action(ActionKind::Protect) => yk == ActionKind::Kill && shares(a, y),
-                    Kind::Passive(PassiveKind::Bulletproof) => {
-                        yk == ActionKind::Kill && rho[y].contains(&ae.actor)
+                    let ye = &u.effects[y];
+                    let yk = ye.action().expect("pools hold actions");
+                    let hit = match ae.kind {
+                        Kind::Action(ActionKind::Block) => {
+                            ye.is_submitted_action()
+                                && (cut_search || unblockable[ye.actor as usize].is_empty())
+                        }
+                        Kind::Action(ActionKind::Stop) => yk != ActionKind::Stop,
+                        Kind::Action(ActionKind::Protect) | Kind::Passive(_) => {
+                            yk == ActionKind::Kill
+                        }
+                        _ => false,
+                    };
+                    if hit {
+                        stamp[y] = a;
+                        attackers[y].push(a);
+                        attacks[a].push(y);
                     }
-                    _ => false,
-                };
-                if hit {
-                    attackers[y].push(a);
-                    attacks[a].push(y);
                 }
             }
+        }
+        for l in &mut attackers {
+            l.sort_unstable();
+        }
+        for l in &mut attacks {
+            l.sort_unstable();
         }
         let mut triggers = vec![Vec::new(); n];
         let mut trig_of = vec![Vec::new(); n];
         for c in (0..n).filter(|&c| !dead[c]) {
             if let Origin::Created { passive, visitor } = u.effects[c].origin {
-                budget.check()?;
+                if c % 1024 == 0 {
+                    budget.check()?;
+                }
                 let owner = u.effects[passive].actor;
-                for g in (0..n).filter(|&g| !dead[g]) {
-                    let ge = &u.effects[g];
-                    if ge.action().is_some() && ge.actor == visitor && rho[g].contains(&owner) {
+                for &g in &by_actor[visitor as usize] {
+                    if rho[g].contains(&owner) {
                         triggers[c].push(g);
                         trig_of[g].push(c);
                     }
                 }
             }
         }
+        for l in &mut trig_of {
+            l.sort_unstable();
+        }
+        // In cut search, a block on an actor with unblockable passives attacks only if
+        // every one of them is cut.
+        let guards: Vec<Vec<Ix>> = if cut_search {
+            unblockable
+        } else {
+            vec![Vec::new(); u.n_players()]
+        };
         let mut fixed = Vec::new();
         for (i, &is_dead) in dead.iter().enumerate() {
             if is_dead {
                 fixed.push((n + i, false));
-            } else if i < u.n_declared
-                && (!cut_search || u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable))
-            {
+            } else if i < u.n_declared && !cut_search {
                 fixed.push((n + i, true));
             }
         }
@@ -189,7 +235,17 @@ impl Frame {
                 req_of[passive].push(c);
             }
         }
-        let comps = components(n, &attacks, &trig_of, &req_of);
+        // A guard joins the effects its blocks hit (it decides whether they are hit).
+        let mut guard_of: Vec<Vec<Ix>> = vec![Vec::new(); n];
+        for (y, ys) in attackers.iter().enumerate() {
+            let guarded = ys
+                .iter()
+                .any(|&a| u.effects[a].kind == Kind::Action(ActionKind::Block));
+            if guarded {
+                guard_of[y].clone_from(&guards[u.effects[y].actor as usize]);
+            }
+        }
+        let comps = components(n, &attacks, &trig_of, &req_of, &guard_of);
         Ok(Frame {
             n,
             attackers,
@@ -203,6 +259,7 @@ impl Frame {
             fixed,
             cut_dominance: cut_search,
             components: comps,
+            guards,
             rho: rho.clone(),
         })
     }
@@ -216,6 +273,7 @@ fn components(
     attacks: &[Vec<Ix>],
     trig_of: &[Vec<Ix>],
     req_of: &[Vec<Ix>],
+    guard_of: &[Vec<Ix>],
 ) -> Vec<Vec<Ix>> {
     let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, 0);
     let nodes: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
@@ -224,6 +282,10 @@ fn components(
         for &y in attacks[a].iter().chain(&trig_of[a]).chain(&req_of[a]) {
             g.add_edge(nodes[a], nodes[y], ());
             uf.union(a, y);
+        }
+        for &p in &guard_of[a] {
+            g.add_edge(nodes[p], nodes[a], ());
+            uf.union(p, a);
         }
     }
     // tarjan_scc lists SCCs in reverse topological order.
@@ -256,14 +318,12 @@ struct Search<'f> {
     att_open: Vec<u32>,
     trig_true: Vec<u32>,
     trig_open: Vec<u32>,
-    cost: Vec<usize>,
     nodes: u64,
-    /// Effects at this level index or later branch "not IN" first.
-    out_first_from: usize,
 }
 
 impl<'f> Search<'f> {
-    fn new(f: &'f Frame, n_levels: usize) -> Search<'f> {
+    fn new(f: &'f Frame) -> Search<'f> {
+        debug_assert!(!f.cut_dominance, "cut search runs in `cuts`, not here");
         Search {
             f,
             val: vec![UNKNOWN; 2 * f.n],
@@ -273,9 +333,7 @@ impl<'f> Search<'f> {
             att_open: f.attackers.iter().map(|a| a.len() as u32).collect(),
             trig_true: vec![0; f.n],
             trig_open: f.triggers.iter().map(|t| t.len() as u32).collect(),
-            cost: vec![0; n_levels],
             nodes: 0,
-            out_first_from: usize::MAX,
         }
     }
 
@@ -306,8 +364,6 @@ impl<'f> Search<'f> {
                     self.trig_true[c] += 1;
                 }
             }
-        } else if !value && var - f.n < f.level.len() {
-            self.cost[f.level[var - f.n]] += 1;
         }
     }
 
@@ -330,8 +386,6 @@ impl<'f> Search<'f> {
                         self.trig_true[c] -= 1;
                     }
                 }
-            } else if !value && var - f.n < f.level.len() {
-                self.cost[f.level[var - f.n]] -= 1;
             }
         }
         self.queue.clear();
@@ -350,17 +404,8 @@ impl<'f> Search<'f> {
 
     fn check_node(&mut self, y: Ix) -> Result<(), Conflict> {
         let n = self.f.n;
-        let declared = y < self.f.level.len();
         if self.att_true[y] > 0 {
             self.force(y, false)?;
-            if self.f.cut_dominance && declared {
-                self.force(n + y, true)?;
-            }
-        }
-        if self.f.cut_dominance && declared && self.live(y) == FALSE {
-            for i in 0..self.f.attackers[y].len() {
-                self.force(self.f.attackers[y][i], false)?;
-            }
         }
         if self.s(y) == TRUE {
             self.force(n + y, true)?;
@@ -526,121 +571,35 @@ impl<'f> Search<'f> {
 
     /// Depth-first search over the variables of `scope` (a union of components); `visit`
     /// sees every labelling complete on the scope and returns `true` to stop the search.
-    /// `bound` prunes a node whose cost vector already exceeds it. Returns whether the
-    /// search was stopped by `visit`. The state at entry is left as propagated.
+    /// Returns whether the search was stopped by `visit`. The state at entry is left as
+    /// propagated.
     fn dfs(
         &mut self,
         scope: &[Ix],
         budget: &Budget,
-        bound: &mut dyn FnMut(&Search) -> bool,
         visit: &mut dyn FnMut(&Search) -> bool,
     ) -> Result<bool, Interrupted> {
         self.nodes += 1;
         if self.nodes.is_multiple_of(1024) {
             budget.check()?;
         }
-        if self.propagate().is_err() || !bound(self) {
+        if self.propagate().is_err() {
             return Ok(false);
         }
         let Some(var) = self.pick(scope) else {
             return Ok(self.grounded(scope) && visit(self));
         };
-        let n = self.f.n;
-        // Two branches on s (IN / not IN); liveness follows by propagation: in cut search
-        // an effect not in S is OUT if attacked by S and CUT otherwise (dominance), and a
-        // created effect is present iff triggered. Effects at levels the current query
-        // leaves free try "not IN" first, since staying out of S constrains nothing.
-        let branches: [(usize, bool); 2] = if var < n {
-            let out_first = var < self.f.level.len()
-                && self.f.level[var] >= self.out_first_from
-                && self.live(var) == UNKNOWN;
-            if out_first {
-                [(var, false), (var, true)]
-            } else {
-                [(var, true), (var, false)]
-            }
-        } else {
-            [(var, true), (var, false)]
-        };
-        for &(v, x) in &branches {
+        // Two branches (IN / not IN, or present / absent); the rest follows by propagation.
+        for x in [true, false] {
             let mark = self.trail.len();
-            let ok = self.force(v, x).is_ok();
-            let stop = ok && self.dfs(scope, budget, bound, visit)?;
+            let ok = self.force(var, x).is_ok();
+            let stop = ok && self.dfs(scope, budget, visit)?;
             self.undo_to(mark);
             if stop {
                 return Ok(true);
             }
         }
         Ok(false)
-    }
-
-    /// Whether some labelling complete on `scope` lies within `bound` (state restored).
-    fn exists(
-        &mut self,
-        scope: &[Ix],
-        budget: &Budget,
-        bound: &mut dyn FnMut(&Search) -> bool,
-    ) -> Result<bool, Interrupted> {
-        let mark = self.trail.len();
-        let found = self.dfs(scope, budget, bound, &mut |_| true)?;
-        self.undo_to(mark);
-        Ok(found)
-    }
-
-    /// Every cut (declared effects of `scope` labelled CUT) within `bound` that has a
-    /// labelling: cut decisions are branched first, then one labelling is searched per
-    /// cut. Found cuts are added to `found` (state restored).
-    fn enumerate_cuts(
-        &mut self,
-        scope: &[Ix],
-        budget: &Budget,
-        bound: &mut dyn FnMut(&Search) -> bool,
-        found: &mut BTreeSet<Vec<Ix>>,
-    ) -> Result<(), Interrupted> {
-        let mark = self.trail.len();
-        if self.propagate().is_ok() && bound(self) {
-            let nd = self.f.level.len();
-            let n = self.f.n;
-            let open = scope
-                .iter()
-                .copied()
-                .find(|&i| i < nd && self.val[n + i] == UNKNOWN);
-            match open {
-                Some(i) => {
-                    for value in [true, false] {
-                        let m = self.trail.len();
-                        if self.force(n + i, value).is_ok() {
-                            self.enumerate_cuts(scope, budget, bound, found)?;
-                        }
-                        self.undo_to(m);
-                    }
-                }
-                None => {
-                    let cut: Vec<Ix> = scope
-                        .iter()
-                        .copied()
-                        .filter(|&i| i < nd && self.val[n + i] == FALSE)
-                        .collect();
-                    if !found.contains(&cut) && self.exists(scope, budget, bound)? {
-                        budget.charge("cuts", 48 + 8 * cut.len() as u64)?;
-                        found.insert(cut);
-                    }
-                }
-            }
-        }
-        self.undo_to(mark);
-        Ok(())
-    }
-
-    fn cut(&self) -> Cut {
-        let nd = self.f.level.len();
-        let mut b = Cut::with_capacity(nd);
-        for i in 0..nd {
-            if self.val[self.f.n + i] == FALSE {
-                b.insert(i);
-            }
-        }
-        b
     }
 }
 
@@ -686,7 +645,7 @@ impl Search<'_> {
             let mut sols = Vec::new();
             let bytes = 48 + 32 * comp.len() as u64;
             let mut full = false;
-            self.dfs(comp, budget, &mut |_| true, &mut |s| {
+            self.dfs(comp, budget, &mut |s| {
                 full = budget.charge("component labellings", bytes).is_err();
                 sols.push(s.partial(comp));
                 full
@@ -711,7 +670,7 @@ pub fn resolutions(
     let mut found = WaysByResolution::new();
     for (active, rho) in redirection_frames(u, cut, budget)? {
         let frame = Frame::build(u, &rho, cut, false, &active, budget)?;
-        let mut search = Search::new(&frame, u.ensemble.priority_levels().len());
+        let mut search = Search::new(&frame);
         if search.init().is_err() {
             continue;
         }
@@ -865,142 +824,41 @@ fn product<T>(lists: &[Vec<T>]) -> Box<dyn Iterator<Item = Vec<&T>> + '_> {
     }
 }
 
-/// A component's least added cost vector and its cuts (declared indices) reaching it.
-type ComponentCuts = (Vec<usize>, BTreeSet<Vec<Ix>>);
-
-/// The optimal cuts of one component: its least added cost and every cut (as declared
-/// indices) reaching it. `None` if the component has no labelling at all.
-///
-/// Level by level, most important first, the least count k at that level is found by
-/// existence queries with the earlier levels pinned at their optima and the later levels
-/// free (k = 0, 1, ..., never past the count of a labelling already found); then every cut
-/// with exactly the optimal vector is enumerated.
-fn component_cuts(
-    search: &mut Search,
-    comp: &[Ix],
-    base: &[usize],
-    budget: &Budget,
-) -> Result<Option<ComponentCuts>, Interrupted> {
-    let levels = base.len();
-    let delta = |s: &Search, l: usize| s.cost[l] - base[l];
-    // Upper bounds from any labelling at all (every level free).
-    let mut upper: Option<Vec<usize>> = None;
-    search.dfs(comp, budget, &mut |_| true, &mut |s| {
-        upper = Some((0..levels).map(|l| delta(s, l)).collect());
-        true
-    })?;
-    let Some(mut upper) = upper else {
-        return Ok(None);
-    };
-    let mut opt: Vec<usize> = Vec::with_capacity(levels);
-    for level in 0..levels {
-        let mut k = 0;
-        while k < upper[level] {
-            let pinned = opt.clone();
-            let mut witness = None;
-            let within = &mut |s: &Search| {
-                pinned.iter().enumerate().all(|(l, &c)| delta(s, l) <= c) && delta(s, level) <= k
-            };
-            let mark = search.trail.len();
-            search.out_first_from = level + 1;
-            search.dfs(comp, budget, within, &mut |s| {
-                witness = Some((0..levels).map(|l| delta(s, l)).collect::<Vec<_>>());
-                true
-            })?;
-            search.undo_to(mark);
-            if let Some(w) = witness {
-                upper = w;
-                break;
-            }
-            k += 1;
-        }
-        opt.push(k.min(upper[level]));
-    }
-    search.out_first_from = usize::MAX;
-    let mut cuts = BTreeSet::new();
-    let target = opt.clone();
-    search.enumerate_cuts(
-        comp,
-        budget,
-        &mut |s: &Search| (0..levels).all(|l| delta(s, l) <= target[l]),
-        &mut cuts,
-    )?;
-    Ok(Some((opt, cuts)))
-}
-
 /// The optimal cost vector and every optimal Gordian cut (for any ensemble; the empty cut
 /// is optimal when E has a resolution).
 ///
-/// Passives are cut (or not) in an outer loop, cheapest configurations first, since they
-/// change the frame (unblockable guards, bulletproof attacks, reflexive creations); within
-/// a frame, each component is minimised on its own and the optima add up (the
-/// lexicographic order is compatible with addition).
+/// One cut-search frame per redirection (a cut deflection is never active, so the frames
+/// of "every deflection may be active" cover every cut); within a frame, each component is
+/// minimised on its own by the learning search of [`super::cuts`] and the optima add up
+/// (the lexicographic order is compatible with addition). Unblockable passives are
+/// variables of that search like every other effect: a block on their owner hits only if
+/// all of them are cut.
 pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
-    let levels = u.ensemble.priority_levels();
+    let levels = u.ensemble.priority_levels().len();
     let nd = u.n_declared;
-    // A cut deflection is never active, so the frames of "every deflection may be active"
-    // cover every cut; inactive deflections may still be cut or fail inside the search.
-    let frames = redirection_frames(u, &Cut::with_capacity(nd), budget)?;
-    // Unblockable passives change which blocks attack at all, so they are decided outside
-    // the search; the other passives are ordinary search variables.
-    let passives: Vec<Ix> = (0..nd)
-        .filter(|&i| u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable))
-        .collect();
-    let n_configs = 1u64 << passives.len().min(20);
-    budget.charge(
-        "unblockable-passive configurations",
-        n_configs * (u.set_bytes() + 24 + 8 * levels.len() as u64),
-    )?;
-    let mut configs: Vec<(Vec<usize>, Cut)> = (0u64..n_configs)
-        .map(|mask| {
-            let mut c = Cut::with_capacity(nd);
-            for (b, &p) in passives.iter().enumerate() {
-                if mask >> b & 1 == 1 {
-                    c.insert(p);
-                }
-            }
-            (super::resolution::cut_cost(u, &levels, &c), c)
-        })
-        .collect();
-    configs.sort();
+    let none = Cut::with_capacity(nd);
+    let frames = redirection_frames(u, &none, budget)?;
     let mut best: Option<Vec<usize>> = None;
     let mut cuts: Vec<Cut> = Vec::new();
-    let runs = configs
-        .iter()
-        .flat_map(|(pcost, pcut)| frames.iter().map(move |(a, rho)| (pcost, pcut, a, rho)));
-    'configs: for (pcost, pcut, active, rho) in runs {
-        if best.as_ref().is_some_and(|b| pcost > b) {
-            continue;
-        }
-        let frame = Frame::build(u, rho, pcut, true, active, budget)?;
-        let mut search = Search::new(&frame, levels.len());
-        if search.init().is_err() {
-            continue;
-        }
-        let base = search.cost.clone();
-        let base_cut = search.cut();
-        let mark = search.trail.len();
-        let mut total = base.clone();
+    'frames: for (active, rho) in &frames {
+        let frame = Frame::build(u, rho, &none, true, active, budget)?;
+        let fixed = super::cuts::fixed_labels(&frame);
+        let mut total = vec![0; levels];
         let mut per_comp: Vec<Vec<Vec<Ix>>> = Vec::new();
         for comp in &frame.components {
-            if search.pick(comp).is_none() {
-                if !search.grounded(comp) {
-                    continue 'configs;
-                }
-                continue;
-            }
-            let found = component_cuts(&mut search, comp, &base, budget)?;
-            search.undo_to(mark);
+            let found = super::cuts::component_cuts(u, &frame, &fixed, comp, levels, budget)?;
             let Some((d, cs)) = found else {
-                continue 'configs;
+                continue 'frames;
             };
             for (t, x) in total.iter_mut().zip(&d) {
                 *t += x;
             }
-            per_comp.push(cs.into_iter().collect());
-        }
-        if best.as_ref().is_some_and(|b| &total > b) {
-            continue;
+            if best.as_ref().is_some_and(|b| &total > b) {
+                continue 'frames; // costs only add up from here
+            }
+            if cs.iter().any(|c| !c.is_empty()) {
+                per_comp.push(cs.into_iter().collect());
+            }
         }
         if best.as_ref().is_none_or(|b| &total < b) {
             best = Some(total);
@@ -1008,7 +866,7 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
         }
         for choice in product(&per_comp) {
             budget.charge("cuts", u.set_bytes())?;
-            let mut c = base_cut.clone();
+            let mut c = Cut::with_capacity(nd);
             choice.into_iter().flatten().for_each(|&i| c.insert(i));
             cuts.push(c);
         }

@@ -1,0 +1,282 @@
+//! The direct engine's optimal-cut search on one component of a cut-search [`Frame`]: the
+//! frame's constraints written as nogoods over the component's effects and solved by the
+//! learning search of [`super::learn`].
+//!
+//! Variables: for each effect j of the component, `s(j)` (j succeeds) and `live(j)` (j is
+//! in R and not cut); for each player whose unblockable passives guard a block in the
+//! component, `open(q)` (every unblockable passive of q is cut, so blocks on q hit); for
+//! each guarded block a on an action y, `hits(a, y)` = `s(a)` and `open(actor of y)`. An
+//! attack on y is `s(a)` for an unguarded attacker a and `hits(a, y)` for a guarded one.
+//! The nogoods are the frame's (see `direct.rs`): (C1) `s(j) -> live(j)`; (C2) an attack
+//! on y excludes `s(y)`; cut dominance: an attacked declared effect is not cut; (C3)
+//! `live(y)` and not `s(y)` needs an attack on y; (C4) a created c with passive p is live
+//! iff p succeeds and some trigger of c succeeds. (C5) grounded creation is checked on
+//! every complete labelling, and a set U of live created effects none of which can be
+//! derived is refuted by its loop nogood: U cannot be all live unless some trigger from
+//! outside U succeeds (the first of U to be derived needs one).
+//!
+//! Costs are one counted set per priority level: the component's declared effects that are
+//! not live, i.e. cut. Level by level, most important first, the least count is found with
+//! the earlier levels pinned at their optima; then every cut at the optimum is enumerated,
+//! blocking each one found ("one of these effects is not cut"; every other optimal cut has
+//! the same size, so it leaves one of them uncut).
+//!
+//! Invariant: a component's optimal cuts are those of the labelling search over the same
+//! frame; the engine's answers are compared with brute force and SAT by the property tests.
+
+use super::direct::Frame;
+use super::learn::{lit, neg, Learner, Lit, Problem};
+use super::model::{ActionKind, Kind, Player};
+use super::universe::{Ix, Universe};
+use crate::systems::spec::{Budget, Interrupted};
+use std::collections::{BTreeSet, HashMap};
+
+/// A component's optimal cost vector (counts per level) and its optimal cuts (declared
+/// universe indices).
+pub type ComponentCuts = (Vec<usize>, BTreeSet<Vec<Ix>>);
+
+/// The fixed labels of a frame by effect: (success, liveness).
+pub type FixedLabels = Vec<(Option<bool>, Option<bool>)>;
+
+/// The frame's fixed labels, by effect.
+pub fn fixed_labels(f: &Frame) -> FixedLabels {
+    let mut out = vec![(None, None); f.n];
+    for &(v, b) in &f.fixed {
+        if v < f.n {
+            out[v].0 = Some(b);
+        } else {
+            out[v - f.n].1 = Some(b);
+        }
+    }
+    out
+}
+
+/// One component written out for the learner.
+struct Written {
+    /// Universe index of each local effect.
+    comp: Vec<Ix>,
+    /// For each local effect that is created: local triggers.
+    triggers: Vec<Vec<usize>>,
+    created: Vec<bool>,
+    declared: Vec<bool>,
+}
+
+impl Written {
+    fn m(&self) -> usize {
+        self.comp.len()
+    }
+
+    fn s(&self, j: usize) -> usize {
+        j
+    }
+
+    fn live(&self, j: usize) -> usize {
+        self.m() + j
+    }
+}
+
+fn write(
+    u: &Universe,
+    f: &Frame,
+    fixed: &FixedLabels,
+    comp: &[Ix],
+    levels: usize,
+) -> (Written, Problem) {
+    let m = comp.len();
+    let local: HashMap<Ix, usize> = comp.iter().enumerate().map(|(j, &g)| (g, j)).collect();
+    let s = |j: usize| j;
+    let live = |j: usize| m + j;
+    let mut vars = 2 * m;
+    let mut phase = vec![true; 2 * m];
+    let mut clauses: Vec<Vec<Lit>> = Vec::new();
+    let mut facts: Vec<Lit> = Vec::new();
+    let mut open: HashMap<Player, usize> = HashMap::new();
+    let mut triggers = vec![Vec::new(); m];
+    let mut created = vec![false; m];
+    let mut declared = vec![false; m];
+    let mut counted: Vec<Vec<Lit>> = vec![Vec::new(); levels];
+    for (j, &y) in comp.iter().enumerate() {
+        let ye = &u.effects[y];
+        let mut attacks: Vec<Lit> = Vec::with_capacity(f.attackers[y].len());
+        for &a in &f.attackers[y] {
+            let ja = local[&a];
+            let guard = &f.guards[ye.actor as usize];
+            let attack =
+                if u.effects[a].kind == Kind::Action(ActionKind::Block) && !guard.is_empty() {
+                    let o = *open.entry(ye.actor).or_insert_with(|| {
+                        let o = vars;
+                        vars += 1;
+                        phase.push(false);
+                        let mut any = vec![lit(o, true)];
+                        for g in guard {
+                            clauses.push(vec![lit(o, false), lit(live(local[g]), false)]);
+                            any.push(lit(live(local[g]), true));
+                        }
+                        clauses.push(any);
+                        o
+                    });
+                    let h = vars;
+                    vars += 1;
+                    phase.push(false);
+                    clauses.push(vec![lit(h, false), lit(s(ja), true)]);
+                    clauses.push(vec![lit(h, false), lit(o, true)]);
+                    clauses.push(vec![lit(h, true), lit(s(ja), false), lit(o, false)]);
+                    lit(h, true)
+                } else {
+                    lit(s(ja), true)
+                };
+            clauses.push(vec![neg(attack), lit(s(j), false)]);
+            if f.cut_dominance && y < u.n_declared {
+                clauses.push(vec![neg(attack), lit(live(j), true)]);
+            }
+            attacks.push(attack);
+        }
+        clauses.push(vec![lit(s(j), false), lit(live(j), true)]);
+        let mut c3 = vec![lit(live(j), false), lit(s(j), true)];
+        c3.extend(attacks);
+        clauses.push(c3);
+        if let Some(p) = f.req[y] {
+            created[j] = true;
+            let jp = local[&p];
+            clauses.push(vec![lit(live(j), false), lit(s(jp), true)]);
+            triggers[j] = f.triggers[y].iter().map(|g| local[g]).collect();
+            let mut some = vec![lit(live(j), false)];
+            some.extend(triggers[j].iter().map(|&g| lit(s(g), true)));
+            clauses.push(some);
+            for &g in &triggers[j] {
+                clauses.push(vec![
+                    lit(s(g), false),
+                    lit(s(jp), false),
+                    lit(live(j), true),
+                ]);
+            }
+        }
+        if y < u.n_declared {
+            declared[j] = true;
+            counted[f.level[y]].push(lit(live(j), false));
+        }
+        let (fs, fl) = fixed[y];
+        facts.extend(fs.map(|b| lit(s(j), b)));
+        facts.extend(fl.map(|b| lit(live(j), b)));
+    }
+    let w = Written {
+        comp: comp.to_vec(),
+        triggers,
+        created,
+        declared,
+    };
+    let problem = Problem {
+        vars,
+        clauses,
+        facts,
+        counted,
+        phase,
+    };
+    (w, problem)
+}
+
+/// (C5) on a complete labelling: `None` if every live created effect can be derived from
+/// succeeding declared effects step by step, else the loop nogood of those that cannot.
+fn unfounded(w: &Written, l: &Learner) -> Option<Vec<Lit>> {
+    let m = w.m();
+    let mut pending: Vec<usize> = (0..m)
+        .filter(|&j| w.created[j] && l.is_true(w.live(j)))
+        .collect();
+    let mut derived = vec![false; m];
+    loop {
+        let before = pending.len();
+        pending.retain(|&c| {
+            let ok = w.triggers[c]
+                .iter()
+                .any(|&g| l.is_true(w.s(g)) && (w.declared[g] || derived[g]));
+            derived[c] |= ok;
+            !ok
+        });
+        if pending.is_empty() {
+            return None;
+        }
+        if pending.len() == before {
+            break;
+        }
+    }
+    let mut inside = vec![false; m];
+    pending.iter().for_each(|&c| inside[c] = true);
+    let mut nogood: Vec<Lit> = pending.iter().map(|&c| lit(w.live(c), false)).collect();
+    let mut outside: Vec<usize> = pending
+        .iter()
+        .flat_map(|&c| w.triggers[c].iter().copied())
+        .filter(|&g| !inside[g])
+        .collect();
+    outside.sort_unstable();
+    outside.dedup();
+    nogood.extend(outside.into_iter().map(|g| lit(w.s(g), true)));
+    Some(nogood)
+}
+
+/// The optimal cuts of one component of a cut-search frame: its cost vector and every cut
+/// (declared universe indices) reaching it. `None` if the component has no labelling.
+pub fn component_cuts(
+    u: &Universe,
+    f: &Frame,
+    fixed: &FixedLabels,
+    comp: &[Ix],
+    levels: usize,
+    budget: &Budget,
+) -> Result<Option<ComponentCuts>, Interrupted> {
+    let (w, problem) = write(u, f, fixed, comp, levels);
+    let mut learner = Learner::new(problem, budget)?;
+    let found = optimise(&w, &mut learner, levels, budget);
+    learner.release(budget);
+    found
+}
+
+fn optimise(
+    w: &Written,
+    l: &mut Learner,
+    levels: usize,
+    budget: &Budget,
+) -> Result<Option<ComponentCuts>, Interrupted> {
+    let mut check = |l: &Learner| unfounded(w, l);
+    if !l.solve(budget, &mut check)? {
+        return Ok(None);
+    }
+    let counts = |l: &Learner| (0..levels).map(|i| l.count(i)).collect::<Vec<_>>();
+    let mut upper = counts(l);
+    let mut opt: Vec<usize> = Vec::with_capacity(levels);
+    for level in 0..levels {
+        let mut k = 0;
+        while k < upper[level] {
+            let bounds: Vec<Option<usize>> = (0..levels)
+                .map(|i| match i.cmp(&level) {
+                    std::cmp::Ordering::Less => Some(opt[i]),
+                    std::cmp::Ordering::Equal => Some(k),
+                    std::cmp::Ordering::Greater => None,
+                })
+                .collect();
+            l.set_bounds(&bounds);
+            if l.solve(budget, &mut check)? {
+                upper = counts(l);
+                break;
+            }
+            k += 1;
+        }
+        opt.push(k.min(upper[level]));
+    }
+    l.set_bounds(&opt.iter().map(|&c| Some(c)).collect::<Vec<_>>());
+    let mut cuts = BTreeSet::new();
+    while l.solve(budget, &mut check)? {
+        let cut: Vec<usize> = (0..w.m())
+            .filter(|&j| w.declared[j] && !l.is_true(w.live(j)))
+            .collect();
+        budget.charge("cuts", 48 + 8 * cut.len() as u64)?;
+        let done = cut.is_empty();
+        l.block(cut.iter().map(|&j| lit(w.live(j), true)).collect(), budget)?;
+        let mut global: Vec<Ix> = cut.into_iter().map(|j| w.comp[j]).collect();
+        global.sort_unstable();
+        cuts.insert(global);
+        if done {
+            break;
+        }
+    }
+    Ok(Some((opt, cuts)))
+}
