@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cross-checks gordian against the independent ASP encoding (ar.lp, cut.lp) under clingo.
 
-Usage: crosscheck.py [--gordian BIN] [--night-example BIN] [--random N] [--seed S] [FILE...]
+Usage: crosscheck.py [--gordian BIN] [--engine E] [--night-example BIN] [--random N] [--seed S] [FILE...]
 
 For every night (the FILEs, default every instances/ar/*.night, plus N small random nights
 printed by gordian's `night` example, with deflect, 1-12 effects, 2-6 players,
@@ -87,9 +87,9 @@ def clingo_answer(path):
     return ans
 
 
-def gordian_answer(gordian, path):
+def gordian_answer(gordian, engine, path):
     out = subprocess.run(
-        [gordian, "resolve", "--json", "--expand", "always", path],
+        [gordian, "resolve", "--json", "--expand", "always", "--engine", engine, path],
         capture_output=True, text=True,
     )
     if out.returncode != 0:
@@ -109,6 +109,7 @@ def main():
     ap.add_argument("files", nargs="*")
     ap.add_argument("--gordian", default=os.path.join(ROOT, "target/release/gordian"))
     ap.add_argument("--night-example", default=os.path.join(ROOT, "target/release/examples/night"))
+    ap.add_argument("--engine", default="both", help="gordian's --engine (default both: compared)")
     ap.add_argument("--random", type=int, default=0, help="number of small random nights")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -131,7 +132,7 @@ def main():
         files.append(p)
     tally, bad = {}, 0
     for path in files:
-        g = gordian_answer(args.gordian, path)
+        g = gordian_answer(args.gordian, args.engine, path)
         c = clingo_answer(path)
         if g != c:
             bad += 1
