@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Cross-checks gordian against the independent ASP encoding (ar.lp, cut.lp) under clingo.
 
-Usage: crosscheck.py [--gordian BIN] [--engine E] [--night-example BIN] [--random N] [--seed S] [FILE...]
+Usage: crosscheck.py [--gordian BIN] [--engine E] [--night-example BIN] [--random N] [--seed S]
+                     [--effects N] [--players N] [FILE...]
 
 For every night (the FILEs, default every instances/ar/*.night, plus N small random nights
-printed by gordian's `night` example, with deflect, 1-12 effects, 2-6 players,
+printed by gordian's `night` example, with deflect, 1-12 (--effects) effects, 2-6 (--players) players,
 0-3 priority levels, passive rate 0.15 or 0.4) it runs
 `gordian resolve --json --expand always` and clingo, and compares:
   * the classification;
@@ -112,13 +113,15 @@ def main():
     ap.add_argument("--engine", default="both", help="gordian's --engine (default both: compared)")
     ap.add_argument("--random", type=int, default=0, help="number of small random nights")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--effects", type=int, default=12, help="random nights have 1 to this many effects")
+    ap.add_argument("--players", type=int, default=5, help="random nights have 2 to 1 + this many players")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     files = args.files or sorted(glob.glob(os.path.join(ROOT, "instances/ar/*.night")))
     tmp = tempfile.mkdtemp(prefix="crosscheck-")
     for i in range(args.random):
         seed = args.seed + i
-        effects, players = 1 + seed % 12, 2 + (seed // 12) % 5
+        effects, players = 1 + seed % args.effects, 2 + (seed // 12) % args.players
         levels = (seed // 60) % 4  # 0 = the kinds' default priorities
         passives = (0.15, 0.4)[(seed // 240) % 2]
         night = subprocess.run(
