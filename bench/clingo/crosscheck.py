@@ -93,6 +93,8 @@ def gordian_answer(gordian, engine, path):
         [gordian, "resolve", "--json", "--expand", "always", "--engine", engine, path],
         capture_output=True, text=True,
     )
+    if out.returncode == 2:
+        return {"rejected": "bad input"}
     if out.returncode != 0:
         return {"error": f"exit {out.returncode}: {out.stderr.strip()}"}
     d = json.loads(out.stdout)
@@ -136,7 +138,11 @@ def main():
     tally, bad = {}, 0
     for path in files:
         g = gordian_answer(args.gordian, args.engine, path)
-        c = clingo_answer(path)
+        try:
+            c = clingo_answer(path)
+        except night2lp.NightError as e:
+            print(f"{path}:{e.line}:{e.col}: {e.msg}")
+            c = {"rejected": "bad input"}
         if g != c:
             bad += 1
             print(f"DISAGREE {path}\n{open(path).read()}")
@@ -144,9 +150,10 @@ def main():
                 if g.get(k) != c.get(k):
                     print(f"  {k}:\n    gordian: {g.get(k)}\n    clingo:  {c.get(k)}")
         else:
-            tally[c["classification"]] = tally.get(c["classification"], 0) + 1
+            cls = c.get("classification", "rejected")
+            tally[cls] = tally.get(cls, 0) + 1
             if args.verbose:
-                print(f"ok {c['classification']:13} {path}")
+                print(f"ok {cls:13} {path}")
     summary = ", ".join(f"{n} {k}" for k, n in sorted(tally.items()))
     print(f"{len(files) - bad} nights agree ({summary}), {bad} disagree")
     return 1 if bad else 0

@@ -114,7 +114,7 @@ def parse(text):
             for c, t in targets:
                 check_name(c, t, "player name")
             effects.append(dict(
-                index=n_effects, id=eid, line=lineno, col=c0, actor=actor, actor_col=ca,
+                index=n_effects, id=eid, line=lineno, col=c0, actor=actor, actor_col=ca, kind_col=ck,
                 kind=kind, passive=is_passive,
                 targets=[t for _, t in targets], target_cols=[c for c, _ in targets],
                 priority=priority if priority is not None else (0 if is_passive else DEFAULT_PRIORITY[kind]),
@@ -139,7 +139,7 @@ def parse(text):
                 players.append(p)
         if e["kind"] == "deflect":
             if e["actor"] in deflectors:
-                raise NightError(e["line"], e["col"], f"`{e['actor']}` already deflects")
+                raise NightError(e["line"], e["kind_col"], f"`{e['actor']}` already deflects")
             deflectors[e["actor"]] = e
     return (declared_players if declared_players is not None else players), effects
 
