@@ -2,11 +2,11 @@
 """Cross-checks gordian against the independent ASP encoding (ar.lp, cut.lp) under clingo.
 
 Usage: crosscheck.py [--gordian BIN] [--engine E] [--night-example BIN] [--random N] [--seed S]
-                     [--effects N] [--players N] [FILE...]
+                     [--effects N] [--players N] [--passives R,R] [FILE...]
 
 For every night (the FILEs, default every instances/ar/*.night, plus N small random nights
 printed by gordian's `night` example, with deflect, 1-12 (--effects) effects, 2-6 (--players) players,
-0-3 priority levels, passive rate 0.15 or 0.4) it runs
+0-3 priority levels, passive rate 0.15 or 0.4 (--passives)) it runs
 `gordian resolve --json --expand always` and clingo, and compares:
   * the classification;
   * every acceptable resolution (S and the created effects), its ways (final-target maps)
@@ -116,6 +116,7 @@ def main():
     ap.add_argument("--random", type=int, default=0, help="number of small random nights")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--effects", type=int, default=12, help="random nights have 1 to this many effects")
+    ap.add_argument("--passives", default="0.15,0.4", help="passive rates, comma-separated")
     ap.add_argument("--players", type=int, default=5, help="random nights have 2 to 1 + this many players")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
@@ -125,7 +126,8 @@ def main():
         seed = args.seed + i
         effects, players = 1 + seed % args.effects, 2 + (seed // 12) % args.players
         levels = (seed // 60) % 4  # 0 = the kinds' default priorities
-        passives = (0.15, 0.4)[(seed // 240) % 2]
+        rates = [float(x) for x in args.passives.split(",")]
+        passives = rates[(seed // 240) % len(rates)]
         night = subprocess.run(
             [args.night_example, str(effects), str(seed), "--players", str(players),
              "--levels", str(levels), "--passives", str(passives), "--deflect"],
