@@ -174,7 +174,7 @@ fn independent_components_are_answered_in_factorised_form() {
     // The counts are worked by hand in the instance's header.
     let root = env!("CARGO_MANIFEST_DIR");
     let file = format!("{root}/instances/ar/independent-components.night");
-    let (code, j) = resolve_json(&[&file, "--expand", "never"]);
+    let (code, j) = resolve_json(&[&file, "--expand=never"]);
     assert_eq!(code, Some(0));
     assert_eq!(j["expanded"], false);
     assert!(j.get("resolutions").is_none() && j.get("outcomes").is_none());
@@ -218,6 +218,12 @@ fn independent_components_are_answered_in_factorised_form() {
     assert_eq!(j["outcomes"].as_array().map(Vec::len), Some(1));
     assert_eq!(j["cuts"]["optimal"].as_array().map(Vec::len), Some(1));
     assert_eq!(j["totals"]["outcomes"], "6");
+
+    // `--expand` takes its value only with `=`: a night named right after it is the night.
+    let (code, j) = resolve_json(&["--expand", &file]);
+    assert_eq!(code, Some(0));
+    assert_eq!(j["expanded"], true);
+    assert_eq!(j["totals"]["optimal_cuts"], "3");
 }
 
 #[test]

@@ -20,7 +20,7 @@ Timed, whole processes, alternating (every command once per round), --reps round
     default model-guided optimisation and with core-guided `--opt-strategy=usc`;
   * clingo's model count of the pairs: `clingo ar.lp PAIRS.lp --project 0`;
   * `gordian resolve --json` (default engine: both, compared), `--engine sat --json`,
-    `--expand always --json` (default engine) and `--engine sat --expand always --json`.
+    `--expand=always --json` (default engine) and `--engine sat --expand=always --json`.
 Ratios are clingo / gordian (above 1: gordian faster), against clingo's faster mode.
 The counts each side found are checked: classification, optimal cut cost and number of
 optimal cuts (and the cuts listed by --expand), number of resolutions; any mismatch
@@ -136,9 +136,9 @@ def main():
                 cmds += [(i, f"{cname} count --project", "clingo", clingo + [AR, lp, "--project", "-q", "0"])]
         cmds += [(i, "gordian resolve --json", "gordian", [g, "resolve", "--json", night]),
                  (i, "gordian resolve --engine sat --json", "gordian", [g, "resolve", "--engine", "sat", "--json", night]),
-                 (i, "gordian resolve --expand always --json", "gordian", [g, "resolve", "--expand", "always", "--json", night]),
-                 (i, "gordian resolve --engine sat --expand always --json", "gordian",
-                  [g, "resolve", "--engine", "sat", "--expand", "always", "--json", night])]
+                 (i, "gordian resolve --expand=always --json", "gordian", [g, "resolve", "--expand=always", "--json", night]),
+                 (i, "gordian resolve --engine sat --expand=always --json", "gordian",
+                  [g, "resolve", "--engine", "sat", "--expand=always", "--json", night])]
 
     times = {k: [] for k in range(len(cmds))}
     mems = {k: [] for k in range(len(cmds))}

@@ -7,7 +7,7 @@ Usage: crosscheck.py [--gordian BIN] [--engine E] [--night-example BIN] [--rando
 For every night (the FILEs, default every instances/ar/*.night, plus N small random nights
 printed by gordian's `night` example, with deflect, 1-12 (--effects) effects, 2-6 (--players) players,
 0-3 priority levels, passive rate 0.15 or 0.4 (--passives)) it runs
-`gordian resolve --json --expand always` and clingo, and compares:
+`gordian resolve --json --expand=always` and clingo, and compares:
   * the classification;
   * every acceptable resolution (S and the created effects), its ways (final-target maps)
     and its `optimal` flag (fewest created effects);
@@ -90,7 +90,7 @@ def clingo_answer(path):
 
 def gordian_answer(gordian, engine, path):
     out = subprocess.run(
-        [gordian, "resolve", "--json", "--expand", "always", "--engine", engine, path],
+        [gordian, "resolve", "--json", "--expand=always", "--engine", engine, path],
         capture_output=True, text=True,
     )
     if out.returncode == 2:

@@ -45,8 +45,9 @@ pub struct Args {
     memory: MemoryArgs,
     /// Write the flat lists of the whole night (every resolution, cut and outcome, the
     /// products of the components'): `auto` while they hold at most 256 entries,
-    /// `always` (`--expand` alone), or `never` (the factorised answer only).
-    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1,
+    /// `always` (`--expand` alone), or `never` (the factorised answer only). The value
+    /// needs `=` (`--expand=never`), so that `--expand FILE` reads FILE as the night.
+    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1, require_equals = true,
           default_missing_value = "always", value_name = "WHEN")]
     expand: Expand,
     /// Stop each flat list after N items (exit 5 when a list was cut short; the totals
