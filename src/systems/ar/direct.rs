@@ -319,6 +319,8 @@ struct Search<'f> {
     trig_true: Vec<u32>,
     trig_open: Vec<u32>,
     nodes: u64,
+    /// The created effects of the scope being searched (for C5 at its leaves).
+    created: Vec<Ix>,
 }
 
 impl<'f> Search<'f> {
@@ -334,6 +336,7 @@ impl<'f> Search<'f> {
             trig_true: vec![0; f.n],
             trig_open: f.triggers.iter().map(|t| t.len() as u32).collect(),
             nodes: 0,
+            created: Vec::new(),
         }
     }
 
@@ -519,44 +522,45 @@ impl<'f> Search<'f> {
         self.propagate()
     }
 
-    /// The next undecided variable to branch on.
-    fn pick(&self, scope: &[Ix]) -> Option<usize> {
+    /// The next undecided variable to branch on, looking at `scope[from..]` (everything
+    /// before `from` is decided), with its position in the scope.
+    fn pick(&self, scope: &[Ix], from: usize) -> Option<(usize, usize)> {
         let n = self.f.n;
-        scope.iter().find_map(|&u| {
+        scope[from..].iter().enumerate().find_map(|(i, &u)| {
             if self.val[u] == UNKNOWN {
-                Some(u)
+                Some((from + i, u))
             } else if self.val[n + u] == UNKNOWN {
-                Some(n + u)
+                Some((from + i, n + u))
             } else {
                 None
             }
         })
     }
 
-    /// (C5) on a labelling complete on `scope` (a union of components): every live
-    /// created effect is derivable from triggers in S that are declared or themselves
-    /// derived (least fixed point).
-    fn grounded(&self, scope: &[Ix]) -> bool {
+    /// (C5) on a labelling complete on a union of components whose created effects are
+    /// `created`: every live created effect is derivable from triggers in S that are
+    /// declared or themselves derived (least fixed point).
+    fn grounded(&self, created: &[Ix]) -> bool {
         let f = self.f;
         let n = f.n;
         let nd = f.level.len();
-        let mut pending: Vec<Ix> = scope
+        let mut pending: Vec<Ix> = created
             .iter()
             .copied()
-            .filter(|&c| f.created[c] && self.val[n + c] == TRUE)
+            .filter(|&c| self.val[n + c] == TRUE)
             .collect();
         if pending.is_empty() {
             return true;
         }
-        let mut derived = vec![false; n];
+        let mut derived = FixedBitSet::with_capacity(n);
         loop {
             let before = pending.len();
             pending.retain(|&c| {
                 let ok = f.triggers[c]
                     .iter()
-                    .any(|&g| self.val[g] == TRUE && (g < nd || derived[g]));
+                    .any(|&g| self.val[g] == TRUE && (g < nd || derived.contains(g)));
                 if ok {
-                    derived[c] = true;
+                    derived.insert(c);
                 }
                 !ok
             });
@@ -576,6 +580,7 @@ impl<'f> Search<'f> {
     fn dfs(
         &mut self,
         scope: &[Ix],
+        from: usize,
         budget: &Budget,
         visit: &mut dyn FnMut(&Search) -> bool,
     ) -> Result<bool, Interrupted> {
@@ -586,14 +591,15 @@ impl<'f> Search<'f> {
         if self.propagate().is_err() {
             return Ok(false);
         }
-        let Some(var) = self.pick(scope) else {
-            return Ok(self.grounded(scope) && visit(self));
+        // Deeper nodes only decide more, so the scan goes on from the parent's choice.
+        let Some((at, var)) = self.pick(scope, from) else {
+            return Ok(self.grounded(&self.created) && visit(self));
         };
         // Two branches (IN / not IN, or present / absent); the rest follows by propagation.
         for x in [true, false] {
             let mark = self.trail.len();
             let ok = self.force(var, x).is_ok();
-            let stop = ok && self.dfs(scope, budget, visit)?;
+            let stop = ok && self.dfs(scope, at, budget, visit)?;
             self.undo_to(mark);
             if stop {
                 return Ok(true);
@@ -636,8 +642,11 @@ impl Search<'_> {
         let mark = self.trail.len();
         let mut out = Vec::new();
         for comp in &f.components {
-            if self.pick(comp).is_none() {
-                if !self.grounded(comp) {
+            self.created.clear();
+            self.created
+                .extend(comp.iter().copied().filter(|&c| f.created[c]));
+            if self.pick(comp, 0).is_none() {
+                if !self.grounded(&self.created) {
                     return Ok(None);
                 }
                 continue;
@@ -645,7 +654,7 @@ impl Search<'_> {
             let mut sols = Vec::new();
             let bytes = 48 + 32 * comp.len() as u64;
             let mut full = false;
-            self.dfs(comp, budget, &mut |s| {
+            self.dfs(comp, 0, budget, &mut |s| {
                 full = budget.charge("component labellings", bytes).is_err();
                 sols.push(s.partial(comp));
                 full
