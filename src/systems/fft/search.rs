@@ -200,16 +200,42 @@ pub fn for_each_run(
     }
 }
 
-/// Every distinct outcome the menus allow within the bound.
+/// What the memory meter is charged for one stored outcome (estimated bytes: the
+/// outcome, its log lines with their targets, a set node).
+pub fn outcome_bytes(o: &Outcome) -> u64 {
+    let line = std::mem::size_of::<super::model::Line>() as u64;
+    let targets: usize = o
+        .log
+        .iter()
+        .map(|l| match &l.body {
+            super::model::Body::Act { targets, .. } => targets.len(),
+            _ => 0,
+        })
+        .sum();
+    (std::mem::size_of::<Outcome>() + 48) as u64
+        + line * o.log.len() as u64
+        + 8 * (targets + o.flags.len() + o.next_cr.len()) as u64
+}
+
+/// Every distinct outcome the menus allow within the bound. Each new outcome is charged
+/// to the budget's memory meter ([`outcome_bytes`]); past the bound the search stops.
 pub fn enumerate(
     sc: &Scenario,
     variant: Variant,
     budget: &Budget,
 ) -> Result<Enumerated, Interrupted> {
     let mut outcomes = BTreeSet::new();
+    let mut full = false;
     let (exceeds_bound, runs) = for_each_run(sc, variant, budget, |run| {
-        outcomes.insert(run.outcome());
+        let o = run.outcome();
+        if !outcomes.contains(&o) {
+            full |= budget.charge("outcomes", outcome_bytes(&o)).is_err();
+            outcomes.insert(o);
+        }
     })?;
+    if full {
+        return Err(Interrupted);
+    }
     Ok(Enumerated {
         outcomes,
         exceeds_bound,
