@@ -111,6 +111,39 @@ pub fn over_limit(what: &str, count: u128, noun: &str, limit: u64, summary: &str
     ExitCode::from(EXIT_LIMIT)
 }
 
+/// The message when a listing of `count` items (`noun`) was cut short at `--limit` (the
+/// first `limit` items and the summary were printed); exit 5.
+pub fn cut_short(what: &str, count: u128, noun: &str, limit: u64, summary: &str) -> ExitCode {
+    eprintln!(
+        "error: {what}: limit: {summary}; listing its {count} {noun} exceeds --limit {limit}: \
+         only the first {limit} were printed (raise --limit to print them all)"
+    );
+    ExitCode::from(EXIT_LIMIT)
+}
+
+/// `--limit` for the systems' listings that cut short (`lancer enumerate`, `foeman
+/// enumerate`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct LimitArg {
+    /// List at most this many items; past it the listing is cut short (JSON:
+    /// `"truncated": true`), the counts stay exact, and the exit code is 5.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: u64,
+}
+
+impl LimitArg {
+    /// How many of `count` items to list.
+    pub fn take(&self, count: usize) -> usize {
+        usize::try_from(self.limit).map_or(count, |l| l.min(count))
+    }
+
+    /// Whether `count` items exceed the limit.
+    pub fn exceeded(&self, count: usize) -> bool {
+        count as u64 > self.limit
+    }
+}
+
 /// `--timeout` for the systems' commands that had none (replays, steps, `dimacs`): the
 /// watchdog of [`within`] ends them at the timeout plus [`MARGIN`] with exit 5.
 #[derive(clap::Args, Debug, Clone, Copy)]

@@ -406,11 +406,11 @@ impl Drop for Charged<'_> {
     }
 }
 
-/// [`race`] without a grace period for callers that need every job's answer (a command
-/// that compares its engines): once a job stops at the memory bound of its own meter,
-/// `budget` records that limit (so [`Budget::limit_hit`] on it names what was being
-/// stored) and is cancelled, which stops the other jobs too: their answers could no
-/// longer be used.
+/// [`race`] without a grace period, for a command that compares its engines: once a job
+/// stops at the memory bound of its own meter, the command's answer is that limit:
+/// `budget` records it (so [`Budget::limit_hit`] on it names what was being stored) and
+/// is cancelled, which stops the jobs still running (jobs that already answered keep
+/// their answers).
 pub fn race_all<'a, T: Send + 'a>(budget: &'a Budget, jobs: Vec<Job<'a, T>>) -> Vec<T> {
     let jobs: Vec<Job<'a, T>> = jobs
         .into_iter()

@@ -158,10 +158,17 @@ impl Driver for Odometer {
     }
 }
 
+/// Estimated bytes of a stored outcome of `n` words with a witness of `events`: the
+/// outcome, its probability, its witness, a map node.
+fn found_bytes(words: usize, events: usize) -> u64 {
+    (160 + 8 * words + events * std::mem::size_of::<Event>()) as u64
+}
+
 fn explore<K: Ord>(
     budget: &Budget,
     runs: &mut usize,
     out: &mut BTreeMap<K, Found>,
+    words: impl Fn(&K) -> usize,
     mut run: impl FnMut(&mut Odometer, &mut Vec<Event>) -> K,
 ) -> Result<(), Interrupted> {
     let mut odo = Odometer {
@@ -179,6 +186,7 @@ fn explore<K: Ord>(
         match out.get_mut(&k) {
             Some(f) => f.probability += p,
             None => {
+                budget.charge("side orders", found_bytes(words(&k), events.len()))?;
                 out.insert(
                     k,
                     Found {
@@ -198,7 +206,7 @@ fn explore<K: Ord>(
 pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Enumerated, Interrupted> {
     let mut runs = 0;
     let mut sides = BTreeMap::new();
-    explore(budget, &mut runs, &mut sides, |d, ev| {
+    explore(budget, &mut runs, &mut sides, Vec::len, |d, ev| {
         simulate::sides(sc, d, ev)
     })?;
     let mut memo = Memo::new();
@@ -375,6 +383,14 @@ fn action_dist(
             }
         }
     }
+    // The memo entry: its key and state, every outcome with its witness.
+    let entry: u64 = out
+        .iter()
+        .map(|(o, f)| found_bytes(2 * o.order.len() + o.watching.len(), f.witness.len()))
+        .sum::<u64>()
+        + 256
+        + 64 * k.acted.len() as u64;
+    budget.charge("memoised Action-phase distributions", entry)?;
     let d = Rc::new(out);
     let from = Rc::new(st.clone());
     memo.insert(k, (d.clone(), from.clone()));
