@@ -398,6 +398,11 @@ impl<'a> Charged<'a> {
     pub fn grow_to(&mut self, now: u64) -> Result<(), Interrupted> {
         self.budget.charge_growth(self.what, &mut self.bytes, now)
     }
+
+    /// Charges `bytes` more.
+    pub fn add(&mut self, bytes: u64) -> Result<(), Interrupted> {
+        self.grow_to(self.bytes.saturating_add(bytes))
+    }
 }
 
 impl Drop for Charged<'_> {
@@ -521,7 +526,8 @@ mod tests {
         {
             let mut g = Charged::new(&b, "SAT clauses");
             assert_eq!(g.grow_to(30), Ok(()), "60 + 30 <= 100");
-            assert_eq!(g.grow_to(40), Ok(()), "only the growth of 10 is charged");
+            assert_eq!(g.grow_to(35), Ok(()), "only the growth of 5 is charged");
+            assert_eq!(g.add(5), Ok(()), "40 in all");
         }
         assert_eq!(b.charge("x", 40), Ok(()), "the guard gave its 40 back");
         assert_eq!(
