@@ -908,11 +908,9 @@ pub fn enumerate(
     let halted = enc.halted;
     let mut full = false;
     let runs = enc.for_each_run(&[!halted], budget, &mut clauses, |o| {
-        if !outcomes.contains(&o) {
-            full |= budget
-                .charge("outcomes", super::search::outcome_bytes(&o))
-                .is_err();
-            outcomes.insert(o);
+        let bytes = super::search::outcome_bytes(&o);
+        if outcomes.insert(o) {
+            full |= budget.charge("outcomes", bytes).is_err();
         }
     })?;
     if full {

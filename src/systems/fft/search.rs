@@ -201,20 +201,12 @@ pub fn for_each_run(
 }
 
 /// What the memory meter is charged for one stored outcome (estimated bytes: the
-/// outcome, its log lines with their targets, a set node).
+/// outcome, its log lines with a target or two each, a set node; no traversal).
 pub fn outcome_bytes(o: &Outcome) -> u64 {
-    let line = std::mem::size_of::<super::model::Line>() as u64;
-    let targets: usize = o
-        .log
-        .iter()
-        .map(|l| match &l.body {
-            super::model::Body::Act { targets, .. } => targets.len(),
-            _ => 0,
-        })
-        .sum();
+    let line = std::mem::size_of::<super::model::Line>() as u64 + 16;
     (std::mem::size_of::<Outcome>() + 48) as u64
         + line * o.log.len() as u64
-        + 8 * (targets + o.flags.len() + o.next_cr.len()) as u64
+        + 8 * (o.flags.len() + o.next_cr.len()) as u64
 }
 
 /// Every distinct outcome the menus allow within the bound. Each new outcome is charged
@@ -228,9 +220,9 @@ pub fn enumerate(
     let mut full = false;
     let (exceeds_bound, runs) = for_each_run(sc, variant, budget, |run| {
         let o = run.outcome();
-        if !outcomes.contains(&o) {
-            full |= budget.charge("outcomes", outcome_bytes(&o)).is_err();
-            outcomes.insert(o);
+        let bytes = outcome_bytes(&o);
+        if outcomes.insert(o) {
+            full |= budget.charge("outcomes", bytes).is_err();
         }
     })?;
     if full {

@@ -155,12 +155,10 @@ pub fn outcomes(
     let mut seen = BTreeSet::new();
     let mut full = false;
     each_run(sc, policy, budget, |o, _| {
-        if !seen.contains(&o) {
-            if budget.charge("outcomes", outcome_bytes(&o)).is_err() {
-                full = true;
-                return ControlFlow::Break(());
-            }
-            seen.insert(o);
+        let bytes = outcome_bytes(&o);
+        if seen.insert(o) && budget.charge("outcomes", bytes).is_err() {
+            full = true;
+            return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
     })?;
