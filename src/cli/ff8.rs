@@ -432,9 +432,9 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
     for (name, r) in results {
         match r {
             Ok((ans, t)) => answers.push((name, ans, t)),
+            // Not naming the engine: one stopped at a limit stops the other too.
             Err(Interrupted) => {
-                let what = format!("{} ({name} engine)", a.file.display());
-                return limits::stopped(&what, &budget, None, a.timeout);
+                return limits::stopped(&a.file.display().to_string(), &budget, None, a.timeout);
             }
         }
     }

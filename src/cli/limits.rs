@@ -27,9 +27,9 @@ pub const DEFAULT_LIMIT: u64 = 10_000;
 /// The memory-bound flag, shared by every command that solves.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct MemoryArgs {
-    /// Memory bound on each engine's state in MiB (answers, ways, cuts, frames, models it
-    /// holds, estimated); an engine past it stops and the command reports a `limit`
-    /// (exit 5).
+    /// Memory bound on each engine's state in MiB (the answers and search state it holds:
+    /// outcomes, ways, cuts, frames, states, SAT clauses and models, estimated); an engine
+    /// past it stops and the command reports a `limit` (exit 5).
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_MEMORY >> 20,
           value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     pub max_memory: u64,
