@@ -239,6 +239,221 @@ fn fft_listing_over_the_output_bound_is_refused() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
+/// A random FFT scenario with large menus: over ten thousand outcomes (counted by
+/// `the_memory_bound_stops_every_systems_engines` with no bound, in a fraction of a
+/// second).
+fn large_fft() -> String {
+    let params = gordian::systems::fft::gen::ScenarioParams {
+        characters: 6,
+        slow: 3,
+        mime_menu: 3,
+        quick_menu: 3,
+        reaction_rate: 0.8,
+        bound: 5,
+        ..Default::default()
+    };
+    gordian::systems::fft::parse::to_fft(&gordian::systems::fft::gen::scenario(&params, 1))
+}
+
+/// An area attack on `k` targets with a weapon of four damage values and no reactions.
+/// Worked by hand (`docs/lancer.md`): each target's attack is one independent choice,
+/// a miss or a hit for 1, 2, 3 or 4 (at most 4 damage against 9 hp: nobody is destroyed,
+/// nothing reacts), so there are `5^k` distinct outcomes; with `damage 1` only, `2^k`.
+fn area_attack(k: usize, damages: &str) -> String {
+    let mut s = String::from("unit A side player hp 5 structure 1 at 0 0\n");
+    for i in 1..=k {
+        s.push_str(&format!(
+            "unit T{i} side enemy hp 9 structure 1 at {i} 5 npc\n"
+        ));
+    }
+    s.push_str(&format!("weapon Blast damage {damages} area\n"));
+    let targets: Vec<String> = (1..=k).map(|i| format!("T{i}")).collect();
+    s.push_str(&format!(
+        "action A activate Blast at {}\n",
+        targets.join(" ")
+    ));
+    s
+}
+
+/// `k` figures of one side, all of modDX 10, each declaring `strike:1`. Worked by hand
+/// (`docs/foeman.md`): one side, so one side order; in every segment the unacted figures
+/// tie on modDX with equal declarations (no supervention), and the tie-break selects each
+/// tied figure with probability 1/k, so every order of the `k` figures happens: `k!`
+/// action outcomes.
+fn tied_figures(k: usize) -> String {
+    let mut s = String::from("side X ini 3\n");
+    for i in 1..=k {
+        s.push_str(&format!("figure F{i} side X dx 10 do strike:1\n"));
+    }
+    s
+}
+
+#[test]
+fn the_memory_bound_stops_every_systems_engines() {
+    let d = TempDir::new("memory-systems");
+    let fft = d.write("large.fft", &large_fft());
+    // 5^10 (about 9.8 million) outcomes of a dozen events each.
+    let lancer = d.write("area.lancer", &area_attack(10, "1 2 3 4"));
+    // 10! (3,628,800) action outcomes.
+    let foeman = d.write("tied.foeman", &tied_figures(10));
+    // Free challenges in every region (the defaults), 3 deep: thousands of states after
+    // 2 challenges already (ff8 reach --bound 2 lists 7282).
+    let ff8 = d.write("free.ff8", "bound: 3\n");
+    let ff8_plan = d.write("plan.ff8", "bound: 3\ngoal: Balamb has Same\n");
+    let (o, _) = timed(&["fft", "enumerate", s(&fft), "--engine", "direct"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let n: u64 = text
+        .split(" distinct outcomes")
+        .next()
+        .and_then(|h| h.rsplit(' ').next())
+        .and_then(|w| w.parse().ok())
+        .expect("the count line");
+    assert!(n > 10_000, "the FFT scenario is not large: {text}");
+    let budget = Duration::from_secs(5);
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for engine in ["direct", "sat", "both"] {
+        runs.push(vec!["fft", "enumerate", s(&fft), "--engine", engine]);
+        runs.push(vec!["lancer", "enumerate", s(&lancer), "--engine", engine]);
+        runs.push(vec!["foeman", "enumerate", s(&foeman), "--engine", engine]);
+        runs.push(vec!["ff8", "reach", s(&ff8), "--engine", engine]);
+    }
+    runs.push(vec![
+        "fft",
+        "query",
+        s(&fft),
+        "--engine",
+        "sat",
+        "--property",
+        "flag-survives",
+        "--bound",
+        "40",
+    ]);
+    runs.push(vec!["ff8", "plan", s(&ff8_plan)]);
+    runs.push(vec!["ff8", "dimacs", s(&ff8), "--bound", "30"]);
+    runs.push(vec!["fft", "dimacs", s(&fft), "--bound", "60"]);
+    for mut args in runs {
+        args.extend(["--max-memory", "1"]);
+        let (o, took) = timed(&args);
+        assert_eq!(o.status.code(), Some(5), "{args:?}: {}", stderr(&o));
+        assert_limit_exit(&o, took, budget, "limit: the memory bound of 1 MiB");
+        assert!(
+            stderr(&o).contains("while storing"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{args:?}: nothing but the message");
+    }
+    // check and batch on the same files: a `limit` row / record each, exit 5.
+    let files = [s(&fft), s(&lancer), s(&foeman), s(&ff8)];
+    let mut args = vec!["check", "--max-memory", "1", "--json"];
+    args.extend(files);
+    let (o, took) = timed(&args);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let verdicts: Vec<&Value> = v["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| &f["verdict"])
+        .collect();
+    assert_eq!(verdicts, [&Value::from("limit"); 4], "{v}");
+    let mut args = vec!["batch", "--max-memory", "1"];
+    args.extend(files);
+    let (o, _) = timed(&args);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let recs: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record"))
+        .collect();
+    assert_eq!(recs.len(), 4);
+    for r in &recs {
+        assert_eq!(r["error_kind"], "limit", "{r}");
+        assert!(
+            r["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("while storing")),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn lancer_and_foeman_listings_over_the_output_bound_are_cut_short() {
+    let d = TempDir::new("systems-output");
+    // 2^4 = 16 outcomes (see `area_attack`), 4! = 24 action outcomes (`tied_figures`).
+    let lancer = d.write("area.lancer", &area_attack(4, "1"));
+    let foeman = d.write("tied.foeman", &tied_figures(4));
+    let json = |o: &Output| -> Value { serde_json::from_slice(&o.stdout).expect("JSON") };
+    let (o, _) = timed(&["lancer", "enumerate", s(&lancer), "--json", "--limit", "5"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("listing its 16 outcomes exceeds --limit 5"),
+        "{}",
+        stderr(&o)
+    );
+    let v = json(&o);
+    assert_eq!(
+        (&v["count"], &v["truncated"]),
+        (&Value::from(16), &Value::Bool(true))
+    );
+    assert_eq!(v["outcomes"].as_array().map(Vec::len), Some(5));
+    let (o, _) = timed(&["lancer", "enumerate", s(&lancer), "--limit", "5"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains(": 16 distinct outcome(s)"), "{text}");
+    assert!(
+        text.contains("outcome 5:") && !text.contains("outcome 6:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("... 11 more outcome(s) not listed (--limit 5)"),
+        "{text}"
+    );
+    let (o, _) = timed(&["lancer", "enumerate", s(&lancer), "--json", "--limit", "16"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(
+        (&v["count"], &v["truncated"]),
+        (&Value::from(16), &Value::Bool(false))
+    );
+    assert_eq!(v["outcomes"].as_array().map(Vec::len), Some(16));
+
+    for engine in ["direct", "sat"] {
+        let args = ["foeman", "enumerate", s(&foeman), "--engine", engine];
+        let (o, _) = timed(&[&args[..], &["--json", "--limit", "10"]].concat());
+        assert_eq!(o.status.code(), Some(5), "{engine}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("listing its 24 action outcomes exceeds --limit 10"),
+            "{}",
+            stderr(&o)
+        );
+        let v = json(&o);
+        assert_eq!(v["truncated"], true);
+        assert_eq!(
+            (&v["side_order_count"], &v["action_outcome_count"]),
+            (&Value::from(1), &Value::from(24))
+        );
+        assert_eq!(v["action_outcomes"].as_array().map(Vec::len), Some(10));
+        assert_eq!(v["side_orders"].as_array().map(Vec::len), Some(1));
+        let (o, _) = timed(&[&args[..], &["--limit", "10"]].concat());
+        assert_eq!(o.status.code(), Some(5), "{engine}: {}", stderr(&o));
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(text.contains("action outcomes (24):"), "{text}");
+        assert!(
+            text.contains("... 14 more not listed (--limit 10)"),
+            "{text}"
+        );
+        let (o, _) = timed(&[&args[..], &["--json", "--limit", "24"]].concat());
+        assert_eq!(o.status.code(), Some(0), "{engine}: {}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["truncated"], false);
+        assert_eq!(v["action_outcomes"].as_array().map(Vec::len), Some(24));
+    }
+}
+
 #[test]
 fn whole_file_problems_point_at_line_1_in_every_system() {
     let d = TempDir::new("wholefile");

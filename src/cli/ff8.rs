@@ -3,9 +3,10 @@
 //! challenges (direct engine and SAT, compared) with a goal witness, the planner, and the
 //! SAT encoding as DIMACS.
 //!
-//! Exit codes: 0 success; 1 internal; 2 bad input; 3 the engines disagree; 5 interrupted
-//! by `--timeout`.
+//! Exit codes: 0 success; 1 internal; 2 bad input; 3 the engines disagree; 5 a limit was
+//! hit (`--timeout`, `--max-memory`).
 
+use super::limits::{self, MemoryArgs};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
 use crate::harness::differential::with_timeout;
 use crate::systems::ff8::encode::{Encoding, Witness};
@@ -14,15 +15,12 @@ use crate::systems::ff8::report::{diff, replay};
 use crate::systems::ff8::search::{self, ratio_f64};
 use crate::systems::ff8::system::{replay_witness, Answer, Direct, Sat};
 use crate::systems::ff8::{parse, simulate::PerSite};
-use crate::systems::spec::{race, Budget, Engine, Interrupted, Job};
+use crate::systems::spec::{race_all, Budget, Charged, Engine, Interrupted, Job};
 use num_rational::BigRational;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-
-/// Exit code when `--timeout` interrupted the work.
-pub const EXIT_TIMEOUT: u8 = 5;
 
 /// Arguments of `gordian ff8`.
 #[derive(clap::Args, Debug)]
@@ -100,6 +98,8 @@ struct ReachArgs {
     /// Stop after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -121,6 +121,8 @@ struct PlanArgs {
     /// Stop after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -135,6 +137,8 @@ struct DimacsArgs {
     bound: Option<usize>,
     #[command(flatten)]
     deadline: super::limits::TimeoutArg,
+    #[command(flatten)]
+    memory: MemoryArgs,
 }
 
 /// Runs `gordian ff8`.
@@ -155,20 +159,33 @@ pub fn run(args: &Args) -> ExitCode {
             Command::Replay(a) => run_replay(a),
             Command::Reach(a) => run_reach(a),
             Command::Plan(a) => run_plan(a),
-            Command::Dimacs(a) => {
-                let mut sc = match load(&a.file) {
-                    Ok(sc) => sc,
-                    Err(c) => return c,
-                };
-                if let Some(b) = a.bound {
-                    sc.bound = b;
-                }
-                let enc = Encoding::new(&sc);
-                say_raw!("{}", enc.solver.to_dimacs());
-                ExitCode::SUCCESS
-            }
+            Command::Dimacs(a) => run_dimacs(a),
         },
     )
+}
+
+fn run_dimacs(a: &DimacsArgs) -> ExitCode {
+    let mut sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    if let Some(b) = a.bound {
+        sc.bound = b;
+    }
+    let budget = a.memory.budget();
+    let mut clauses = Charged::new(&budget, "SAT clauses");
+    match Encoding::within(&sc, &mut clauses) {
+        Ok(enc) => {
+            say_raw!("{}", enc.solver.to_dimacs());
+            ExitCode::SUCCESS
+        }
+        Err(Interrupted) => limits::stopped(
+            &a.file.display().to_string(),
+            &budget,
+            None,
+            a.deadline.timeout,
+        ),
+    }
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
@@ -395,7 +412,7 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
     if let Some(b) = a.bound {
         sc.bound = b;
     }
-    let budget = Budget::new();
+    let budget = a.memory.budget();
     let sc2 = &sc;
     type R = Result<(Answer, f64), Interrupted>;
     let timed = |e: &dyn Engine<Scenario, Answer>, b: &Budget| -> R {
@@ -410,17 +427,14 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
     if a.engine != Engines::Direct {
         jobs.push(Box::new(move |b: &Budget| ("sat", timed(&Sat, b))));
     }
-    let results = with_timeout(a.timeout, &budget, || race(&budget, None, jobs));
+    let results = with_timeout(a.timeout, &budget, || race_all(&budget, jobs));
     let mut answers: Vec<(&str, Answer, f64)> = Vec::new();
     for (name, r) in results {
         match r {
             Ok((ans, t)) => answers.push((name, ans, t)),
+            // Not naming the engine: one stopped at a limit stops the other too.
             Err(Interrupted) => {
-                eprintln!(
-                    "error: {}: interrupted by --timeout ({name} engine)",
-                    a.file.display()
-                );
-                return ExitCode::from(EXIT_TIMEOUT);
+                return limits::stopped(&a.file.display().to_string(), &budget, None, a.timeout);
             }
         }
     }
@@ -429,11 +443,21 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
     // A witness from SAT (validated by the simulator).
     let mut witness = None;
     if ans.goal == Some(true) {
-        let mut enc = Encoding::new(&sc);
-        if let Ok(Some(w)) = enc.query(&budget) {
-            let ok = replay_witness(&sc, &w)
-                .is_some_and(|s| sc.goal.as_ref().is_some_and(|g| g.holds(&s)));
-            witness = Some((witness_text(&sc, &w), ok));
+        let mut clauses = Charged::new(&budget, "SAT clauses");
+        let found = with_timeout(a.timeout, &budget, || {
+            Encoding::within(&sc, &mut clauses).and_then(|mut enc| enc.query(&budget))
+        });
+        match found {
+            Ok(Some(w)) => {
+                let ok = replay_witness(&sc, &w)
+                    .is_some_and(|s| sc.goal.as_ref().is_some_and(|g| g.holds(&s)));
+                witness = Some((witness_text(&sc, &w), ok));
+            }
+            Ok(None) => {}
+            Err(Interrupted) => {
+                let what = format!("{} (the goal's witness)", a.file.display());
+                return limits::stopped(&what, &budget, None, a.timeout);
+            }
         }
     }
     if a.json {
@@ -525,14 +549,13 @@ fn run_plan(a: &PlanArgs) -> ExitCode {
         return ExitCode::from(EXIT_INPUT);
     };
     let n = a.bound.unwrap_or(sc.bound);
-    let budget = Budget::new();
+    let budget = a.memory.budget();
     let p = match with_timeout(a.timeout, &budget, || {
         search::plan(&sc, &goal, n, a.table, a.closure_limit, &budget)
     }) {
         Ok(p) => p,
         Err(Interrupted) => {
-            eprintln!("{}: interrupted by --timeout", a.file.display());
-            return ExitCode::from(EXIT_TIMEOUT);
+            return limits::stopped(&a.file.display().to_string(), &budget, None, a.timeout);
         }
     };
     if a.json {

@@ -2,11 +2,12 @@
 //! variants, enumerate every outcome (simulator and SAT, compared), query for a property.
 //!
 //! Exit codes: 0 success; 2 bad input; 3 the engines disagree (a bug); 4 `replay` only:
-//! the log is not explained (it diverges, or the next CR order differs); 5 interrupted
-//! by `--timeout`.
+//! the log is not explained (it diverges, or the next CR order differs); 5 a limit was
+//! hit (`--timeout`, `--max-memory`, `enumerate --limit`).
 
+use super::limits::{self, MemoryArgs};
 use super::table::print_table;
-use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
 use crate::harness::differential::with_timeout;
 use crate::systems::fft::engine::{self, EngineKind};
 use crate::systems::fft::model::{Scenario, Variant};
@@ -57,6 +58,8 @@ struct DimacsArgs {
     bound: Option<usize>,
     #[command(flatten)]
     deadline: super::limits::TimeoutArg,
+    #[command(flatten)]
+    memory: MemoryArgs,
 }
 
 fn parse_variant(s: &str) -> Result<Variant, String> {
@@ -135,6 +138,8 @@ struct Explore {
     /// Give up after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Print JSON instead.
     #[arg(long)]
     json: bool,
@@ -183,17 +188,7 @@ pub fn run(args: &Args) -> ExitCode {
             Command::Variants(a) => run_variants(a),
             Command::Enumerate(a) => run_enumerate(a),
             Command::Query(a) => run_query(a),
-            Command::Dimacs(a) => {
-                let mut sc = match load(&a.file) {
-                    Ok(sc) => sc,
-                    Err(code) => return code,
-                };
-                if let Some(b) = a.bound {
-                    sc.menus.bound = b;
-                }
-                say_raw!("{}", crate::systems::fft::encode::dimacs(&sc, a.variant));
-                ExitCode::SUCCESS
-            }
+            Command::Dimacs(a) => run_dimacs(a),
         },
     )
 }
@@ -311,13 +306,32 @@ fn prepare(e: &Explore) -> Result<Scenario, ExitCode> {
     Ok(sc)
 }
 
-fn interrupted(e: &Explore) -> ExitCode {
-    eprintln!(
-        "error: {}: interrupted after {}s (--timeout); no answer",
-        e.file.display(),
-        e.timeout.map_or(0.0, |t| t.as_secs_f64())
-    );
-    ExitCode::from(EXIT_LIMIT)
+/// The timeout or memory-limit message and exit 5.
+fn interrupted(e: &Explore, budget: &Budget) -> ExitCode {
+    limits::stopped(&e.file.display().to_string(), budget, None, e.timeout)
+}
+
+fn run_dimacs(a: &DimacsArgs) -> ExitCode {
+    let mut sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(code) => return code,
+    };
+    if let Some(b) = a.bound {
+        sc.menus.bound = b;
+    }
+    let budget = a.memory.budget();
+    match crate::systems::fft::encode::dimacs(&sc, a.variant, &budget) {
+        Ok(text) => {
+            say_raw!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(_) => limits::stopped(
+            &a.file.display().to_string(),
+            &budget,
+            None,
+            a.deadline.timeout,
+        ),
+    }
 }
 
 fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
@@ -326,14 +340,14 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
         Ok(sc) => sc,
         Err(code) => return code,
     };
-    let budget = Budget::new();
+    let budget = e.memory.budget();
     let spin = super::progress::spinner("enumerating every outcome ...");
     let res = with_timeout(e.timeout, &budget, || {
         engine::enumerate(&sc, e.variant, e.engine.into(), &budget)
     });
     spin.finish_and_clear();
     let Ok(en) = res else {
-        return interrupted(e);
+        return interrupted(e, &budget);
     };
     let name = e.file.display().to_string();
     if en.disagree() {
@@ -365,7 +379,7 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
             "{count} distinct outcomes under the {} variant ({engines})",
             e.variant
         );
-        return super::limits::over_limit(&name, count.into(), "outcomes", a.limit, &summary);
+        return limits::over_limit(&name, count.into(), "outcomes", a.limit, &summary);
     }
     if e.json {
         let mut v = report::enumerated_json(&sc, ans);
@@ -402,14 +416,14 @@ fn run_query(a: &QueryArgs) -> ExitCode {
         Ok(sc) => sc,
         Err(code) => return code,
     };
-    let budget = Budget::new();
+    let budget = e.memory.budget();
     let spin = super::progress::spinner("searching for a witness ...");
     let res = with_timeout(e.timeout, &budget, || {
         engine::query(&sc, e.variant, a.property, e.engine.into(), &budget)
     });
     spin.finish_and_clear();
     let Ok(ans) = res else {
-        return interrupted(e);
+        return interrupted(e, &budget);
     };
     let name = e.file.display().to_string();
     if let Some(d) = &ans.disagreement {

@@ -4,21 +4,19 @@
 //! the SAT encoding.
 //!
 //! Exit codes: 0 success; 1 internal; 2 bad input; 3 the engines disagree (a bug);
-//! 5 interrupted by `--timeout`.
+//! 5 a limit was hit (`--timeout`, `--max-memory`, `enumerate --limit`).
 
+use super::limits::{self, LimitArg, MemoryArgs};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
 use crate::systems::foeman::fairness::{self, Variant};
 use crate::systems::foeman::search::{self, Query};
 use crate::systems::foeman::simulate::{self, Scripted};
 use crate::systems::foeman::{encode, report, Answer, Scenario};
-use crate::systems::spec::{race, Budget, Interrupted, Job};
+use crate::systems::spec::{race_all, Budget, Interrupted, Job};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-
-/// Exit code when `--timeout` interrupted the work.
-pub const EXIT_TIMEOUT: u8 = 5;
 
 /// Arguments of `gordian foeman`.
 #[derive(clap::Args, Debug)]
@@ -80,9 +78,14 @@ struct EnumerateArgs {
     /// Give up after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Print a JSON object instead.
     #[arg(long)]
     json: bool,
+    /// At most this many side orders and this many action outcomes are listed.
+    #[command(flatten)]
+    limit: LimitArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -97,6 +100,8 @@ struct QueryArgs {
     /// Give up after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Print a JSON object instead.
     #[arg(long)]
     json: bool,
@@ -125,6 +130,8 @@ struct DimacsArgs {
     file: PathBuf,
     #[command(flatten)]
     deadline: super::limits::TimeoutArg,
+    #[command(flatten)]
+    memory: MemoryArgs,
 }
 
 /// Runs `gordian foeman`.
@@ -145,13 +152,7 @@ pub fn run(args: &Args) -> ExitCode {
             Command::Enumerate(a) => run_enumerate(a),
             Command::Query(a) => run_query(a),
             Command::Fairness(a) => run_fairness(a),
-            Command::Dimacs(a) => match load(&a.file) {
-                Ok(sc) => {
-                    say_raw!("{}", encode::dimacs(&sc));
-                    ExitCode::SUCCESS
-                }
-                Err(c) => c,
-            },
+            Command::Dimacs(a) => run_dimacs(a),
         },
     )
 }
@@ -164,13 +165,24 @@ use super::print_json;
 
 use crate::harness::differential::with_timeout;
 
-fn timed_out(file: &Path, t: Option<Duration>) -> ExitCode {
-    eprintln!(
-        "error: {}: interrupted after {}s (--timeout); no answer",
-        file.display(),
-        t.map_or(0.0, |t| t.as_secs_f64())
-    );
-    ExitCode::from(EXIT_TIMEOUT)
+/// The timeout or memory-limit message and exit 5.
+fn timed_out(file: &Path, budget: &Budget, t: Option<Duration>) -> ExitCode {
+    limits::stopped(&file.display().to_string(), budget, None, t)
+}
+
+fn run_dimacs(a: &DimacsArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let budget = a.memory.budget();
+    match encode::dimacs(&sc, &budget) {
+        Ok(text) => {
+            say_raw!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(_) => timed_out(&a.file, &budget, a.deadline.timeout),
+    }
 }
 
 fn run_round(a: &RoundArgs) -> ExitCode {
@@ -224,7 +236,7 @@ fn solve_both(sc: &Scenario, engine: Engines, budget: &Budget) -> Both {
                 }
             }),
         ];
-        race(budget, None, jobs);
+        race_all(budget, jobs);
     }
     (d, s)
 }
@@ -234,9 +246,23 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
         Ok(sc) => sc,
         Err(c) => return c,
     };
-    let budget = Budget::new();
+    let budget = a.memory.budget();
     let (d, s) = with_timeout(a.timeout, &budget, || solve_both(&sc, a.engine, &budget));
+    let limit = a.limit.take(usize::MAX);
     let name = a.file.display().to_string();
+    // The output bound: each list is cut at `--limit` (the counts stay whole).
+    let cut = |sides: usize, actions: usize, engines: &str| -> ExitCode {
+        if !a.limit.exceeded(sides.max(actions)) {
+            return ExitCode::SUCCESS;
+        }
+        let summary = format!("{sides} side order(s) and {actions} action outcome(s) ({engines})");
+        let (count, noun) = if actions >= sides {
+            (actions, "action outcomes")
+        } else {
+            (sides, "side orders")
+        };
+        limits::cut_short(&name, count as u128, noun, a.limit.limit, &summary)
+    };
     match (d, s) {
         (Some(Ok(e)), s) => {
             let agree = match &s {
@@ -253,11 +279,13 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
                 let sides: Vec<_> = e
                     .sides
                     .iter()
+                    .take(limit)
                     .map(|(o, f)| json!({"order": o.iter().map(|&i| &sc.sides[i].name).collect::<Vec<_>>(), "probability": f.probability.to_string()}))
                     .collect();
                 let actions: Vec<_> = e
                     .actions
                     .iter()
+                    .take(limit)
                     .map(|(o, f)| json!({
                         "order": o.order.iter().map(|x| json!({"figure": sc.figures[x.figure].name, "waited": x.waited})).collect::<Vec<_>>(),
                         "watching": o.watching.iter().map(|&f| &sc.figures[f].name).collect::<Vec<_>>(),
@@ -267,46 +295,74 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
                     "file": name,
                     "side_orders": sides,
                     "action_outcomes": actions,
+                    "side_order_count": e.sides.len(),
+                    "action_outcome_count": e.actions.len(),
+                    "truncated": a.limit.exceeded(e.sides.len().max(e.actions.len())),
                     "runs": e.runs,
                     "cross_checked": agree == Some(true),
                 }));
             } else {
                 say!("{name}:");
-                say_raw!("{}", report::enumeration(&sc, &e, agree));
+                say_raw!("{}", report::enumeration(&sc, &e, agree, limit));
             }
-            ExitCode::SUCCESS
+            let engines = if agree == Some(true) {
+                "direct search and SAT agree"
+            } else {
+                "direct search only, not cross-checked"
+            };
+            cut(e.sides.len(), e.actions.len(), engines)
         }
         (_, Some(Ok(sat))) => {
             if a.json {
                 let sides: Vec<_> = sat
                     .side_orders
                     .iter()
+                    .take(limit)
                     .map(|o| json!({"order": o.iter().map(|&i| &sc.sides[i].name).collect::<Vec<_>>()}))
                     .collect();
                 let actions: Vec<_> = sat
                     .actions
                     .iter()
+                    .take(limit)
                     .map(|o| json!({
                         "order": o.order.iter().map(|x| json!({"figure": sc.figures[x.figure].name, "waited": x.waited})).collect::<Vec<_>>(),
                         "watching": o.watching.iter().map(|&f| &sc.figures[f].name).collect::<Vec<_>>()}))
                     .collect();
-                print_json(
-                    &json!({"file": name, "side_orders": sides, "action_outcomes": actions, "cross_checked": false, "probabilities": false}),
-                );
+                print_json(&json!({
+                    "file": name,
+                    "side_orders": sides,
+                    "action_outcomes": actions,
+                    "side_order_count": sat.side_orders.len(),
+                    "action_outcome_count": sat.actions.len(),
+                    "truncated": a.limit.exceeded(sat.side_orders.len().max(sat.actions.len())),
+                    "cross_checked": false,
+                    "probabilities": false,
+                }));
             } else {
+                let more = |n: usize| {
+                    if n > limit {
+                        say!("  ... {} more not listed (--limit {limit})", n - limit);
+                    }
+                };
                 say!("{name}: SAT only (no probabilities, not cross-checked)");
                 say!("side orders ({}):", sat.side_orders.len());
-                for o in &sat.side_orders {
+                for o in sat.side_orders.iter().take(limit) {
                     say!("  {}", report::side_order(&sc, o));
                 }
+                more(sat.side_orders.len());
                 say!("action outcomes ({}):", sat.actions.len());
-                for o in &sat.actions {
+                for o in sat.actions.iter().take(limit) {
                     say!("  {}", report::action_outcome(&sc, o));
                 }
+                more(sat.actions.len());
             }
-            ExitCode::SUCCESS
+            cut(
+                sat.side_orders.len(),
+                sat.actions.len(),
+                "SAT only, not cross-checked",
+            )
         }
-        _ => timed_out(&a.file, a.timeout),
+        _ => timed_out(&a.file, &budget, a.timeout),
     }
 }
 
@@ -347,7 +403,7 @@ fn run_query(a: &QueryArgs) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     };
-    let budget = Budget::new();
+    let budget = a.memory.budget();
     let want_d = a.engine != Engines::Sat;
     let want_s = a.engine != Engines::Direct;
     let (d, s) = with_timeout(a.timeout, &budget, || {
@@ -365,18 +421,18 @@ fn run_query(a: &QueryArgs) -> ExitCode {
                 }
             }),
         ];
-        race(&budget, None, jobs);
+        race_all(&budget, jobs);
         (d, s)
     });
     let name = a.file.display().to_string();
     let d = match d {
         Some(Ok(x)) => Some(x),
-        Some(Err(_)) => return timed_out(&a.file, a.timeout),
+        Some(Err(_)) => return timed_out(&a.file, &budget, a.timeout),
         None => None,
     };
     let s = match s {
         Some(Ok(x)) => Some(x),
-        Some(Err(_)) => return timed_out(&a.file, a.timeout),
+        Some(Err(_)) => return timed_out(&a.file, &budget, a.timeout),
         None => None,
     };
     if let (Some(d), Some(s)) = (&d, &s) {

@@ -2,16 +2,17 @@
 //! enumerate every outcome (simulator and SAT, compared), query a property with its
 //! shortest witness, compare resolution policies, print the SAT encoding.
 //!
-//! Exit codes: 0 success; 2 bad input; 3 the engines disagree (a bug); 5 interrupted by
-//! `--timeout`.
+//! Exit codes: 0 success; 2 bad input; 3 the engines disagree (a bug); 5 a limit was hit
+//! (`--timeout`, `--max-memory`, `enumerate --limit`).
 
-use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use super::limits::{self, LimitArg, MemoryArgs};
+use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
 use crate::harness::differential::with_timeout;
 use crate::systems::lancer::model::{Outcome, Policy, Scenario};
 use crate::systems::lancer::search::Property;
 use crate::systems::lancer::simulate::{self, Prefix};
 use crate::systems::lancer::{encode, report, search};
-use crate::systems::spec::{race, Budget, Interrupted, Job};
+use crate::systems::spec::{race_all, Budget, Interrupted, Job};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -30,7 +31,7 @@ enum Command {
     Resolve(ResolveArgs),
     /// Every distinct outcome (event tree and final state), by the simulator's exhaustive
     /// search and by SAT projected enumeration, compared.
-    Enumerate(ExploreArgs),
+    Enumerate(EnumerateArgs),
     /// Whether a property can happen, with the shortest witness (fewest events) from both
     /// engines, compared.
     Query(QueryArgs),
@@ -81,9 +82,19 @@ struct ExploreArgs {
     /// Give up after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Print JSON instead.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct EnumerateArgs {
+    #[command(flatten)]
+    explore: ExploreArgs,
+    #[command(flatten)]
+    limit: LimitArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -104,6 +115,8 @@ struct PoliciesArgs {
     /// Give up on a scenario after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// One JSON object per file (JSON lines) instead of the table.
     #[arg(long)]
     json: bool,
@@ -118,13 +131,15 @@ struct DimacsArgs {
     policy: Option<Policy>,
     #[command(flatten)]
     deadline: super::limits::TimeoutArg,
+    #[command(flatten)]
+    memory: MemoryArgs,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     let (what, timeout): (String, Option<Duration>) = match &args.command {
         Command::Resolve(a) => (a.file.display().to_string(), a.deadline.timeout),
-        Command::Enumerate(a) => (a.file.display().to_string(), a.timeout),
+        Command::Enumerate(a) => (a.explore.file.display().to_string(), a.explore.timeout),
         Command::Query(a) => (a.explore.file.display().to_string(), a.explore.timeout),
         Command::Policies(a) => ("lancer policies".to_string(), a.timeout),
         Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
@@ -138,13 +153,7 @@ pub fn run(args: &Args) -> ExitCode {
             Command::Enumerate(a) => run_enumerate(a),
             Command::Query(a) => run_query(a),
             Command::Policies(a) => run_policies(a),
-            Command::Dimacs(a) => match load(&a.file) {
-                Ok(sc) => {
-                    say_raw!("{}", encode::dimacs(&sc, a.policy.unwrap_or(sc.policy)));
-                    ExitCode::SUCCESS
-                }
-                Err(c) => c,
-            },
+            Command::Dimacs(a) => run_dimacs(a),
         },
     )
 }
@@ -155,9 +164,24 @@ fn load(path: &Path) -> Result<Scenario, ExitCode> {
 
 use super::print_json;
 
-fn timed_out() -> ExitCode {
-    eprintln!("error: interrupted by --timeout");
-    ExitCode::from(EXIT_LIMIT)
+fn run_dimacs(a: &DimacsArgs) -> ExitCode {
+    let sc = match load(&a.file) {
+        Ok(sc) => sc,
+        Err(c) => return c,
+    };
+    let budget = a.memory.budget();
+    match encode::dimacs(&sc, a.policy.unwrap_or(sc.policy), &budget) {
+        Ok(text) => {
+            say_raw!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(_) => limits::stopped(
+            &a.file.display().to_string(),
+            &budget,
+            None,
+            a.deadline.timeout,
+        ),
+    }
 }
 
 fn run_resolve(a: &ResolveArgs) -> ExitCode {
@@ -244,7 +268,7 @@ fn explore(sc: &Scenario, policy: Policy, engine: Engines, budget: &Budget) -> B
     if engine != Engines::Direct {
         jobs.push(Box::new(move |b: &Budget| encode::outcomes(sc, policy, b)));
     }
-    let mut out = race(budget, None, jobs).into_iter();
+    let mut out = race_all(budget, jobs).into_iter();
     match engine {
         Engines::Both => (out.next(), out.next()),
         Engines::Direct => (out.next(), None),
@@ -252,11 +276,18 @@ fn explore(sc: &Scenario, policy: Policy, engine: Engines, budget: &Budget) -> B
     }
 }
 
-/// The agreed outcome set, or the exit code to end with.
-fn agreed(name: &str, sc: &Scenario, r: Both) -> Result<(Vec<Outcome>, bool), ExitCode> {
+/// The agreed outcome set, or the exit code to end with (a timeout or memory limit:
+/// the message from `budget`, exit 5).
+fn agreed(
+    name: &str,
+    sc: &Scenario,
+    r: Both,
+    budget: &Budget,
+    timeout: Option<Duration>,
+) -> Result<(Vec<Outcome>, bool), ExitCode> {
     let (d, s) = r;
     if matches!(d, Some(Err(_))) || matches!(s, Some(Err(_))) {
-        return Err(timed_out());
+        return Err(limits::stopped(name, budget, None, timeout));
     }
     match (d.and_then(Result::ok), s.and_then(Result::ok)) {
         (Some(d), Some(s)) => {
@@ -281,24 +312,32 @@ fn agreed(name: &str, sc: &Scenario, r: Both) -> Result<(Vec<Outcome>, bool), Ex
     }
 }
 
-fn run_enumerate(a: &ExploreArgs) -> ExitCode {
+fn run_enumerate(args: &EnumerateArgs) -> ExitCode {
+    let a = &args.explore;
     let sc = match load(&a.file) {
         Ok(sc) => sc,
         Err(c) => return c,
     };
     let policy = a.policy.unwrap_or(sc.policy);
-    let budget = Budget::new();
+    let budget = a.memory.budget();
     let spin = super::progress::spinner("enumerating every outcome ...");
     let r = with_timeout(a.timeout, &budget, || {
         explore(&sc, policy, a.engine, &budget)
     });
     spin.finish_and_clear();
     let name = a.file.display().to_string();
-    let (outs, checked) = match agreed(&name, &sc, r) {
+    let (outs, checked) = match agreed(&name, &sc, r, &budget, a.timeout) {
         Ok(x) => x,
         Err(c) => return c,
     };
     let props = report::properties(&sc, &outs);
+    let engines = if checked {
+        "simulator and SAT agree"
+    } else {
+        "one engine, not cross-checked"
+    };
+    let shown = args.limit.take(outs.len());
+    let truncated = args.limit.exceeded(outs.len());
     if a.json {
         let p: serde_json::Map<String, serde_json::Value> =
             props.iter().map(|(p, b)| (p.name(&sc), json!(b))).collect();
@@ -306,29 +345,47 @@ fn run_enumerate(a: &ExploreArgs) -> ExitCode {
             "file": name,
             "policy": policy.name(),
             "cross_checked": checked,
-            "outcomes": outs.iter().map(|o| report::outcome_json(&sc, o)).collect::<Vec<_>>(),
+            "count": outs.len(),
+            "truncated": truncated,
+            "outcomes": outs[..shown].iter().map(|o| report::outcome_json(&sc, o)).collect::<Vec<_>>(),
             "properties": p,
         }));
     } else {
         say!(
-            "{name} (policy {}): {} distinct outcome(s) ({})",
+            "{name} (policy {}): {} distinct outcome(s) ({engines})",
             policy.name(),
             outs.len(),
-            if checked {
-                "simulator and SAT agree"
-            } else {
-                "one engine, not cross-checked"
-            }
         );
-        for (i, o) in outs.iter().enumerate() {
+        for (i, o) in outs[..shown].iter().enumerate() {
             say!("\noutcome {}:", i + 1);
             say_raw!("{}", report::tree(&sc, o));
             say_raw!("{}", report::state(&sc, o));
+        }
+        if truncated {
+            say!(
+                "\n... {} more outcome(s) not listed (--limit {})",
+                outs.len() - shown,
+                args.limit.limit
+            );
         }
         say!();
         for (p, b) in props {
             say!("{}: {}", p.name(&sc), if b { "possible" } else { "never" });
         }
+    }
+    if truncated {
+        let summary = format!(
+            "{} distinct outcome(s) under policy {} ({engines})",
+            outs.len(),
+            policy.name()
+        );
+        return limits::cut_short(
+            &name,
+            outs.len() as u128,
+            "outcomes",
+            args.limit.limit,
+            &summary,
+        );
     }
     ExitCode::SUCCESS
 }
@@ -347,7 +404,7 @@ fn run_query(a: &QueryArgs) -> ExitCode {
         }
     };
     let policy = e.policy.unwrap_or(sc.policy);
-    let budget = Budget::new();
+    let budget = e.memory.budget();
     let (sc_ref, engine) = (&sc, e.engine);
     let r = with_timeout(e.timeout, &budget, || {
         let mut jobs: Vec<Job<'_, Result<Option<Outcome>, Interrupted>>> = Vec::new();
@@ -362,10 +419,10 @@ fn run_query(a: &QueryArgs) -> ExitCode {
                 encode::shortest(sc_ref, policy, prop, b)
             }));
         }
-        race(&budget, None, jobs)
+        race_all(&budget, jobs)
     });
     if r.iter().any(Result::is_err) {
-        return timed_out();
+        return limits::stopped(&e.file.display().to_string(), &budget, None, e.timeout);
     }
     let r: Vec<Option<Outcome>> = r.into_iter().map(|x| x.ok().flatten()).collect();
     let name = e.file.display().to_string();
@@ -440,11 +497,11 @@ fn run_policies(a: &PoliciesArgs) -> ExitCode {
         };
         let name = f.display().to_string();
         for p in Policy::ALL {
-            let budget = Budget::new();
+            let budget = a.memory.budget();
             let r = with_timeout(a.timeout, &budget, || {
                 explore(&sc, p, Engines::Both, &budget)
             });
-            let outs = match agreed(&name, &sc, r) {
+            let outs = match agreed(&name, &sc, r, &budget, a.timeout) {
                 Ok((o, _)) => o,
                 Err(c) => return c,
             };

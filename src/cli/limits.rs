@@ -27,9 +27,9 @@ pub const DEFAULT_LIMIT: u64 = 10_000;
 /// The memory-bound flag, shared by every command that solves.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct MemoryArgs {
-    /// Memory bound on each engine's state in MiB (answers, ways, cuts, frames, models it
-    /// holds, estimated); an engine past it stops and the command reports a `limit`
-    /// (exit 5).
+    /// Memory bound on each engine's state in MiB (the answers and search state it holds:
+    /// outcomes, ways, cuts, frames, states, SAT clauses and models, estimated); an engine
+    /// past it stops and the command reports a `limit` (exit 5).
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_MEMORY >> 20,
           value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     pub max_memory: u64,
@@ -109,6 +109,39 @@ pub fn over_limit(what: &str, count: u128, noun: &str, limit: u64, summary: &str
          (raise --limit to print them)"
     );
     ExitCode::from(EXIT_LIMIT)
+}
+
+/// The message when a listing of `count` items (`noun`) was cut short at `--limit` (the
+/// first `limit` items and the summary were printed); exit 5.
+pub fn cut_short(what: &str, count: u128, noun: &str, limit: u64, summary: &str) -> ExitCode {
+    eprintln!(
+        "error: {what}: limit: {summary}; listing its {count} {noun} exceeds --limit {limit}: \
+         only the first {limit} were printed (raise --limit to print them all)"
+    );
+    ExitCode::from(EXIT_LIMIT)
+}
+
+/// `--limit` for the systems' listings that cut short (`lancer enumerate`, `foeman
+/// enumerate`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct LimitArg {
+    /// List at most this many items; past it the listing is cut short (JSON:
+    /// `"truncated": true`), the counts stay exact, and the exit code is 5.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: u64,
+}
+
+impl LimitArg {
+    /// How many of `count` items to list.
+    pub fn take(&self, count: usize) -> usize {
+        usize::try_from(self.limit).map_or(count, |l| l.min(count))
+    }
+
+    /// Whether `count` items exceed the limit.
+    pub fn exceeded(&self, count: usize) -> bool {
+        count as u64 > self.limit
+    }
 }
 
 /// `--timeout` for the systems' commands that had none (replays, steps, `dimacs`): the

@@ -239,13 +239,33 @@ mod tests {
                     "--characters", "--shard", "--system", "--engine", "--seed", "--json",
                     "1e19", "-1", "0", "NaN", "inf", "18446744073709551616", "3/2", "0/0",
                     "ar", "fft", "x.night", "-", "", "1", "2.5", "all", "brute",
+                    "lancer", "foeman", "ff8", "reach", "plan", "policies", "round",
+                    "step", "--max-memory", "--limit", "--list", "--table",
+                    "--closure-limit", "--property", "16777216", "16777217",
+                    "99999999999999999999", "x.lancer", "x.foeman", "x.ff8", "x.fft",
                 ]),
                 0..8,
             )
         ) {
             let mut argv = vec!["gordian"];
             argv.extend(words);
-            let _ = Cli::try_parse_from(argv);
+            // A value clap accepted is within the documented ranges: --max-memory in
+            // 1..=2^24 MiB, every --limit at least 1.
+            if let Ok(cli) = Cli::try_parse_from(argv) {
+                let dbg = format!("{cli:?}");
+                for (key, max) in [("max_memory: ", 1 << 24), ("limit: ", u64::MAX),
+                                   ("limit: Some(", u64::MAX)] {
+                    for (at, _) in dbg.match_indices(key).filter(|(at, _)| !dbg[..*at].ends_with('_')) {
+                        let digits: String = dbg[at + key.len()..]
+                            .chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect();
+                        if let Ok(v) = digits.parse::<u64>() {
+                            proptest::prop_assert!((1..=max).contains(&v), "{dbg}");
+                        }
+                    }
+                }
+            }
         }
     }
 

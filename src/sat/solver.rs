@@ -118,6 +118,17 @@ impl Solver {
         self.clause_ends.len()
     }
 
+    /// An estimate of the memory the clauses and variables take, in bytes: this
+    /// wrapper's verbatim copy (4 bytes a literal, 8 a clause end) and varisat's own
+    /// (about as much again, plus a clause header and two watches a clause), and some 64
+    /// bytes of per-variable state. Cheap (no traversal): callers charge it to a memory
+    /// meter at coarse steps.
+    pub fn approx_bytes(&self) -> u64 {
+        let lits = self.clause_lits.len() as u64;
+        let clauses = self.clause_ends.len() as u64;
+        8 * lits + 40 * clauses + 64 * self.num_vars as u64
+    }
+
     /// Adds the disjunction of `lits` as a permanent clause. The empty clause makes the
     /// formula unsatisfiable.
     pub fn add_clause(&mut self, lits: &[Lit]) {

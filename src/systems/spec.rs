@@ -202,6 +202,37 @@ impl Budget {
             });
     }
 
+    /// Charges the growth of state measured as a whole (`now` bytes, of which `charged`
+    /// were charged already), as [`Budget::charge`] does; `charged` becomes `now`. For
+    /// state whose size is cheap to read but costly to track item by item (a SAT
+    /// solver's clauses), measured at coarse steps.
+    pub fn charge_growth(
+        &self,
+        what: &'static str,
+        charged: &mut u64,
+        now: u64,
+    ) -> Result<(), Interrupted> {
+        let grown = now.saturating_sub(*charged);
+        *charged = (*charged).max(now);
+        if grown == 0 {
+            return self.check();
+        }
+        self.charge(what, grown)
+    }
+
+    /// Stops this budget at a memory limit hit elsewhere (by a [`Budget::child_metered`]
+    /// engine of a [`race_all`]): records it as this meter's limit (unless one is
+    /// recorded already) and cancels.
+    fn stop_at(&self, hit: LimitHit) {
+        self.inner
+            .meter
+            .hit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(hit);
+        self.cancel();
+    }
+
     /// The memory limit this budget's meter hit, if one did.
     pub fn limit_hit(&self) -> Option<LimitHit> {
         *self
@@ -344,6 +375,63 @@ pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_,
     })
 }
 
+/// Bytes charged for state that lives only as long as this guard (an encoding dropped at
+/// the end of a query): given back to the meter when it is dropped.
+#[derive(Debug)]
+pub struct Charged<'a> {
+    budget: &'a Budget,
+    what: &'static str,
+    bytes: u64,
+}
+
+impl<'a> Charged<'a> {
+    /// Nothing charged yet; later charges name `what`.
+    pub fn new(budget: &'a Budget, what: &'static str) -> Charged<'a> {
+        Charged {
+            budget,
+            what,
+            bytes: 0,
+        }
+    }
+
+    /// Charges the growth to `now` bytes in all (see [`Budget::charge_growth`]).
+    pub fn grow_to(&mut self, now: u64) -> Result<(), Interrupted> {
+        self.budget.charge_growth(self.what, &mut self.bytes, now)
+    }
+
+    /// Charges `bytes` more.
+    pub fn add(&mut self, bytes: u64) -> Result<(), Interrupted> {
+        self.grow_to(self.bytes.saturating_add(bytes))
+    }
+}
+
+impl Drop for Charged<'_> {
+    fn drop(&mut self) {
+        self.budget.release(self.bytes);
+    }
+}
+
+/// [`race`] without a grace period, for a command that compares its engines: once a job
+/// stops at the memory bound of its own meter, the command's answer is that limit:
+/// `budget` records it (so [`Budget::limit_hit`] on it names what was being stored) and
+/// is cancelled, which stops the jobs still running (jobs that already answered keep
+/// their answers).
+pub fn race_all<'a, T: Send + 'a>(budget: &'a Budget, jobs: Vec<Job<'a, T>>) -> Vec<T> {
+    let jobs: Vec<Job<'a, T>> = jobs
+        .into_iter()
+        .map(|job| -> Job<'a, T> {
+            Box::new(move |b: &Budget| {
+                let out = job(b);
+                if let Some(hit) = b.limit_hit() {
+                    budget.stop_at(hit);
+                }
+                out
+            })
+        })
+        .collect();
+    race(budget, None, jobs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -422,6 +510,53 @@ mod tests {
             Ok(()),
             "no bound by default"
         );
+    }
+
+    #[test]
+    fn growth_is_charged_once_and_a_guard_gives_it_back() {
+        let b = Budget::with_max_memory(100);
+        let mut charged = 0;
+        assert_eq!(b.charge_growth("clauses", &mut charged, 60), Ok(()));
+        assert_eq!(
+            b.charge_growth("clauses", &mut charged, 50),
+            Ok(()),
+            "shrinking charges nothing"
+        );
+        assert_eq!(charged, 60);
+        {
+            let mut g = Charged::new(&b, "SAT clauses");
+            assert_eq!(g.grow_to(30), Ok(()), "60 + 30 <= 100");
+            assert_eq!(g.grow_to(35), Ok(()), "only the growth of 5 is charged");
+            assert_eq!(g.add(5), Ok(()), "40 in all");
+        }
+        assert_eq!(b.charge("x", 40), Ok(()), "the guard gave its 40 back");
+        assert_eq!(
+            b.charge_growth("clauses", &mut charged, 61),
+            Err(Interrupted)
+        );
+        assert_eq!(b.limit_hit().map(|h| h.what), Some("clauses"));
+    }
+
+    #[test]
+    fn race_all_reports_a_jobs_limit_on_the_callers_budget_and_stops_the_rest() {
+        let root = Budget::with_max_memory(100);
+        let jobs: Vec<Job<bool>> = vec![
+            Box::new(|b: &Budget| b.charge("outcomes", 101).is_err()),
+            Box::new(patient),
+        ];
+        assert_eq!(race_all(&root, jobs), vec![true, true]);
+        assert!(root.is_cancelled());
+        assert_eq!(
+            root.limit_hit(),
+            Some(LimitHit {
+                what: "outcomes",
+                max_bytes: 100
+            })
+        );
+        let fine: Vec<Job<u32>> = vec![Box::new(|_| 1), Box::new(|_| 2)];
+        let root = Budget::with_max_memory(100);
+        assert_eq!(race_all(&root, fine), vec![1, 2]);
+        assert!(!root.is_cancelled() && root.limit_hit().is_none());
     }
 
     #[test]

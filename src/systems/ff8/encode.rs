@@ -13,7 +13,7 @@
 use super::model::*;
 use super::simulate::Site;
 use crate::sat::{enumerate_projected, EnumerationEnd, Lit, SatResult, Solver};
-use crate::systems::spec::{Budget, Interrupted};
+use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::ops::ControlFlow;
 
 /// A circuit builder with constant folding.
@@ -544,6 +544,17 @@ impl Encoding {
     /// Unrolls the scenario's `horizon()` challenges (choices fixed if it has a sequence,
     /// else free among the allowed regions).
     pub fn new(sc: &Scenario) -> Encoding {
+        let unbounded = Budget::new();
+        let mut clauses = Charged::new(&unbounded, "SAT clauses");
+        match Encoding::within(sc, &mut clauses) {
+            Ok(e) => e,
+            Err(Interrupted) => unreachable!("a budget without a bound is never cancelled"),
+        }
+    }
+
+    /// [`Encoding::new`], charging the clauses to `clauses` after each challenge (past the
+    /// memory bound: `Interrupted`).
+    pub fn within(sc: &Scenario, clauses: &mut Charged) -> Result<Encoding, Interrupted> {
         let mut solver = Solver::new();
         let t = solver.true_lit();
         let mut c = C { s: &mut solver, t };
@@ -600,17 +611,18 @@ impl Encoding {
             let merged = next.ite(&mut c, active, &s);
             states.push(merged);
             steps.push(v);
+            clauses.grow_to(c.s.approx_bytes())?;
         }
         let goal = sc.goal.as_ref().map(|g| {
             let last = states.last().expect("start").clone();
             goal_lit(&mut c, &last, g)
         });
-        Encoding {
+        Ok(Encoding {
             solver,
             states,
             steps,
             goal,
-        }
+        })
     }
 
     /// Every state reachable within the horizon (projected enumeration), sorted.
@@ -618,8 +630,13 @@ impl Encoding {
         self.solver.set_interrupt(budget.flag());
         let proj = self.states.last().expect("start").flat();
         let mut out = Vec::new();
+        // Each model: its state and its blocking clause.
+        let bytes = (std::mem::size_of::<State>() + 8 * proj.len() + 40) as u64;
         let e = enumerate_projected(&mut self.solver, &proj, &[], None, |vals| {
             out.push(SState::decode(vals));
+            if budget.charge("reachable states", bytes).is_err() {
+                return ControlFlow::Break(());
+            }
             ControlFlow::Continue(())
         });
         if e.end != EnumerationEnd::Complete {

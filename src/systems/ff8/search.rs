@@ -203,7 +203,12 @@ pub fn choices_at(sc: &Scenario, s: &State, j: usize) -> Vec<Choice> {
     }
 }
 
+/// Estimated bytes of a stored state in a set or map (the state and a node), times three
+/// (the copies one state has while the search runs: this layer, `seen`, the frontier).
+const STATE_BYTES: u64 = 3 * (std::mem::size_of::<State>() as u64 + 48);
+
 /// Every state reachable within `horizon()` challenges (the start included), sorted.
+/// Every state found is charged to the budget's memory meter.
 pub fn reachable(sc: &Scenario, budget: &Budget) -> Result<Vec<State>, Interrupted> {
     let mut seen: BTreeSet<State> = BTreeSet::new();
     seen.insert(sc.state);
@@ -211,10 +216,16 @@ pub fn reachable(sc: &Scenario, budget: &Budget) -> Result<Vec<State>, Interrupt
     for j in 0..sc.horizon() {
         let mut next: BTreeSet<State> = BTreeSet::new();
         for s in &frontier {
-            budget.check()?;
+            let before = next.len();
             for c in choices_at(sc, s, j) {
                 next.extend(support(s, &c));
             }
+            // The states a frontier state adds (in the next layer, then in `seen` and the
+            // frontier): three copies and their set nodes.
+            budget.charge(
+                "reachable states",
+                (next.len() - before) as u64 * STATE_BYTES,
+            )?;
         }
         // With a fixed sequence a state reached after j challenges must go on from j.
         if sc.challenges.is_empty() {
@@ -341,6 +352,9 @@ impl Planner<'_> {
                     v.push((c, t));
                 }
             }
+            let bytes: usize = v.iter().map(|(_, t)| 64 + t.len() * 96).sum();
+            self.budget
+                .charge("planner states", (bytes + 96) as u64 + STATE_BYTES)?;
             self.trans.insert(*s, v);
         }
         Ok(&self.trans[s])
@@ -384,6 +398,7 @@ impl Planner<'_> {
         if best.0.is_zero() {
             best.1 = None;
         }
+        self.budget.charge("planner values", 160 + STATE_BYTES)?;
         self.value.insert((*s, n), best.clone());
         Ok(best)
     }

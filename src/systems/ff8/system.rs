@@ -13,7 +13,7 @@ use super::model::*;
 use super::parse;
 use super::search;
 use super::simulate::{challenge, PerSite};
-use crate::systems::spec::{Budget, Engine, Interrupted, System};
+use crate::systems::spec::{Budget, Charged, Engine, Interrupted, System};
 use crate::text::ParseErrors;
 use serde::Serialize;
 
@@ -67,7 +67,8 @@ impl Engine<Scenario, Answer> for Sat {
         "sat"
     }
     fn solve(&self, sc: &Scenario, budget: &Budget) -> Result<Answer, Interrupted> {
-        let mut enc = Encoding::new(sc);
+        let mut clauses = Charged::new(budget, "SAT clauses");
+        let mut enc = Encoding::within(sc, &mut clauses)?;
         let states = enc.reachable(budget)?;
         let goal = match &sc.goal {
             None => None,

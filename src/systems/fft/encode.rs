@@ -83,7 +83,7 @@ use super::model::{
 use super::search::{Enumerated, Property};
 use super::simulate::Outcome;
 use crate::sat::{Lit, SatResult, Solver, Totalizer};
-use crate::systems::spec::{Budget, Interrupted};
+use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::collections::BTreeSet;
 
 /// Index of a flag in the per-character one-hot (the order of [`Flag::ALL`]).
@@ -619,8 +619,9 @@ impl<'a> Builder<'a> {
         self.st.last_action.iter_mut().for_each(|l| *l = f);
     }
 
-    /// The whole SR phase.
-    fn phase(&mut self) {
+    /// The whole SR phase; the encoding's growth is charged to `clauses` after each
+    /// unit of steps 4 and 5 (past the memory bound: `Interrupted`).
+    fn phase(&mut self, clauses: &mut Charged) -> Result<(), Interrupted> {
         let sc = self.sc;
         let bound = sc.menus.bound;
         for slow in &sc.slow {
@@ -680,6 +681,7 @@ impl<'a> Builder<'a> {
                     let want = self.or(&who);
                     present = self.quick_turn(want, who);
                 }
+                clauses.grow_to(self.s.approx_bytes())?;
                 if present == self.f() {
                     break;
                 }
@@ -701,6 +703,7 @@ impl<'a> Builder<'a> {
             self.st.last_actor.iter_mut().for_each(|l| *l = f);
             self.st.last_action.iter_mut().for_each(|l| *l = f);
         }
+        clauses.grow_to(self.s.approx_bytes())
     }
 
     fn finish(self) -> Encoding {
@@ -771,11 +774,15 @@ impl Decoder {
 }
 
 impl Encoding {
-    /// Encodes `sc` under `variant`.
-    fn new(sc: &Scenario, variant: Variant) -> Encoding {
+    /// Encodes `sc` under `variant`, charging the clauses to `clauses` as they grow.
+    fn new(
+        sc: &Scenario,
+        variant: Variant,
+        clauses: &mut Charged,
+    ) -> Result<Encoding, Interrupted> {
         let mut b = Builder::new(sc, variant);
-        b.phase();
-        b.finish()
+        b.phase(clauses)?;
+        Ok(b.finish())
     }
 
     /// Every choice variable: the options, then the fire bits.
@@ -799,6 +806,7 @@ impl Encoding {
         &mut self,
         assumptions: &[Lit],
         budget: &Budget,
+        clauses: &mut Charged,
         mut visit: impl FnMut(Outcome),
     ) -> Result<usize, Interrupted> {
         let activation = self.solver.new_lit();
@@ -827,6 +835,9 @@ impl Encoding {
                 }
             }
             self.solver.add_clause(&blocking);
+            if let Err(e) = clauses.grow_to(self.solver.approx_bytes()) {
+                break Err(e);
+            }
         };
         self.solver.add_clause(&[!activation]);
         result
@@ -890,13 +901,21 @@ pub fn enumerate(
     budget: &Budget,
 ) -> Result<Enumerated, Interrupted> {
     budget.check()?;
-    let mut enc = Encoding::new(sc, variant);
+    let mut clauses = Charged::new(budget, "SAT clauses");
+    let mut enc = Encoding::new(sc, variant, &mut clauses)?;
     enc.solver.set_interrupt(budget.flag());
     let mut outcomes = BTreeSet::new();
     let halted = enc.halted;
-    let runs = enc.for_each_run(&[!halted], budget, |o| {
-        outcomes.insert(o);
+    let mut full = false;
+    let runs = enc.for_each_run(&[!halted], budget, &mut clauses, |o| {
+        let bytes = super::search::outcome_bytes(&o);
+        if outcomes.insert(o) {
+            full |= budget.charge("outcomes", bytes).is_err();
+        }
     })?;
+    if full {
+        return Err(Interrupted);
+    }
     let exceeds_bound = enc.solve(&[halted])?;
     Ok(Enumerated {
         outcomes,
@@ -917,7 +936,8 @@ pub fn query(
     budget: &Budget,
 ) -> Result<Option<Outcome>, Interrupted> {
     budget.check()?;
-    let mut enc = Encoding::new(sc, variant);
+    let mut clauses = Charged::new(budget, "SAT clauses");
+    let mut enc = Encoding::new(sc, variant, &mut clauses)?;
     enc.solver.set_interrupt(budget.flag());
     let p = enc.property(property);
     let halted = enc.halted;
@@ -934,6 +954,7 @@ pub fn query(
         .filter(|&l| l != f)
         .collect();
     let count = Totalizer::new(&mut enc.solver, &lines, best.log.len());
+    clauses.grow_to(enc.solver.approx_bytes())?;
     while let Some(k) = best.log.len().checked_sub(1) {
         budget.check()?;
         let Ok(Some(shorter)) = count.at_most(k) else {
@@ -950,9 +971,10 @@ pub fn query(
 
 /// The encoding of `sc` under `variant` in DIMACS CNF, preceded by comment lines naming
 /// the halting literal (assume its negation for complete runs) and the choice variables
-/// (the projection of [`enumerate`]).
-pub fn dimacs(sc: &Scenario, variant: Variant) -> String {
-    let enc = Encoding::new(sc, variant);
+/// (the projection of [`enumerate`]). The clauses are charged to `budget`'s memory meter.
+pub fn dimacs(sc: &Scenario, variant: Variant, budget: &Budget) -> Result<String, Interrupted> {
+    let mut clauses = Charged::new(budget, "SAT clauses");
+    let enc = Encoding::new(sc, variant, &mut clauses)?;
     let mut out = format!(
         "c gordian fft turn flow, variant {variant}, bound {}\nc halted {}\nc choices",
         sc.menus.bound,
@@ -963,7 +985,7 @@ pub fn dimacs(sc: &Scenario, variant: Variant) -> String {
     }
     out.push('\n');
     out.push_str(&enc.solver.to_dimacs());
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -1330,7 +1352,7 @@ mod tests {
     #[test]
     fn dimacs_header_and_interrupt() {
         let sc = seed_example_3(2);
-        let text = dimacs(&sc, Variant::Final);
+        let text = dimacs(&sc, Variant::Final, &Budget::new()).unwrap();
         assert!(text.starts_with("c gordian fft"));
         assert!(text.lines().any(|l| l.starts_with("p cnf ")));
         let budget = Budget::new();

@@ -2,7 +2,9 @@
 //! checker — in parallel and compares them.
 //!
 //! Invariants: with [`EngineKind::Both`] both engines run to the end (no grace period:
-//! the comparison is the point) and any difference in outcomes or in `exceeds_bound` is
+//! the comparison is the point; an engine stopped at the memory bound of its own meter
+//! stops the other, and the caller's budget names the limit: see
+//! [`race_all`](crate::systems::spec::race_all)) and any difference in outcomes or in `exceeds_bound` is
 //! reported as a disagreement, never resolved silently; a SAT query witness is accepted
 //! only if the simulator, replaying its log, reproduces it and the property holds.
 
@@ -11,7 +13,7 @@ use super::model::{LogLine, Scenario, Variant};
 use super::replay::{replay, Replay};
 use super::search::{self, Enumerated, Property};
 use super::simulate::{Outcome, Run};
-use crate::systems::spec::{race, Budget, Interrupted, Job};
+use crate::systems::spec::{race_all, Budget, Interrupted, Job};
 
 /// Which engine(s) answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +88,7 @@ pub fn enumerate(
                 Box::new(|b: &Budget| search::enumerate(sc, variant, b)),
                 Box::new(|b: &Budget| encode::enumerate(sc, variant, b)),
             ];
-            let mut out = race(budget, None, jobs).into_iter();
+            let mut out = race_all(budget, jobs).into_iter();
             let (d, s) = (out.next().expect("two jobs"), out.next().expect("two jobs"));
             Enumeration {
                 direct: Some(d?),
@@ -156,7 +158,7 @@ pub fn query(
     }
     let mut direct = None;
     let mut sat = None;
-    for r in race(budget, None, jobs) {
+    for r in race_all(budget, jobs) {
         match r? {
             Found::Direct(w) => direct = Some(w),
             Found::Sat(w) => sat = Some(w),

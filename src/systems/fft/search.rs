@@ -200,16 +200,34 @@ pub fn for_each_run(
     }
 }
 
-/// Every distinct outcome the menus allow within the bound.
+/// What the memory meter is charged for one stored outcome (estimated bytes: the
+/// outcome, its log lines with a target or two each, a set node; no traversal).
+pub fn outcome_bytes(o: &Outcome) -> u64 {
+    let line = std::mem::size_of::<super::model::Line>() as u64 + 16;
+    (std::mem::size_of::<Outcome>() + 48) as u64
+        + line * o.log.len() as u64
+        + 8 * (o.flags.len() + o.next_cr.len()) as u64
+}
+
+/// Every distinct outcome the menus allow within the bound. Each new outcome is charged
+/// to the budget's memory meter ([`outcome_bytes`]); past the bound the search stops.
 pub fn enumerate(
     sc: &Scenario,
     variant: Variant,
     budget: &Budget,
 ) -> Result<Enumerated, Interrupted> {
     let mut outcomes = BTreeSet::new();
+    let mut full = false;
     let (exceeds_bound, runs) = for_each_run(sc, variant, budget, |run| {
-        outcomes.insert(run.outcome());
+        let o = run.outcome();
+        let bytes = outcome_bytes(&o);
+        if outcomes.insert(o) {
+            full |= budget.charge("outcomes", bytes).is_err();
+        }
     })?;
+    if full {
+        return Err(Interrupted);
+    }
     Ok(Enumerated {
         outcomes,
         exceeds_bound,

@@ -45,7 +45,7 @@ use super::model::{Acted, ActionOutcome, Answer, Dib, Postpone, Scenario, SideOr
 use super::search::Query;
 use super::simulate::{self, Choice, Driver, Event};
 use crate::sat::{enumerate_projected, EnumerationEnd, Lit, SatResult, Solver};
-use crate::systems::spec::{Budget, Interrupted};
+use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
@@ -741,17 +741,24 @@ impl ActionEnc {
     }
 }
 
+/// Every projected model of `solver`, decoded; each model (its outcome of `words(o)`
+/// words and its blocking clause) is charged to `budget` as `what`.
 fn run_enum<T: Ord>(
     solver: &mut Solver,
     proj: &[Lit],
     budget: &Budget,
+    what: &'static str,
     decode: impl Fn(&[bool]) -> T,
+    words: impl Fn(&T) -> usize,
 ) -> Result<BTreeSet<T>, Interrupted> {
     solver.set_interrupt(budget.flag());
     let mut out = BTreeSet::new();
+    let blocking = 8 * proj.len() as u64 + 40;
     let e = enumerate_projected(solver, proj, &[], None, |v| {
-        out.insert(decode(v));
-        if budget.is_cancelled() {
+        let o = decode(v);
+        let bytes = 96 + 8 * words(&o) as u64 + blocking;
+        out.insert(o);
+        if budget.charge(what, bytes).is_err() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -766,13 +773,30 @@ fn run_enum<T: Ord>(
 /// Every reachable side order and Action-phase outcome, by projected enumeration.
 pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Answer, Interrupted> {
     let ns = sc.sides.len();
+    let mut clauses = Charged::new(budget, "SAT clauses");
     let mut se = encode_sides(sc);
+    clauses.grow_to(se.solver.approx_bytes())?;
     let proj = se.projection();
-    let side_orders = run_enum(&mut se.solver, &proj, budget, |v| SideEnc::decode(ns, v))?;
+    let side_orders = run_enum(
+        &mut se.solver,
+        &proj,
+        budget,
+        "side orders",
+        |v| SideEnc::decode(ns, v),
+        Vec::len,
+    )?;
     let nf = sc.figures.len();
     let mut ae = encode_actions(sc);
+    clauses.grow_to(se.solver.approx_bytes() + ae.solver.approx_bytes())?;
     let proj = ae.projection();
-    let actions = run_enum(&mut ae.solver, &proj, budget, |v| ActionEnc::decode(nf, v))?;
+    let actions = run_enum(
+        &mut ae.solver,
+        &proj,
+        budget,
+        "action outcomes",
+        |v| ActionEnc::decode(nf, v),
+        |o| 2 * o.order.len() + o.watching.len(),
+    )?;
     Ok(Answer {
         side_orders,
         actions,
@@ -877,9 +901,11 @@ pub fn query(sc: &Scenario, q: &Query, budget: &Budget) -> Result<Option<Witness
             SatResult::Unknown => Err(Interrupted),
         }
     };
+    let mut clauses = Charged::new(budget, "SAT clauses");
     if q.on_sides() {
         let n = sc.sides.len();
         let mut e = encode_sides(sc);
+        clauses.grow_to(e.solver.approx_bytes())?;
         let target = match *q {
             Query::SideFirst(x) => x,
             Query::SideLast(x) => x,
@@ -903,6 +929,7 @@ pub fn query(sc: &Scenario, q: &Query, budget: &Budget) -> Result<Option<Witness
     }
     let n = sc.figures.len();
     let mut e = encode_actions(sc);
+    clauses.grow_to(e.solver.approx_bytes())?;
     let s = &mut e.solver;
     let acts_in = |s: &mut Solver, win: &[Vec<Lit>], fig: usize| {
         let l: Vec<Lit> = win.iter().map(|w| w[fig]).collect();
@@ -941,21 +968,25 @@ pub fn query(sc: &Scenario, q: &Query, budget: &Budget) -> Result<Option<Witness
 }
 
 /// Both encodings as DIMACS CNF (Movement phase, then Action phase, as two `p cnf`
-/// problems), with `c` lines naming the choice and outcome variables.
-pub fn dimacs(sc: &Scenario) -> String {
+/// problems), with `c` lines naming the choice and outcome variables; the encodings are
+/// charged to `budget`'s memory meter.
+pub fn dimacs(sc: &Scenario, budget: &Budget) -> Result<String, Interrupted> {
     use std::fmt::Write as _;
     let mut out = String::new();
+    let mut clauses = Charged::new(budget, "SAT clauses");
     let se = encode_sides(sc);
+    clauses.grow_to(se.solver.approx_bytes())?;
     let _ = writeln!(out, "c gordian foeman: Movement phase (side order)");
     for (l, name) in &se.names {
         let _ = writeln!(out, "c var {} {name}", l.to_dimacs());
     }
     out.push_str(&se.solver.to_dimacs());
     let ae = encode_actions(sc);
+    clauses.grow_to(se.solver.approx_bytes() + ae.solver.approx_bytes())?;
     let _ = writeln!(out, "c gordian foeman: Action phase (segments)");
     for (l, name) in &ae.names {
         let _ = writeln!(out, "c var {} {name}", l.to_dimacs());
     }
     out.push_str(&ae.solver.to_dimacs());
-    out
+    Ok(out)
 }

@@ -178,11 +178,22 @@ pub fn trace(sc: &Scenario, events: &[Event]) -> String {
     out
 }
 
-/// The enumeration: each phase's outcomes with exact probabilities.
-pub fn enumeration(sc: &Scenario, e: &Enumerated, cross_checked: Option<bool>) -> String {
+/// The enumeration: each phase's outcomes with exact probabilities, at most `limit` of
+/// each listed (the counts are whole).
+pub fn enumeration(
+    sc: &Scenario,
+    e: &Enumerated,
+    cross_checked: Option<bool>,
+    limit: usize,
+) -> String {
     let mut out = String::new();
+    let more = |out: &mut String, n: usize| {
+        if n > limit {
+            let _ = writeln!(out, "  ... {} more not listed (--limit {limit})", n - limit);
+        }
+    };
     let _ = writeln!(out, "side orders ({}):", e.sides.len());
-    for (o, f) in &e.sides {
+    for (o, f) in e.sides.iter().take(limit) {
         let _ = writeln!(
             out,
             "  {:>12}  {}",
@@ -190,8 +201,9 @@ pub fn enumeration(sc: &Scenario, e: &Enumerated, cross_checked: Option<bool>) -
             side_order(sc, o)
         );
     }
+    more(&mut out, e.sides.len());
     let _ = writeln!(out, "action outcomes ({}):", e.actions.len());
-    for (o, f) in &e.actions {
+    for (o, f) in e.actions.iter().take(limit) {
         let _ = writeln!(
             out,
             "  {:>12}  {}",
@@ -199,6 +211,7 @@ pub fn enumeration(sc: &Scenario, e: &Enumerated, cross_checked: Option<bool>) -
             action_outcome(sc, o)
         );
     }
+    more(&mut out, e.actions.len());
     let _ = writeln!(
         out,
         "{} runs simulated; the phases are independent: P(side order, action outcome) is the product",

@@ -16,7 +16,7 @@
 
 use super::model::{Acted, ActionOutcome, Answer, Scenario, SideOrder};
 use super::simulate::{self, ActState, Driver, Event, SegmentEnd};
-use crate::systems::spec::{Budget, Interrupted};
+use crate::systems::spec::{Budget, Charged, Interrupted};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -158,10 +158,17 @@ impl Driver for Odometer {
     }
 }
 
+/// Estimated bytes of a stored outcome of `n` words with a witness of `events`: the
+/// outcome, its probability, its witness, a map node.
+fn found_bytes(words: usize, events: usize) -> u64 {
+    (160 + 8 * words + events * std::mem::size_of::<Event>()) as u64
+}
+
 fn explore<K: Ord>(
     budget: &Budget,
     runs: &mut usize,
     out: &mut BTreeMap<K, Found>,
+    words: impl Fn(&K) -> usize,
     mut run: impl FnMut(&mut Odometer, &mut Vec<Event>) -> K,
 ) -> Result<(), Interrupted> {
     let mut odo = Odometer {
@@ -179,6 +186,7 @@ fn explore<K: Ord>(
         match out.get_mut(&k) {
             Some(f) => f.probability += p,
             None => {
+                budget.charge("side orders", found_bytes(words(&k), events.len()))?;
                 out.insert(
                     k,
                     Found {
@@ -198,7 +206,7 @@ fn explore<K: Ord>(
 pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Enumerated, Interrupted> {
     let mut runs = 0;
     let mut sides = BTreeMap::new();
-    explore(budget, &mut runs, &mut sides, |d, ev| {
+    explore(budget, &mut runs, &mut sides, Vec::len, |d, ev| {
         simulate::sides(sc, d, ev)
     })?;
     let mut memo = Memo::new();
@@ -279,24 +287,33 @@ fn remap(events: &[Event], from: &ActState, to: &ActState) -> Vec<Event> {
         .collect()
 }
 
+/// Adds probability `p` of outcome `k` to `out`; a new outcome (with its witness) is
+/// charged to `budget`.
 fn add(
+    budget: &Budget,
     out: &mut BTreeMap<ActionOutcome, Found>,
     k: ActionOutcome,
     p: BigRational,
     witness: impl FnOnce() -> Vec<Event>,
-) {
+) -> Result<(), Interrupted> {
     match out.get_mut(&k) {
         Some(f) => f.probability += p,
         None => {
+            let witness = witness();
+            budget.charge(
+                "memoised Action-phase distributions",
+                found_bytes(2 * k.order.len() + k.watching.len(), witness.len()),
+            )?;
             out.insert(
                 k,
                 Found {
                     probability: p,
-                    witness: witness(),
+                    witness,
                 },
             );
         }
     }
+    Ok(())
 }
 
 /// The distribution of the rest of the Action phase from a state between segments:
@@ -318,6 +335,9 @@ fn action_dist(
     // One segment's runs, grouped by what they lead to (the same segment end and state
     // from different rolls/choices): probabilities summed, the first run's events kept.
     let mut trans: BTreeMap<(Option<Acted>, ActState), (BigRational, Vec<Event>)> = BTreeMap::new();
+    // The segment's distinct transitions are held until the distribution is built.
+    let mut held = Charged::new(budget, "one segment's transitions");
+    let state_bytes = (std::mem::size_of::<ActState>() + 24 * st.acted.len()) as u64;
     let mut odo = Odometer {
         path: vec![],
         points: vec![],
@@ -338,6 +358,7 @@ fn action_dist(
         match trans.get_mut(&(a, next.clone())) {
             Some(t) => t.0 += p,
             None => {
+                held.add(160 + state_bytes + (ev.len() * std::mem::size_of::<Event>()) as u64)?;
                 trans.insert((a, next), (p, ev));
             }
         }
@@ -354,7 +375,7 @@ fn action_dist(
                     order: vec![],
                     watching,
                 };
-                add(&mut out, k, p, || ev);
+                add(budget, &mut out, k, p, || ev)?;
             }
             Some(a) => {
                 let (sub, from) = action_dist(sc, &next, memo, budget, runs)?;
@@ -366,15 +387,20 @@ fn action_dist(
                         order,
                         watching: o.watching.clone(),
                     };
-                    add(&mut out, k, &p * &f.probability, || {
+                    add(budget, &mut out, k, &p * &f.probability, || {
                         let mut w = ev.clone();
                         w.extend(remap(&f.witness, &from, &next));
                         w
-                    });
+                    })?;
                 }
             }
         }
     }
+    // The memo entry's key and state (its outcomes were charged as they were added).
+    budget.charge(
+        "memoised Action-phase distributions",
+        256 + 64 * k.acted.len() as u64,
+    )?;
     let d = Rc::new(out);
     let from = Rc::new(st.clone());
     memo.insert(k, (d.clone(), from.clone()));

@@ -17,7 +17,7 @@
 use super::model::*;
 use super::search::Property;
 use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, SatResult, Solver};
-use crate::systems::spec::{Budget, Interrupted};
+use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
@@ -73,7 +73,7 @@ pub struct Template {
     pub choices: Vec<(String, Lit)>,
 }
 
-struct Enc<'a> {
+struct Enc<'a, 'c> {
     sc: &'a Scenario,
     policy: Policy,
     s: Solver,
@@ -86,10 +86,11 @@ struct Enc<'a> {
     aae: Lit,
     cancelled: Lit,
     choices: Vec<(String, Lit)>,
-    budget: &'a Budget,
+    /// The template's and the clauses' growth, charged at each resolved node.
+    clauses: &'c mut Charged<'a>,
 }
 
-impl Enc<'_> {
+impl Enc<'_, '_> {
     fn t(&self) -> Lit {
         self.s.true_lit()
     }
@@ -184,7 +185,8 @@ impl Enc<'_> {
     }
 
     fn resolve(&mut self, id: usize) -> Result<(), Interrupted> {
-        self.budget.check()?;
+        let nodes = (self.nodes.len() * (std::mem::size_of::<TNode>() + 64)) as u64;
+        self.clauses.grow_to(self.s.approx_bytes() + nodes)?;
         self.interrupts(id)?;
         self.check_apply_children(id)?;
         self.followups(id)
@@ -623,8 +625,14 @@ fn onehot(s: &mut Solver, max: usize, value: usize) -> Vec<Lit> {
         .collect()
 }
 
-/// Compiles the scenario's run under `policy`.
-pub fn encode(sc: &Scenario, policy: Policy, budget: &Budget) -> Result<Encoding, Interrupted> {
+/// Compiles the scenario's run under `policy`, charging the template and its clauses to
+/// `clauses` as they grow (past the memory bound: `Interrupted`).
+pub fn encode<'a>(
+    sc: &'a Scenario,
+    policy: Policy,
+    budget: &'a Budget,
+    clauses: &mut Charged<'a>,
+) -> Result<Encoding, Interrupted> {
     let mut s = Solver::new();
     s.set_interrupt(budget.flag());
     let mut units = Vec::new();
@@ -679,7 +687,7 @@ pub fn encode(sc: &Scenario, policy: Policy, budget: &Budget) -> Result<Encoding
         aae: f,
         cancelled: f,
         choices: vec![],
-        budget,
+        clauses,
     };
     let root = match &sc.action {
         Action::Activate {
@@ -839,13 +847,17 @@ pub fn outcomes(
     policy: Policy,
     budget: &Budget,
 ) -> Result<Vec<Outcome>, Interrupted> {
+    let mut clauses = Charged::new(budget, "SAT clauses");
     let Encoding {
         mut solver,
         template,
-    } = encode(sc, policy, budget)?;
+    } = encode(sc, policy, budget, &mut clauses)?;
     let proj = template.projection();
     let t = solver.true_lit();
     let mut out = Vec::new();
+    // Each model: its outcome and its blocking clause.
+    let blocking = 8 * proj.len() as u64 + 40;
+    let mut full = false;
     let end = enumerate_projected(&mut solver, &proj, &[], None, |vals| {
         let mut map: HashMap<Lit, bool> = HashMap::with_capacity(proj.len() * 2);
         for (&l, &v) in proj.iter().zip(vals) {
@@ -854,10 +866,18 @@ pub fn outcomes(
         }
         map.insert(t, true);
         map.insert(!t, false);
-        out.push(template.decode(&|l: Lit| map.get(&l).copied().unwrap_or(false)));
+        let o = template.decode(&|l: Lit| map.get(&l).copied().unwrap_or(false));
+        if budget
+            .charge("outcomes", super::search::outcome_bytes(&o) + blocking)
+            .is_err()
+        {
+            full = true;
+            return ControlFlow::Break(());
+        }
+        out.push(o);
         ControlFlow::Continue(())
     });
-    if end.end != EnumerationEnd::Complete {
+    if full || end.end != EnumerationEnd::Complete {
         return Err(Interrupted);
     }
     out.sort();
@@ -873,7 +893,8 @@ pub fn shortest(
     p: Property,
     budget: &Budget,
 ) -> Result<Option<Outcome>, Interrupted> {
-    let mut enc = encode(sc, policy, budget)?;
+    let mut clauses = Charged::new(budget, "SAT clauses");
+    let mut enc = encode(sc, policy, budget, &mut clauses)?;
     let goal = enc.template.property(p);
     let acts: Vec<Lit> = enc.template.nodes.iter().map(|n| n.act).collect();
     let Some(m) = lexmin(&mut enc.solver, &[acts], &[goal]).map_err(|_| Interrupted)? else {
@@ -891,11 +912,10 @@ pub fn shortest(
 }
 
 /// The DIMACS text of the encoding, with `c` lines naming the choice variables and the
-/// property literals.
-pub fn dimacs(sc: &Scenario, policy: Policy) -> String {
-    let Ok(enc) = encode(sc, policy, &Budget::new()) else {
-        return String::new();
-    };
+/// property literals; the encoding is charged to `budget`'s memory meter.
+pub fn dimacs(sc: &Scenario, policy: Policy, budget: &Budget) -> Result<String, Interrupted> {
+    let mut clauses = Charged::new(budget, "SAT clauses");
+    let enc = encode(sc, policy, budget, &mut clauses)?;
     let mut out = format!(
         "c gordian lancer: policy {}, {} template events\n",
         policy.name(),
@@ -908,5 +928,5 @@ pub fn dimacs(sc: &Scenario, policy: Policy) -> String {
         out.push_str(&format!("c property {} {}\n", l.to_dimacs(), p.name(sc)));
     }
     out.push_str(&enc.solver.to_dimacs());
-    out
+    Ok(out)
 }

@@ -135,17 +135,36 @@ pub fn each_run(
     }
 }
 
-/// Every distinct outcome of the scenario under `policy`, sorted.
+/// What the memory meter is charged for one stored outcome (estimated bytes: the
+/// outcome, its events and unit states, a set node).
+pub fn outcome_bytes(o: &Outcome) -> u64 {
+    (std::mem::size_of::<Outcome>()
+        + 48
+        + o.events.len() * std::mem::size_of::<super::model::Event>()
+        + o.units.len() * std::mem::size_of::<super::model::UnitState>()) as u64
+}
+
+/// Every distinct outcome of the scenario under `policy`, sorted. Each new outcome is
+/// charged to the budget's memory meter ([`outcome_bytes`]); past the bound the search
+/// stops.
 pub fn outcomes(
     sc: &Scenario,
     policy: Policy,
     budget: &Budget,
 ) -> Result<Vec<Outcome>, Interrupted> {
     let mut seen = BTreeSet::new();
+    let mut full = false;
     each_run(sc, policy, budget, |o, _| {
-        seen.insert(o);
+        let bytes = outcome_bytes(&o);
+        if seen.insert(o) && budget.charge("outcomes", bytes).is_err() {
+            full = true;
+            return ControlFlow::Break(());
+        }
         ControlFlow::Continue(())
     })?;
+    if full {
+        return Err(Interrupted);
+    }
     Ok(seen.into_iter().collect())
 }
 
