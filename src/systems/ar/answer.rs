@@ -223,7 +223,7 @@ fn class_counts(f: &Factored) -> [usize; 3] {
 fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
     let u = &n.whole;
     let t = f.totals(n);
-    let levels = u.ensemble.priority_levels();
+    let levels = u.levels();
     let effects: Vec<Value> = u
         .ensemble
         .effects
@@ -254,7 +254,7 @@ fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
         ),
         (
             "cut_cost",
-            f.cost(n).map_or(Value::Null, |c| level_cost(&levels, &c)),
+            f.cost(n).map_or(Value::Null, |c| level_cost(levels, &c)),
         ),
         (
             "death_chances",
@@ -272,7 +272,7 @@ fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
 /// night's priority levels; with `lists`, also its own flat lists (`resolutions`, `cuts`,
 /// `outcomes`, `death_probabilities`, as the flat answer of a night of its own).
 fn component_json(n: &Night, part: &Part, a: &super::Analysis, lists: bool) -> Value {
-    let levels = n.whole.ensemble.priority_levels();
+    let levels = n.whole.levels();
     let u = &part.universe;
     let mut v = if lists {
         report::to_json(u, a, None)
@@ -296,10 +296,10 @@ fn component_json(n: &Night, part: &Part, a: &super::Analysis, lists: bool) -> V
     );
     let cost = a.cuts.as_ref().map(|c| {
         let mut cost = vec![0; levels.len()];
-        for (lv, k) in u.ensemble.priority_levels().iter().zip(&c.cost) {
+        for (lv, k) in u.levels().iter().zip(&c.cost) {
             cost[levels.binary_search(lv).expect("a level")] += k;
         }
-        level_cost(&levels, &cost)
+        level_cost(levels, &cost)
     });
     obj.insert("cut_cost".into(), cost.clone().unwrap_or(Value::Null));
     if let (Some(cuts), Some(cost)) = (obj.get_mut("cuts").filter(|c| !c.is_null()), cost) {
@@ -434,7 +434,7 @@ pub fn write_json(
             None => w.write_all(b"null")?,
             Some(cost) => {
                 write!(w, "{{\n    \"cost\": ")?;
-                put(w, &level_cost(&u.ensemble.priority_levels(), &cost), "    ")?;
+                put(w, &level_cost(u.levels(), &cost), "    ")?;
                 write!(w, ",\n    \"optimal\": ")?;
                 let mut s = Stream::open(w, "    ", opts.limit)?;
                 for (cut, lists) in optimal_cuts(n, f) {
@@ -642,13 +642,13 @@ pub fn write_human(
     let expanded = expands(n, f, opts);
     let mut truncated = false;
     let [px, qx, nx] = class_counts(f);
-    let levels = u.ensemble.priority_levels();
+    let levels = u.levels();
     match f.cost(n) {
         Some(cost) => writeln!(
             w,
             "{}: no resolution; the cheapest Gordian cut {} ({} such cut{})",
             f.classification().name(),
-            report::cost_words(&levels, &cost),
+            report::cost_words(levels, &cost),
             t.optimal_cuts,
             if t.optimal_cuts == BigUint::one() {
                 ""

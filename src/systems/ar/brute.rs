@@ -71,14 +71,14 @@ pub fn analyse(u: &Universe) -> Option<Analysis> {
     let nd = u.n_declared;
     let resolutions = resolutions(u, &Cut::with_capacity(nd))?;
     let cuts = if resolutions.is_empty() {
-        let levels = u.ensemble.priority_levels();
+        let levels = u.levels();
         let mut by_cost: BTreeMap<Vec<usize>, Vec<Cut>> = BTreeMap::new();
         for mask in 1u64..(1u64 << nd) {
             let mut f = Cut::with_capacity(nd);
             (0..nd)
                 .filter(|b| mask >> b & 1 == 1)
                 .for_each(|b| f.insert(b));
-            by_cost.entry(cut_cost(u, &levels, &f)).or_default().push(f);
+            by_cost.entry(cut_cost(u, levels, &f)).or_default().push(f);
         }
         let mut answer = None;
         for (cost, cuts) in by_cost {

@@ -140,7 +140,7 @@ pub fn named_dimacs(u: &Universe) -> String {
 /// every level whose optimal count is positive.
 pub fn claims(u: &Universe, cuts: &CutAnalysis) -> Vec<Claim> {
     let mut v = vec![Claim::NoResolution];
-    for (&level, &optimum) in u.ensemble.priority_levels().iter().zip(&cuts.cost) {
+    for (&level, &optimum) in u.levels().iter().zip(&cuts.cost) {
         if optimum > 0 {
             v.push(Claim::NoCheaperCut { level, optimum });
         }
@@ -152,7 +152,7 @@ pub fn claims(u: &Universe, cuts: &CutAnalysis) -> Vec<Claim> {
 fn formula(u: &Universe, cost: &[usize], claim: &Claim) -> (String, Vec<Vec<Lit>>) {
     let mut enc = Encoding::new(u, &Budget::new());
     let x = enc.cut_lits().to_vec();
-    let levels = u.ensemble.priority_levels();
+    let levels = u.levels();
     let mut header = names(u, &enc);
     match claim {
         Claim::NoResolution => {

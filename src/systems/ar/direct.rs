@@ -110,7 +110,7 @@ impl Frame {
         budget: &Budget,
     ) -> Result<Frame, Interrupted> {
         let n = u.len();
-        let levels = u.ensemble.priority_levels();
+        let levels = u.levels();
         let is_cut = |i: Ix| i < u.n_declared && cut.contains(i);
         let created: Vec<bool> = (0..n).map(|i| i >= u.n_declared).collect();
         // dead: can never be live.
@@ -843,7 +843,7 @@ fn product<T>(lists: &[Vec<T>]) -> Box<dyn Iterator<Item = Vec<&T>> + '_> {
 /// variables of that search like every other effect: a block on their owner hits only if
 /// all of them are cut.
 pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
-    let levels = u.ensemble.priority_levels().len();
+    let levels = u.levels().len();
     let nd = u.n_declared;
     let none = Cut::with_capacity(nd);
     let frames = redirection_frames(u, &none, budget)?;

@@ -564,7 +564,7 @@ impl<'u> Encoding<'u> {
     /// priority level at a time, then enumeration projected on the cut variables.
     pub fn optimal_cuts(&mut self) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
         let u = self.u;
-        let levels = u.ensemble.priority_levels();
+        let levels = u.levels();
         let by_level: Vec<Vec<Lit>> = levels
             .iter()
             .map(|&p| {

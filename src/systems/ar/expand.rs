@@ -280,11 +280,7 @@ pub fn project(night: &Night, flat: &Analysis) -> Factored {
                                 optimal.push((fk, resolutions(rs)));
                             }
                         }
-                        let cost = super::resolution::cut_cost(
-                            u,
-                            &u.ensemble.priority_levels(),
-                            &optimal[0].0,
-                        );
+                        let cost = super::resolution::cut_cost(u, u.levels(), &optimal[0].0);
                         Analysis {
                             resolutions: Vec::new(),
                             cuts: Some(CutAnalysis { cost, optimal }),

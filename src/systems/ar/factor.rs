@@ -313,11 +313,11 @@ impl Factored {
         if self.classification() != Classification::Paradox {
             return None;
         }
-        let levels = night.whole.ensemble.priority_levels();
+        let levels = night.whole.levels();
         let mut cost = vec![0; levels.len()];
         for (part, a) in night.parts.iter().zip(&self.parts) {
             if let Some(c) = &a.cuts {
-                for (p, n) in part.universe.ensemble.priority_levels().iter().zip(&c.cost) {
+                for (p, n) in part.universe.levels().iter().zip(&c.cost) {
                     let l = levels.binary_search(p).expect("a part's level is a level");
                     cost[l] += n;
                 }

@@ -169,7 +169,7 @@ pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
                    "targets": targets, "priority": e.priority})
         })
         .collect();
-    let levels = u.ensemble.priority_levels();
+    let levels = u.levels();
     let cuts = a.cuts.as_ref().map(|c| {
         let cost: Vec<Value> = levels
             .iter()
@@ -388,7 +388,7 @@ fn human(u: &Universe, a: &Analysis, seed: Option<u64>, with_effects: bool) -> S
         match (&a.cuts, a.resolutions.len()) {
             (Some(c), _) => format!(
                 "no resolution; the cheapest Gordian cut {} ({} such cut{})",
-                cost_words(&u.ensemble.priority_levels(), &c.cost),
+                cost_words(u.levels(), &c.cost),
                 c.optimal.len(),
                 if c.optimal.len() == 1 { "" } else { "s" }
             ),

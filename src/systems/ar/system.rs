@@ -242,8 +242,7 @@ impl System for Ar {
         let t = f.totals(n);
         let cost = f.cost(n).map(|cost| {
             n.whole
-                .ensemble
-                .priority_levels()
+                .levels()
                 .iter()
                 .zip(&cost)
                 .map(|(p, k)| json!({"priority": p, "count": k}))

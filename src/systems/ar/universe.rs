@@ -83,6 +83,7 @@ pub struct Universe {
     /// `reach[p]`: the players a slot declared at p can end at (p first), via deflections.
     pub reach: Vec<Vec<Player>>,
     created_index: HashMap<(Ix, Player), Ix>,
+    levels: Vec<u32>,
 }
 
 impl Universe {
@@ -192,7 +193,13 @@ impl Universe {
             deflector,
             reach,
             created_index,
+            levels: ensemble.priority_levels(),
         })
+    }
+
+    /// The ensemble's distinct priorities, ascending (computed once).
+    pub fn levels(&self) -> &[u32] {
+        &self.levels
     }
 
     /// Estimated bytes of one set of universe effects (a bitset), for memory charges.
