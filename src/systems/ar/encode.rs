@@ -299,7 +299,7 @@ impl<'u> Encoding<'u> {
 
     /// The extra conditions (besides `s[a]`) under which a makes y fail, or `None` if it
     /// never does.
-    fn attack_condition(&mut self, a: Ix, y: Ix) -> Option<Vec<Lit>> {
+    fn attack_condition(&mut self, a: Ix, y: Ix, unblockable_of: &[Vec<Ix>]) -> Option<Vec<Lit>> {
         let u = self.u;
         let (ae, ye) = (&u.effects[a], &u.effects[y]);
         let yk = ye.action()?;
@@ -310,12 +310,9 @@ impl<'u> Encoding<'u> {
                 if on == !t {
                     return None;
                 }
-                let mut guards: Vec<Lit> = (0..u.n_declared)
-                    .filter(|&g| {
-                        u.effects[g].kind == Kind::Passive(PassiveKind::Unblockable)
-                            && u.effects[g].actor == ye.actor
-                    })
-                    .map(|g| !self.s[g])
+                let mut guards: Vec<Lit> = unblockable_of[ye.actor as usize]
+                    .iter()
+                    .map(|&g| !self.s[g])
                     .collect();
                 if on != t {
                     guards.push(on);
@@ -341,13 +338,49 @@ impl<'u> Encoding<'u> {
     fn encode(&mut self) {
         let u = self.u;
         let n = u.len();
+        // Who could be hit, by actor and by possible final target, so that each effect is
+        // paired only with the effects it could attack (linear in the night, not quadratic).
+        let np = u.n_players();
+        let mut by_actor: Vec<Vec<Ix>> = vec![Vec::new(); np];
+        let mut by_target: Vec<Vec<Ix>> = vec![Vec::new(); np];
+        let mut unblockable_of: Vec<Vec<Ix>> = vec![Vec::new(); np];
+        let possible: Vec<Vec<Player>> = (0..n).map(|i| self.possible(i)).collect();
+        for (i, e) in u.effects.iter().enumerate() {
+            if e.action().is_some() {
+                by_actor[e.actor as usize].push(i);
+                for &p in &possible[i] {
+                    by_target[p as usize].push(i);
+                }
+            } else if i < u.n_declared && e.kind == Kind::Passive(PassiveKind::Unblockable) {
+                unblockable_of[e.actor as usize].push(i);
+            }
+        }
         let mut fail_lits: Vec<Vec<Lit>> = vec![Vec::new(); n];
+        let mut stamp = vec![usize::MAX; n];
         for a in 0..n {
             if self.budget.is_cancelled() {
                 return;
             }
-            for y in (0..n).filter(|&y| y != a) {
-                let Some(mut cond) = self.attack_condition(a, y) else {
+            let ae = &u.effects[a];
+            let owner = [ae.actor];
+            let (via, pool): (&[Player], &[Vec<Ix>]) = match ae.kind {
+                Kind::Action(ActionKind::Block) => (&possible[a], &by_actor),
+                Kind::Action(ActionKind::Stop | ActionKind::Protect) => (&possible[a], &by_target),
+                Kind::Passive(PassiveKind::Bulletproof) => (&owner, &by_target),
+                _ => continue,
+            };
+            let mut ys: Vec<Ix> = Vec::new();
+            for &p in via {
+                for &y in &pool[p as usize] {
+                    if y != a && stamp[y] != a {
+                        stamp[y] = a;
+                        ys.push(y);
+                    }
+                }
+            }
+            ys.sort_unstable();
+            for y in ys {
+                let Some(mut cond) = self.attack_condition(a, y, &unblockable_of) else {
                     continue;
                 };
                 let act = if cond.is_empty() {
@@ -378,11 +411,7 @@ impl<'u> Encoding<'u> {
                 return;
             }
             let mut any: Vec<Lit> = Vec::new();
-            for g in 0..n {
-                let ge = &u.effects[g];
-                if ge.action().is_none() || ge.actor != visitor {
-                    continue;
-                }
+            for &g in &by_actor[visitor as usize] {
                 let on = self.at(g, owner);
                 if on == !t {
                     continue;
