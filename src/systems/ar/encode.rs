@@ -357,15 +357,15 @@ impl<'u> Encoding<'u> {
         }
         let mut fail_lits: Vec<Vec<Lit>> = vec![Vec::new(); n];
         let mut stamp = vec![usize::MAX; n];
-        for a in 0..n {
+        for (a, reach) in possible.iter().enumerate() {
             if self.budget.is_cancelled() {
                 return;
             }
             let ae = &u.effects[a];
             let owner = [ae.actor];
             let (via, pool): (&[Player], &[Vec<Ix>]) = match ae.kind {
-                Kind::Action(ActionKind::Block) => (&possible[a], &by_actor),
-                Kind::Action(ActionKind::Stop | ActionKind::Protect) => (&possible[a], &by_target),
+                Kind::Action(ActionKind::Block) => (reach, &by_actor),
+                Kind::Action(ActionKind::Stop | ActionKind::Protect) => (reach, &by_target),
                 Kind::Passive(PassiveKind::Bulletproof) => (&owner, &by_target),
                 _ => continue,
             };
