@@ -71,11 +71,14 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A random night of `effects` effects over `effects / 2` players, in the night format.
+/// A random night of `effects` effects over `effects / 2` players and three priority
+/// levels, in the night format. Two effects per player make one giant component: neither
+/// engine answers the 10,000-effect one within seconds (README, Limits).
 fn random_night(effects: usize, seed: u64) -> String {
     let params = NightParams {
         players: effects / 2,
         effects,
+        priority_levels: 3,
         ..NightParams::default()
     };
     Ar::to_text(&Night::of(&night(&params, seed)))
@@ -85,6 +88,13 @@ fn random_night(effects: usize, seed: u64) -> String {
 fn large() -> &'static str {
     static NIGHT: OnceLock<String> = OnceLock::new();
     NIGHT.get_or_init(|| random_night(10_000, 1))
+}
+
+/// A 200,000-effect night: large enough that writing its SAT encoding takes over a second
+/// (the encoding is linear in the night, so the 10,000-effect one is written at once).
+fn huge() -> &'static str {
+    static NIGHT: OnceLock<String> = OnceLock::new();
+    NIGHT.get_or_init(|| random_night(200_000, 1))
 }
 
 /// `k` disjoint mutual blocks: `Ai block Bi`, `Bi block Ai`. Worked by hand: each pair has
@@ -124,11 +134,12 @@ fn assert_limit_exit(o: &Output, took: Duration, budget: Duration, word: &str) {
 fn large_nights_end_at_the_timeout_with_exit_5() {
     let d = TempDir::new("timeout");
     let f = d.write("large.night", large());
+    let h = d.write("huge.night", huge());
     let budget = Duration::from_secs(1);
     for args in [
         vec!["resolve", s(&f), "--timeout", "1", "--engine", "sat"],
         vec!["resolve", s(&f), "--timeout", "1"],
-        vec!["dimacs", s(&f), "--timeout", "1"],
+        vec!["dimacs", s(&h), "--timeout", "1"],
         vec!["check", s(&f), "--timeout", "1", "--engine", "sat"],
     ] {
         let (o, took) = timed(&args);
@@ -151,6 +162,26 @@ fn large_nights_end_at_the_timeout_with_exit_5() {
         serde_json::from_str(std::fs::read_to_string(&report).expect("report").trim_end())
             .expect("one record");
     assert_eq!(rec["error_kind"], "timeout", "{rec}");
+}
+
+#[test]
+fn sparse_large_nights_are_answered_and_cross_checked() {
+    // 10,000 effects over 20,000 players: thousands of small components (README, Limits).
+    let params = NightParams {
+        players: 20_000,
+        effects: 10_000,
+        priority_levels: 3,
+        ..NightParams::default()
+    };
+    let d = TempDir::new("sparse");
+    let f = d.write("sparse.night", &Ar::to_text(&Night::of(&night(&params, 1))));
+    let (o, took) = timed(&["resolve", s(&f), "--json", "--timeout", "60"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["cross_checked"], true, "both engines answered and agreed");
+    let comps = v["totals"]["components"].as_u64().expect("a count");
+    assert!(comps > 1_000, "{comps} components");
+    assert!(took < Duration::from_secs(60));
 }
 
 #[test]

@@ -539,38 +539,36 @@ impl<'f> Search<'f> {
 
     /// (C5) on a labelling complete on a union of components whose created effects are
     /// `created`: every live created effect is derivable from triggers in S that are
-    /// declared or themselves derived (least fixed point).
+    /// declared or themselves derived (least fixed point, by a worklist: linear).
     fn grounded(&self, created: &[Ix]) -> bool {
         let f = self.f;
         let n = f.n;
         let nd = f.level.len();
-        let mut pending: Vec<Ix> = created
-            .iter()
-            .copied()
-            .filter(|&c| self.val[n + c] == TRUE)
-            .collect();
-        if pending.is_empty() {
-            return true;
-        }
+        let live = |c: Ix| self.val[n + c] == TRUE;
         let mut derived = FixedBitSet::with_capacity(n);
-        loop {
-            let before = pending.len();
-            pending.retain(|&c| {
-                let ok = f.triggers[c]
-                    .iter()
-                    .any(|&g| self.val[g] == TRUE && (g < nd || derived.contains(g)));
-                if ok {
-                    derived.insert(c);
-                }
-                !ok
-            });
-            if pending.is_empty() {
-                return true;
-            }
-            if pending.len() == before {
-                return false;
+        let mut work: Vec<Ix> = Vec::new();
+        let mut pending = 0;
+        for &c in created.iter().filter(|&&c| live(c)) {
+            pending += 1;
+            if f.triggers[c].iter().any(|&g| g < nd && self.val[g] == TRUE) {
+                derived.insert(c);
+                work.push(c);
             }
         }
+        let mut done = 0;
+        while let Some(g) = work.pop() {
+            done += 1;
+            if self.val[g] != TRUE {
+                continue; // derived but failed: triggers nothing
+            }
+            for &c in &f.trig_of[g] {
+                if live(c) && !derived.contains(c) {
+                    derived.insert(c);
+                    work.push(c);
+                }
+            }
+        }
+        done == pending
     }
 
     /// Depth-first search over the variables of `scope` (a union of components); `visit`
