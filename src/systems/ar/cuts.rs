@@ -280,3 +280,52 @@ fn optimise(
     }
     Ok(Some((opt, cuts)))
 }
+
+/// A component's labelling: (variable, value) in the frame's numbering (`s[u]` is `u`,
+/// `live[u]` is `n + u`).
+pub type Labelling = Vec<(usize, bool)>;
+
+/// Every labelling of one component of a *resolving* frame (nothing may be cut), found by
+/// the learning search, each one blocked once found. The alternative to the plain
+/// labelling search for large components: loop nogoods refute ungrounded creation as
+/// soon as it is learned, where the plain search checks it on every complete labelling.
+/// `each` sees every labelling and returns `true` to stop.
+pub fn labellings(
+    u: &Universe,
+    f: &Frame,
+    fixed: &FixedLabels,
+    comp: &[Ix],
+    budget: &Budget,
+    each: &mut dyn FnMut(Labelling) -> bool,
+) -> Result<(), Interrupted> {
+    let (w, problem) = write(u, f, fixed, comp, u.levels().len());
+    let vars = problem.vars;
+    let mut learner = Learner::new(problem, budget)?;
+    let found = enumerate(&w, f.n, vars, &mut learner, budget, each);
+    learner.release(budget);
+    found
+}
+
+fn enumerate(
+    w: &Written,
+    n: usize,
+    vars: usize,
+    l: &mut Learner,
+    budget: &Budget,
+    each: &mut dyn FnMut(Labelling) -> bool,
+) -> Result<(), Interrupted> {
+    let mut check = |l: &Learner| unfounded(w, l);
+    while l.solve(budget, &mut check)? {
+        let labels: Labelling = (0..w.m())
+            .flat_map(|j| {
+                let e = w.comp[j];
+                [(e, l.is_true(w.s(j))), (n + e, l.is_true(w.live(j)))]
+            })
+            .collect();
+        if each(labels) {
+            break;
+        }
+        l.block((0..vars).map(|v| lit(v, !l.is_true(v))).collect(), budget)?;
+    }
+    Ok(())
+}

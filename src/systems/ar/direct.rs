@@ -624,6 +624,14 @@ fn restrict(u: &Universe, rho: &TargetMap, present: &FixedBitSet, cut: &Cut) -> 
 /// The labels a search gave to the variables of one component: (var, value).
 type Partial = Vec<(usize, bool)>;
 
+/// Components of at least this many effects are enumerated by the learning search of
+/// [`super::cuts::labellings`] instead of the plain labelling search (which pays for
+/// ungrounded complete labellings one by one). Tests lower it to cover both paths.
+#[cfg(not(test))]
+const LEARN_FROM: usize = 64;
+#[cfg(test)]
+const LEARN_FROM: usize = 4;
+
 impl Search<'_> {
     /// The current labels of the variables of `comp`.
     fn partial(&self, comp: &[Ix]) -> Partial {
@@ -635,10 +643,15 @@ impl Search<'_> {
 
     /// Every complete labelling of the components still undecided after `init`, each
     /// component on its own (they are independent). `None` if some component has none.
-    fn per_component(&mut self, budget: &Budget) -> Result<Option<Vec<Vec<Partial>>>, Interrupted> {
+    fn per_component(
+        &mut self,
+        u: &Universe,
+        budget: &Budget,
+    ) -> Result<Option<Vec<Vec<Partial>>>, Interrupted> {
         let f = self.f;
         let mark = self.trail.len();
         let mut out = Vec::new();
+        let mut fixed = None;
         for comp in &f.components {
             self.created.clear();
             self.created
@@ -652,11 +665,20 @@ impl Search<'_> {
             let mut sols = Vec::new();
             let bytes = 48 + 32 * comp.len() as u64;
             let mut full = false;
-            self.dfs(comp, 0, budget, &mut |s| {
-                full = budget.charge("component labellings", bytes).is_err();
-                sols.push(s.partial(comp));
-                full
-            })?;
+            if comp.len() >= LEARN_FROM {
+                let fixed = fixed.get_or_insert_with(|| super::cuts::fixed_labels(f));
+                super::cuts::labellings(u, f, fixed, comp, budget, &mut |labels| {
+                    full = budget.charge("component labellings", bytes).is_err();
+                    sols.push(labels);
+                    full
+                })?;
+            } else {
+                self.dfs(comp, 0, budget, &mut |s| {
+                    full = budget.charge("component labellings", bytes).is_err();
+                    sols.push(s.partial(comp));
+                    full
+                })?;
+            }
             budget.check()?;
             self.undo_to(mark);
             if sols.is_empty() {
@@ -681,7 +703,7 @@ pub fn resolutions(
         if search.init().is_err() {
             continue;
         }
-        let Some(parts) = search.per_component(budget)? else {
+        let Some(parts) = search.per_component(u, budget)? else {
             continue;
         };
         let base = search.val.clone();
