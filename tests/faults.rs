@@ -14,7 +14,7 @@ use gordian::systems::spec::System;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -23,34 +23,9 @@ use std::time::{Duration, Instant};
 /// second plus process start and noise.
 const MARGIN: Duration = Duration::from_millis(2500);
 
-/// A fresh directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
+mod common;
 
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "gordian-faults-{name}-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        TempDir(dir)
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::TempDir;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_gordian"))
@@ -176,7 +151,7 @@ fn sparse_large_nights_are_answered_and_cross_checked() {
         ..NightParams::default()
     };
     let d = TempDir::new("sparse");
-    let f = d.write("sparse.night", &Ar::to_text(&Night::of(&night(&params, 1))));
+    let f = d.write("sparse.night", Ar::to_text(&Night::of(&night(&params, 1))));
     let (o, took) = timed(&["resolve", s(&f), "--json", "--timeout", "60"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
@@ -199,7 +174,7 @@ fn the_memory_bound_stops_an_engine_and_names_what_it_held() {
     let d = TempDir::new("memory");
     // 2^16 resolutions in one component (see `joined_mutual_blocks`), each way charged
     // about 1 KiB by either engine: far past a 4 MiB bound, so both engines stop at it.
-    let f = d.write("blocks.night", &joined_mutual_blocks(16));
+    let f = d.write("blocks.night", joined_mutual_blocks(16));
     for engine in ["direct", "sat"] {
         let (o, took) = timed(&["resolve", s(&f), "--engine", engine, "--max-memory", "4"]);
         assert_limit_exit(&o, took, Duration::from_secs(5), "limit:");
@@ -220,7 +195,7 @@ fn a_listing_over_the_output_bound_is_cut_short_with_exit_5() {
     let d = TempDir::new("output");
     // 2^10 = 1024 resolutions of one way each: 1024 outcomes, in 10 components; the
     // factorised answer is short, the flat lists are not.
-    let f = d.write("blocks.night", &mutual_blocks(10));
+    let f = d.write("blocks.night", mutual_blocks(10));
     let (o, _) = timed(&["resolve", s(&f), "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
@@ -324,11 +299,11 @@ fn tied_figures(k: usize) -> String {
 #[test]
 fn the_memory_bound_stops_every_systems_engines() {
     let d = TempDir::new("memory-systems");
-    let fft = d.write("large.fft", &large_fft());
+    let fft = d.write("large.fft", large_fft());
     // 5^10 (about 9.8 million) outcomes of a dozen events each.
-    let lancer = d.write("area.lancer", &area_attack(10, "1 2 3 4"));
+    let lancer = d.write("area.lancer", area_attack(10, "1 2 3 4"));
     // 10! (3,628,800) action outcomes.
-    let foeman = d.write("tied.foeman", &tied_figures(10));
+    let foeman = d.write("tied.foeman", tied_figures(10));
     // Free challenges in every region (the defaults), 3 deep: thousands of states after
     // 2 challenges already (ff8 reach --bound 2 lists 7282).
     let ff8 = d.write("free.ff8", "bound: 3\n");
@@ -417,8 +392,8 @@ fn the_memory_bound_stops_every_systems_engines() {
 fn lancer_and_foeman_listings_over_the_output_bound_are_cut_short() {
     let d = TempDir::new("systems-output");
     // 2^4 = 16 outcomes (see `area_attack`), 4! = 24 action outcomes (`tied_figures`).
-    let lancer = d.write("area.lancer", &area_attack(4, "1"));
-    let foeman = d.write("tied.foeman", &tied_figures(4));
+    let lancer = d.write("area.lancer", area_attack(4, "1"));
+    let foeman = d.write("tied.foeman", tied_figures(4));
     let json = |o: &Output| -> Value { serde_json::from_slice(&o.stdout).expect("JSON") };
     let (o, _) = timed(&["lancer", "enumerate", s(&lancer), "--json", "--limit", "5"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
