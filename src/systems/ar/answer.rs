@@ -19,6 +19,7 @@ use super::universe::Universe;
 use num_bigint::BigUint;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -185,6 +186,25 @@ fn picked_words(u: &Universe, p: &Picked) -> String {
     report::outcome_words(u, &as_outcome(p))
 }
 
+/// One optimal cut with its resolutions, as written in the flat `cuts.optimal` list.
+#[derive(Serialize)]
+struct CutJson<'a> {
+    cut: Vec<String>,
+    resolutions: Vec<report::ResolutionJson<'a>>,
+}
+
+fn picked_view<'a>(u: &'a Universe, p: &'a Picked) -> report::OutcomeJson<'a> {
+    report::outcome_view(
+        u,
+        &Outcome {
+            probability: p.probability.clone(),
+            cut: &p.cut,
+            resolution: &p.resolution,
+            way: &p.resolution.ways[0],
+        },
+    )
+}
+
 fn picked_json(u: &Universe, p: &Picked) -> Value {
     report::outcome_json(
         u,
@@ -220,28 +240,34 @@ fn class_counts(f: &Factored) -> [usize; 3] {
 }
 
 /// The factorised part of the JSON answer, every key but the flat lists.
-fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
+/// A summary entry: a value, or the effect list serialised straight from the night.
+enum Entry<'a> {
+    Value(Value),
+    Effects(Vec<report::EffectJson<'a>>),
+}
+
+impl Serialize for Entry<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Entry::Value(v) => v.serialize(s),
+            Entry::Effects(e) => e.serialize(s),
+        }
+    }
+}
+
+fn summary_json<'a>(n: &'a Night, f: &Factored) -> Vec<(&'static str, Entry<'a>)> {
     let u = &n.whole;
     let t = f.totals(n);
     let levels = u.levels();
-    let effects: Vec<Value> = u
-        .ensemble
-        .effects
-        .iter()
-        .map(|e| {
-            let targets: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
-            json!({"id": e.id, "actor": u.player_name(e.actor), "kind": e.kind.to_string(),
-                   "targets": targets, "priority": e.priority})
-        })
-        .collect();
     let [px, qx, nx] = class_counts(f);
+    let v = |v: Value| Entry::Value(v);
     vec![
-        ("classification", json!(f.classification().name())),
-        ("players", json!(u.ensemble.players)),
-        ("effects", Value::Array(effects)),
+        ("classification", v(json!(f.classification().name()))),
+        ("players", v(json!(u.ensemble.players))),
+        ("effects", Entry::Effects(report::effects_view(u))),
         (
             "totals",
-            json!({
+            v(json!({
                 "components": n.parts.len(),
                 "paradox_components": px,
                 "quasi_paradox_components": qx,
@@ -250,20 +276,20 @@ fn summary_json(n: &Night, f: &Factored) -> Vec<(&'static str, Value)> {
                 "ways": t.ways.to_string(),
                 "optimal_cuts": t.optimal_cuts.to_string(),
                 "outcomes": t.outcomes.to_string(),
-            }),
+            })),
         ),
         (
             "cut_cost",
-            f.cost(n).map_or(Value::Null, |c| level_cost(levels, &c)),
+            v(f.cost(n).map_or(Value::Null, |c| level_cost(levels, &c))),
         ),
         (
             "death_chances",
-            Value::Array(
+            v(Value::Array(
                 death_chances(n, f)
                     .into_iter()
                     .map(|(who, p)| json!({"player": who, "probability": p.to_string()}))
                     .collect(),
-            ),
+            )),
         ),
     ]
 }
@@ -309,16 +335,35 @@ fn component_json(n: &Night, part: &Part, a: &super::Analysis, lists: bool) -> V
 }
 
 /// Writes `value` pretty-printed, its lines after the first indented by `indent`.
-fn put(w: &mut dyn Write, value: &Value, indent: &str) -> io::Result<()> {
-    let text = serde_json::to_string_pretty(value).expect("JSON values serialise");
-    let mut lines = text.lines();
-    if let Some(first) = lines.next() {
-        w.write_all(first.as_bytes())?;
+fn put<T: Serialize + ?Sized>(w: &mut dyn Write, value: &T, indent: &str) -> io::Result<()> {
+    let mut out = Indented { w, indent };
+    serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::other)
+}
+
+/// A writer that indents every line after the first: pretty JSON has a raw newline only
+/// between tokens (newlines inside strings are escaped), so this re-indents a whole
+/// document without parsing it.
+struct Indented<'w> {
+    w: &'w mut dyn Write,
+    indent: &'w str,
+}
+
+impl Write for Indented<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
     }
-    for l in lines {
-        write!(w, "\n{indent}{l}")?;
+    fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+        while let Some(k) = buf.iter().position(|&b| b == b'\n') {
+            self.w.write_all(&buf[..=k])?;
+            self.w.write_all(self.indent.as_bytes())?;
+            buf = &buf[k + 1..];
+        }
+        self.w.write_all(buf)
     }
-    Ok(())
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
 }
 
 /// A JSON array written one item at a time, stopping at the limit.
@@ -342,7 +387,7 @@ impl<'w> Stream<'w> {
         })
     }
     /// Writes an item; false once the limit is reached (the item is dropped).
-    fn item(&mut self, v: &Value) -> io::Result<bool> {
+    fn item<T: Serialize + ?Sized>(&mut self, v: &T) -> io::Result<bool> {
         if self.limit.is_some_and(|l| self.count >= l) {
             self.truncated = true;
             return Ok(false);
@@ -423,7 +468,7 @@ pub fn write_json(
                 .map(|(p, a)| (p, a.resolutions.as_slice()))
                 .collect();
             for r in m.products(lists) {
-                if !s.item(&report::resolution_json(u, &r, best))? {
+                if !s.item(&report::resolution_view(u, &r, best))? {
                     break;
                 }
             }
@@ -450,11 +495,13 @@ pub fn write_json(
                         found.push(r);
                     }
                     canonicalize_resolutions(u, &mut found);
-                    let rs: Vec<Value> = found
-                        .iter()
-                        .map(|r| report::resolution_json(u, r, best))
-                        .collect();
-                    let v = json!({"cut": sorted_ids(u, cut.ones()), "resolutions": rs});
+                    let v = CutJson {
+                        cut: sorted_ids(u, cut.ones()),
+                        resolutions: found
+                            .iter()
+                            .map(|r| report::resolution_view(u, r, best))
+                            .collect(),
+                    };
                     if !s.item(&v)? {
                         break;
                     }
@@ -469,7 +516,7 @@ pub fn write_json(
         let mut complete = true;
         for o in outcome_products(n, f) {
             let d = o.resolution.deaths(u, &o.resolution.ways[0]);
-            if !s.item(&picked_json(u, &o))? {
+            if !s.item(&picked_view(u, &o))? {
                 complete = false;
                 break;
             }

@@ -14,7 +14,9 @@ use num_rational::BigRational;
 use num_traits::{One, Zero};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -101,42 +103,95 @@ pub fn death_distribution(u: &Universe, outs: &[Outcome]) -> Vec<(Vec<String>, B
     m.into_iter().collect()
 }
 
-fn final_targets_json(u: &Universe, way: &TargetMap) -> Value {
-    let mut entries: Vec<(&str, Value)> = way
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| !t.is_empty())
-        .map(|(i, t)| {
-            let names: Vec<&str> = t.iter().map(|&p| u.player_name(p)).collect();
-            (u.effects[i].id.as_str(), json!(names))
-        })
-        .collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    Value::Object(
-        entries
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect::<Map<_, _>>(),
-    )
+/// A way's final targets as a JSON object keyed by effect id (sorted), written straight
+/// from the map.
+struct FinalTargets<'a> {
+    u: &'a Universe,
+    way: &'a TargetMap,
+}
+
+impl Serialize for FinalTargets<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let u = self.u;
+        let mut entries: Vec<(&str, &[super::Player])> = self
+            .way
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.is_empty())
+            .map(|(i, t)| (u.effects[i].id.as_str(), t.as_slice()))
+            .collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut m = s.serialize_map(Some(entries.len()))?;
+        for (id, t) in entries {
+            m.serialize_entry(id, &Names { u, players: t })?;
+        }
+        m.end()
+    }
+}
+
+/// Player names as a JSON array.
+struct Names<'a> {
+    u: &'a Universe,
+    players: &'a [super::Player],
+}
+
+impl Serialize for Names<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.players.iter().map(|&p| self.u.player_name(p)))
+    }
+}
+
+/// Ids of universe effects, sorted as strings, borrowed.
+fn ids(u: &Universe, ix: impl Iterator<Item = usize>) -> Vec<&str> {
+    let mut v: Vec<&str> = ix.map(|i| u.effects[i].id.as_str()).collect();
+    v.sort_unstable();
+    v
+}
+
+/// One way of a resolution.
+#[derive(Serialize)]
+struct WayJson<'a> {
+    final_targets: FinalTargets<'a>,
+    deaths: Vec<String>,
+}
+
+/// One resolution as JSON, serialised without building a [`Value`].
+#[derive(Serialize)]
+pub struct ResolutionJson<'a> {
+    succeeded: Vec<&'a str>,
+    failed: Vec<&'a str>,
+    created: Vec<&'a str>,
+    optimal: bool,
+    size: usize,
+    ways: Vec<WayJson<'a>>,
 }
 
 /// One resolution as JSON (`optimal` when its number of created effects is `best`).
+pub fn resolution_view<'a>(
+    u: &'a Universe,
+    r: &'a Resolution,
+    best: Option<usize>,
+) -> ResolutionJson<'a> {
+    ResolutionJson {
+        succeeded: ids(u, r.succeeded.ones()),
+        failed: ids(u, r.present.ones().filter(|&i| !r.succeeded.contains(i))),
+        created: ids(u, r.present.ones().filter(|&i| i >= u.n_declared)),
+        optimal: Some(r.n_created(u)) == best,
+        size: r.present.count_ones(..),
+        ways: r
+            .ways
+            .iter()
+            .map(|w| WayJson {
+                final_targets: FinalTargets { u, way: w },
+                deaths: r.deaths(u, w),
+            })
+            .collect(),
+    }
+}
+
+/// One resolution as a JSON value (see [`resolution_view`]).
 pub fn resolution_json(u: &Universe, r: &Resolution, best: Option<usize>) -> Value {
-    let failed = sorted_ids(u, r.present.ones().filter(|&i| !r.succeeded.contains(i)));
-    let created = sorted_ids(u, r.present.ones().filter(|&i| i >= u.n_declared));
-    let ways: Vec<Value> = r
-        .ways
-        .iter()
-        .map(|w| json!({"final_targets": final_targets_json(u, w), "deaths": r.deaths(u, w)}))
-        .collect();
-    json!({
-        "succeeded": r.succeeded_ids(u),
-        "failed": failed,
-        "created": created,
-        "optimal": Some(r.n_created(u)) == best,
-        "size": r.present.count_ones(..),
-        "ways": ways,
-    })
+    serde_json::to_value(resolution_view(u, r, best)).expect("JSON views serialise")
 }
 
 fn resolutions_json(u: &Universe, rs: &[Resolution]) -> Value {
@@ -144,31 +199,65 @@ fn resolutions_json(u: &Universe, rs: &[Resolution]) -> Value {
     Value::Array(rs.iter().map(|r| resolution_json(u, r, best)).collect())
 }
 
+/// One outcome as JSON, serialised without building a [`Value`].
+#[derive(Serialize)]
+pub struct OutcomeJson<'a> {
+    probability: String,
+    cut: Vec<&'a str>,
+    succeeded: Vec<&'a str>,
+    final_targets: FinalTargets<'a>,
+    deaths: Vec<String>,
+}
+
+/// One outcome as JSON (see [`outcome_json`]).
+pub fn outcome_view<'a>(u: &'a Universe, o: &Outcome<'a>) -> OutcomeJson<'a> {
+    OutcomeJson {
+        probability: o.probability.to_string(),
+        cut: ids(u, o.cut.ones()),
+        succeeded: ids(u, o.resolution.succeeded.ones()),
+        final_targets: FinalTargets { u, way: o.way },
+        deaths: o.resolution.deaths(u, o.way),
+    }
+}
+
 /// One outcome as JSON.
 pub fn outcome_json(u: &Universe, o: &Outcome) -> Value {
-    json!({
-        "probability": o.probability.to_string(),
-        "cut": sorted_ids(u, o.cut.ones()),
-        "succeeded": o.resolution.succeeded_ids(u),
-        "final_targets": final_targets_json(u, o.way),
-        "deaths": o.resolution.deaths(u, o.way),
-    })
+    serde_json::to_value(outcome_view(u, o)).expect("JSON views serialise")
+}
+
+/// One declared effect as JSON: id, actor, kind, targets, priority.
+#[derive(Serialize)]
+pub struct EffectJson<'a> {
+    id: &'a str,
+    actor: &'a str,
+    kind: String,
+    targets: Names<'a>,
+    priority: u32,
+}
+
+/// The declared effects of `u`, in declaration order, as JSON views.
+pub fn effects_view(u: &Universe) -> Vec<EffectJson<'_>> {
+    u.ensemble
+        .effects
+        .iter()
+        .map(|e| EffectJson {
+            id: &e.id,
+            actor: u.player_name(e.actor),
+            kind: e.kind.to_string(),
+            targets: Names {
+                u,
+                players: &e.targets,
+            },
+            priority: e.priority,
+        })
+        .collect()
 }
 
 /// The stable JSON object of the contract's last section, plus `players`,
 /// `death_probabilities` and, with a seed, `pick`.
 pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
     let empty = Cut::with_capacity(u.n_declared);
-    let effects: Vec<Value> = u
-        .ensemble
-        .effects
-        .iter()
-        .map(|e| {
-            let targets: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
-            json!({"id": e.id, "actor": u.player_name(e.actor), "kind": e.kind.to_string(),
-                   "targets": targets, "priority": e.priority})
-        })
-        .collect();
+    let effects = effects_view(u);
     let levels = u.levels();
     let cuts = a.cuts.as_ref().map(|c| {
         let cost: Vec<Value> = levels
