@@ -191,6 +191,46 @@ fn the_memory_bound_stops_an_engine_and_names_what_it_held() {
 }
 
 #[test]
+fn fuzz_cases_over_the_memory_bound_are_skipped_and_counted() {
+    // Random nights of up to 400 effects over 60 players: most have a component whose
+    // answer (ways, cuts, clauses) is far past 1 MiB, so their cases stop at the bound
+    // and are counted, neither as failures nor as a crash; the run ends with exit 0.
+    let d = TempDir::new("fuzz-memory");
+    let out = d.0.join("failures");
+    let (o, took) = timed(&[
+        "fuzz",
+        "--system",
+        "ar",
+        "--cases",
+        "20",
+        "--seed",
+        "1",
+        "--max-effects",
+        "400",
+        "--players",
+        "60",
+        "--max-memory",
+        "1",
+        "--case-timeout",
+        "10",
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let at = stdout
+        .find(" skipped (over --max-memory)")
+        .unwrap_or_else(|| panic!("no over-memory count in {stdout}"));
+    let over: u64 = stdout[..at]
+        .rsplit(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number before the over-memory count in {stdout}"));
+    assert!(over > 0 && over <= 20, "{stdout}");
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+}
+
+#[test]
 fn a_listing_over_the_output_bound_is_cut_short_with_exit_5() {
     let d = TempDir::new("output");
     // 2^10 = 1024 resolutions of one way each: 1024 outcomes, in 10 components; the

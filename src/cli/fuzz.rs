@@ -22,7 +22,7 @@ use crate::systems::foeman::gen::GenArgs as FoemanGen;
 use crate::systems::foeman::system::Foeman;
 use crate::systems::lancer::gen::GenArgs as LancerGen;
 use crate::systems::lancer::system::Lancer;
-use crate::systems::spec::System;
+use crate::systems::spec::{System, DEFAULT_MAX_MEMORY};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args as _};
 use std::path::{Path, PathBuf};
@@ -51,6 +51,12 @@ pub struct Args {
     /// runs) are cancelled and counted as skipped, never as failures.
     #[arg(long, default_value = "2", value_parser = parse_seconds)]
     case_timeout: Duration,
+    /// Memory bound on each engine's state in one case, in MiB (as `resolve --max-memory`);
+    /// a case past it is stopped and counted as skipped (over --max-memory), never as a
+    /// failure.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_MEMORY >> 20,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    max_memory: u64,
     #[command(flatten, next_help_heading = "?AR generator (--system ar)")]
     ar: ArGen,
     #[command(flatten, next_help_heading = "FFT generator (--system fft)")]
@@ -140,6 +146,7 @@ pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
             (n, None) => Limit::Cases(n.unwrap_or(1000)),
         },
         case_timeout: Some(args.case_timeout),
+        max_memory: Some(args.max_memory << 20),
     };
     match args.system {
         SystemName::Ar => fuzz_system::<Ar>(&args.ar, &cfg, &args.out),
@@ -196,6 +203,12 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
             summary.skipped
         ));
     }
+    if summary.over_memory > 0 {
+        line.push_str(&format!(
+            "; {} skipped (over --max-memory)",
+            summary.over_memory
+        ));
+    }
     say!("{line}");
     let Some(failure) = summary.failure else {
         if summary.stopped {
@@ -215,7 +228,7 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
     for line in &failure.answers {
         eprintln!("  {line}");
     }
-    let shrunk = fuzz::shrink_failure::<S>(&failure.instance, &diff, cfg.case_timeout);
+    let shrunk = fuzz::shrink_failure::<S>(&failure.instance, &diff, cfg);
     let text = fuzz::failure_file::<S>(gen, cfg, &failure, &shrunk);
     let path = out.join(format!(
         "fuzz-{}-seed{}-case{}.{}",

@@ -9,7 +9,7 @@
 //! when several cases fail before the others notice, the one with the lowest index is
 //! kept; a case over the per-case timeout is counted as skipped, never as a failure.
 
-use super::differential::{with_timeout, Comparison, Differential, Verdict};
+use super::differential::{with_timeout, Comparison, Differential, RunError, Verdict};
 use crate::systems::spec::{Budget, System};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -34,6 +34,17 @@ pub struct Config {
     pub limit: Limit,
     /// A case over this is cancelled and counted as skipped.
     pub case_timeout: Option<Duration>,
+    /// Memory bound in bytes on each engine's state in one case (`None`: unbounded); a
+    /// case past it is stopped and counted in [`Summary::over_memory`].
+    pub max_memory: Option<u64>,
+}
+
+impl Config {
+    /// A fresh budget for one case.
+    fn budget(&self) -> Budget {
+        self.max_memory
+            .map_or_else(Budget::new, Budget::with_max_memory)
+    }
 }
 
 /// One step of SplitMix64: a bijective 64-bit mix.
@@ -73,6 +84,8 @@ pub struct Summary<I> {
     pub engine_runs: BTreeMap<&'static str, u64>,
     /// Cases cancelled by the per-case timeout.
     pub skipped: u64,
+    /// Cases stopped at the memory bound (some engine hit it, so nothing was compared).
+    pub over_memory: u64,
     /// The failing case with the lowest index, if any.
     pub failure: Option<Failure<I>>,
     /// Whether the run was stopped from outside (a signal) before its limit.
@@ -88,6 +101,7 @@ impl<I> Default for Summary<I> {
             labels: BTreeMap::new(),
             engine_runs: BTreeMap::new(),
             skipped: 0,
+            over_memory: 0,
             failure: None,
             stopped: false,
             elapsed: Duration::ZERO,
@@ -99,6 +113,7 @@ impl<I> Summary<I> {
     fn merge(mut self, other: Summary<I>) -> Summary<I> {
         self.cases += other.cases;
         self.skipped += other.skipped;
+        self.over_memory += other.over_memory;
         for (c, n) in other.labels {
             *self.labels.entry(c).or_default() += n;
         }
@@ -140,7 +155,7 @@ pub fn run<S: System>(
             }
             let seed = case_seed(cfg.seed, i);
             let instance = S::generate(gen, seed);
-            let budget = Budget::new();
+            let budget = cfg.budget();
             let c = with_timeout(cfg.case_timeout, &budget, || {
                 diff.compare(&instance, &budget)
             });
@@ -155,7 +170,17 @@ pub fn run<S: System>(
                 Verdict::Agree(a) => {
                     s.labels.insert(S::label(a), 1);
                 }
-                Verdict::Interrupted | Verdict::Alone(_) => s.skipped = 1,
+                Verdict::Interrupted | Verdict::Alone(_) => {
+                    let limited = c
+                        .runs
+                        .iter()
+                        .any(|r| matches!(r.result, Err(RunError::Limit(_))));
+                    if limited {
+                        s.over_memory = 1;
+                    } else {
+                        s.skipped = 1;
+                    }
+                }
                 Verdict::Disagree => {
                     failed.store(true, Ordering::Relaxed);
                     s.failure = Some(Failure {
@@ -206,15 +231,19 @@ pub struct Shrunk<S: System> {
     pub comparison: Comparison<S::Answer>,
 }
 
-/// Shrinks a failing instance while the engines still disagree on it.
+/// Shrinks a failing instance while the engines still disagree on it (each try under the
+/// run's per-case timeout and memory bound).
 pub fn shrink_failure<S: System>(
     instance: &S::Instance,
     diff: &Differential<S>,
-    case_timeout: Option<Duration>,
+    cfg: &Config,
 ) -> Shrunk<S> {
-    let small = shrink::<S>(instance, |i| diff.fails(i, case_timeout));
-    let budget = Budget::new();
-    let comparison = with_timeout(case_timeout, &budget, || diff.compare(&small, &budget));
+    let small = shrink::<S>(instance, |i| {
+        let budget = cfg.budget();
+        with_timeout(cfg.case_timeout, &budget, || diff.compare(i, &budget)).disagrees()
+    });
+    let budget = cfg.budget();
+    let comparison = with_timeout(cfg.case_timeout, &budget, || diff.compare(&small, &budget));
     Shrunk {
         instance: small,
         comparison,
@@ -266,6 +295,7 @@ mod tests {
             seed: 3,
             limit: Limit::Cases(200),
             case_timeout: None,
+            max_memory: None,
         };
         let s = run::<Toy>(
             &ToyGen { len: 6 },
@@ -286,6 +316,7 @@ mod tests {
             seed: 1,
             limit: Limit::Cases(10_000),
             case_timeout: None,
+            max_memory: None,
         };
         let gen = ToyGen { len: 8 };
         let diff = planted();
@@ -293,7 +324,7 @@ mod tests {
         let f = s.failure.expect("a list with a 7 turns up");
         assert!(f.instance.contains(&7));
         assert_eq!(f.instance, Toy::generate(&gen, case_seed(1, f.index)));
-        let shrunk = shrink_failure(&f.instance, &diff, None);
+        let shrunk = shrink_failure(&f.instance, &diff, &cfg);
         assert_eq!(shrunk.instance, vec![7]);
         let text = failure_file(&gen, &cfg, &f, &shrunk);
         assert!(text.ends_with("\n7\n"), "{text}");
@@ -304,11 +335,36 @@ mod tests {
     }
 
     #[test]
+    fn cases_over_the_memory_bound_are_counted_not_failed() {
+        // The hoarder charges 1 MiB per number: lists of 6 numbers need 6 MiB, so under a
+        // 4 MiB bound every case stops at the limit; under 64 MiB none does.
+        let mut diff = Differential::<Toy>::only(&["direct"]).expect("toy has direct");
+        diff.engines.push(Box::new(crate::harness::toy::Hoarder));
+        let gen = ToyGen { len: 6 };
+        let stop = AtomicBool::new(false);
+        let cfg = |max_memory| Config {
+            seed: 3,
+            limit: Limit::Cases(50),
+            case_timeout: None,
+            max_memory,
+        };
+        let tight = run::<Toy>(&gen, &diff, &cfg(Some(4 << 20)), &stop, &|| {});
+        assert_eq!((tight.cases, tight.over_memory, tight.skipped), (50, 50, 0));
+        assert!(tight.failure.is_none() && tight.labels.is_empty());
+        let roomy = run::<Toy>(&gen, &diff, &cfg(Some(64 << 20)), &stop, &|| {});
+        assert_eq!(
+            (roomy.over_memory, roomy.labels.values().sum::<u64>()),
+            (0, 50)
+        );
+    }
+
+    #[test]
     fn a_stop_request_ends_the_run() {
         let cfg = Config {
             seed: 0,
             limit: Limit::Cases(u64::MAX),
             case_timeout: None,
+            max_memory: None,
         };
         let stop = AtomicBool::new(true);
         let s = run::<Toy>(

@@ -1,6 +1,6 @@
 //! A toy system for the harness's own tests: an instance is a list of small numbers, the
 //! answer is their sum. Two honest engines (`direct` adds left to right, `sat` right to
-//! left) and planted ones ([`Sleeper`], [`WrongOnSeven`]) let the tests see every verdict.
+//! left) and planted ones ([`Sleeper`], [`Hoarder`], [`WrongOnSeven`]) let the tests see every verdict.
 
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use crate::text::{ParseError, ParseErrors};
@@ -52,6 +52,22 @@ impl Engine<Vec<u32>, u64> for Sleeper {
             budget.check()?;
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
+    }
+}
+
+/// Stores one mebibyte of state per number (charged to its budget's meter) before it
+/// answers honestly: past a small memory bound it stops at the limit.
+pub struct Hoarder;
+
+impl Engine<Vec<u32>, u64> for Hoarder {
+    fn name(&self) -> &'static str {
+        "hoarder"
+    }
+    fn solve(&self, i: &Vec<u32>, budget: &Budget) -> Result<u64, Interrupted> {
+        for _ in i {
+            budget.charge("toy lists", 1 << 20)?;
+        }
+        Ok(i.iter().map(|&x| u64::from(x)).sum())
     }
 }
 

@@ -455,6 +455,7 @@ fn the_generic_harness_fuzzes_and_shrinks_lancer() {
         seed: 7,
         limit: Limit::Cases(200),
         case_timeout: Some(std::time::Duration::from_secs(20)),
+        max_memory: None,
     };
     let diff = Differential::<Lancer>::all();
     let stop = std::sync::atomic::AtomicBool::new(false);
