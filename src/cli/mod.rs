@@ -43,6 +43,7 @@ mod progress;
 mod registry;
 mod resolve;
 mod signals;
+mod system_cmd;
 mod table;
 mod why;
 
@@ -105,17 +106,6 @@ enum Command {
     },
     /// Print the manual page (roff) of gordian.
     Man,
-}
-
-/// Which engine(s) a system's own commands run (`fft`, `lancer`, `foeman`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Engines {
-    /// The direct engine and the SAT encoding in parallel, compared.
-    Both,
-    /// The direct engine (simulator / exhaustive search) alone.
-    Direct,
-    /// The SAT encoding alone.
-    Sat,
 }
 
 /// Parses a positive number of seconds (a clap value parser): at most one year, so no
