@@ -1,6 +1,7 @@
 //! The command line: clap definitions, one file per subcommand, one per system's own
-//! commands (`fft.rs`), the system registry (`registry.rs`), one table printer and one
-//! progress module. The only place that prints or chooses an exit code.
+//! commands (`fft.rs`, ...) and what those share (`system_cmd.rs`), the system registry
+//! (`registry.rs`), one table printer and one progress module. The only place that
+//! prints or chooses an exit code.
 //!
 //! Exit codes: 0 success (a paradox is a result, not an error), 1 internal failure (or a
 //! fuzz failure found), 2 bad input (with a located message), 3 the engines disagree,
