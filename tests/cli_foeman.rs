@@ -2,12 +2,61 @@
 //! `# expect` headers against `enumerate --json` (both engines, cross-checked), the
 //! round trace, queries, fairness, DIMACS, and located errors with exit code 2.
 
+mod common;
+
+use common::TempDir;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
-fn gordian() -> Command {
+/// Runs `gordian foeman ARGS...`.
+fn foeman(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gordian"))
+        .arg("foeman")
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+/// Runs `gordian foeman ARGS...`, which must exit 0; its standard output.
+fn stdout_ok(args: &[&str]) -> String {
+    let out = foeman(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `gordian foeman ARGS...`, which must exit 0; its standard output as JSON.
+fn json_ok(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(&stdout_ok(args)).expect("JSON")
+}
+
+/// Runs `gordian foeman enumerate` on `bad.foeman` holding `text`: the exit code and
+/// standard error.
+fn enumerate_bad(text: &str) -> (Option<i32>, String) {
+    let dir = TempDir::new("foeman");
+    let bad = dir.write("bad.foeman", text);
+    let out = foeman(&["enumerate", path(&bad)]);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The shipped instance `instances/foeman/NAME`.
+fn instance(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("instances/foeman")
+        .join(name)
+}
+
+/// `p` as a command-line argument.
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
 }
 
 fn instances() -> Vec<PathBuf> {
@@ -58,18 +107,7 @@ fn every_shipped_instance_matches_its_hand_worked_header() {
             !want_sides.is_empty() && !want_actions.is_empty(),
             "{f:?} has expect lines"
         );
-        let out = gordian()
-            .args(["foeman", "enumerate", "--json"])
-            .arg(&f)
-            .output()
-            .expect("runs");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{f:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let v = json_ok(&["enumerate", "--json", path(&f)]);
         assert_eq!(v["cross_checked"], true, "{f:?}");
         let got_sides: BTreeSet<String> = v["side_orders"]
             .as_array()
@@ -120,14 +158,7 @@ fn every_shipped_instance_matches_its_hand_worked_header() {
 
 #[test]
 fn round_prints_each_segment() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/supervention.foeman");
-    let out = gordian()
-        .args(["foeman", "round"])
-        .arg(&f)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = stdout_ok(&["round", path(&instance("supervention.foeman"))]);
     assert!(s.contains("segment 1"));
     assert!(
         s.contains("poll B (modDX 10, FigSeq 2): strike:3, FigDic 3, supervenes A"),
@@ -138,22 +169,8 @@ fn round_prints_each_segment() {
 
 #[test]
 fn queries_answer_with_witnesses_and_engines_agree() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/requery.foeman");
-    let run = |q: &str| {
-        let out = gordian()
-            .args(["foeman", "query", "--json"])
-            .arg(&f)
-            .arg(q)
-            .output()
-            .expect("runs");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
-    };
+    let f = instance("requery.foeman");
+    let run = |q: &str| json_ok(&["query", "--json", path(&f), q]);
     let v = run("on-watch W");
     assert_eq!(v["holds"], true);
     assert_eq!(v["probability"], "1/8");
@@ -162,25 +179,13 @@ fn queries_answer_with_witnesses_and_engines_agree() {
     assert_eq!(v["probability"], "1/2");
     let v = run("watcher-first");
     assert_eq!(v["holds"], false);
-    let out = gordian()
-        .args(["foeman", "query"])
-        .arg(&f)
-        .arg("before A Zed")
-        .output()
-        .expect("runs");
+    let out = foeman(&["query", path(&f), "before A Zed"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn fairness_proves_the_sequential_die_and_shows_the_naive_bias() {
-    let out = gordian()
-        .args([
-            "foeman", "fairness", "--json", "--prove", "4", "--values", "7,7,7",
-        ])
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let v = json_ok(&["fairness", "--json", "--prove", "4", "--values", "7,7,7"]);
     let proofs = v["proofs"].as_array().expect("array");
     assert_eq!(proofs[0]["variant"], "sequential");
     assert_eq!(proofs[0]["biased"], 0);
@@ -198,36 +203,15 @@ fn fairness_proves_the_sequential_die_and_shows_the_naive_bias() {
 
 #[test]
 fn dimacs_and_located_errors() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/watcher.foeman");
-    let out = gordian()
-        .args(["foeman", "dimacs"])
-        .arg(&f)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = stdout_ok(&["dimacs", path(&instance("watcher.foeman"))]);
     assert_eq!(s.matches("p cnf").count(), 2);
-    let dir = std::env::temp_dir().join(format!("gordian-foeman-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("tmp");
-    let bad = dir.join("bad.foeman");
-    std::fs::write(
-        &bad,
-        "side A ini 5\nfigure F side A dx 3 do watch|strike:12\n",
-    )
-    .expect("write");
-    let out = gordian()
-        .args(["foeman", "enumerate"])
-        .arg(&bad)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&out.stderr);
+    let (code, e) = enumerate_bad("side A ini 5\nfigure F side A dx 3 do watch|strike:12\n");
+    assert_eq!(code, Some(2));
     assert!(
         e.starts_with("error: number of dice `12` is not in 1..9") && e.contains("bad.foeman:2:31"),
         "{e}"
     );
     assert!(e.contains("figure F side A dx 3 do watch|strike:12"), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `rezero.foeman`, worked in its header: A's option lowers its modDX (12 → 9) below the
@@ -235,14 +219,7 @@ fn dimacs_and_located_errors() {
 /// with 4, and in segment 2 the modDX tie A/B (9/9) goes to the lower FigSeq, B.
 #[test]
 fn rezeroed_figseq_skips_a_value_and_reorders_the_poll() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/rezero.foeman");
-    let out = gordian()
-        .args(["foeman", "round"])
-        .arg(&f)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = stdout_ok(&["round", path(&instance("rezero.foeman"))]);
     let polls: Vec<&str> = s
         .lines()
         .map(str::trim)
@@ -273,14 +250,7 @@ fn rezeroed_figseq_skips_a_value_and_reorders_the_poll() {
 /// dice; FigSeq values are unchanged.
 #[test]
 fn raised_moddx_takes_priority_on_equal_dice_without_resequencing() {
-    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/foeman/raise.foeman");
-    let out = gordian()
-        .args(["foeman", "round", "--rolls", "1"])
-        .arg(&f)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0));
-    let s = String::from_utf8_lossy(&out.stdout);
+    let s = stdout_ok(&["round", "--rolls", "1", path(&instance("raise.foeman"))]);
     assert!(
         s.contains("poll C (modDX 10, FigSeq 2) [d2 for C: 1 replaces]: strike:2, FigDic 2\n"),
         "{s}"
@@ -303,8 +273,6 @@ fn raised_moddx_takes_priority_on_equal_dice_without_resequencing() {
 
 #[test]
 fn bad_moddx_adjustments_are_located_errors() {
-    let dir = std::env::temp_dir().join(format!("gordian-foeman-adj-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("tmp");
     for (text, msg, at) in [
         (
             "side A ini 5\nfigure F side A dx 3 do watch|strike:2@3\n",
@@ -317,16 +285,8 @@ fn bad_moddx_adjustments_are_located_errors() {
             "bad.foeman:2:25",
         ),
     ] {
-        let bad = dir.join("bad.foeman");
-        std::fs::write(&bad, text).expect("write");
-        let out = gordian()
-            .args(["foeman", "enumerate"])
-            .arg(&bad)
-            .output()
-            .expect("runs");
-        assert_eq!(out.status.code(), Some(2));
-        let e = String::from_utf8_lossy(&out.stderr);
+        let (code, e) = enumerate_bad(text);
+        assert_eq!(code, Some(2));
         assert!(e.starts_with(msg) && e.contains(at), "{e}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

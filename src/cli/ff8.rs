@@ -6,7 +6,9 @@
 //! Exit codes: 0 success; 1 internal; 2 bad input; 3 the engines disagree; 5 a limit was
 //! hit (`--timeout`, `--max-memory`).
 
-use super::limits::{self, MemoryArgs};
+use super::limits::{self, MemoryArgs, TimeoutArg};
+use super::print_json;
+use super::system_cmd::{on_file, run_engines, DimacsLimits, Engines, Exit};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
 use crate::harness::differential::with_timeout;
 use crate::systems::ff8::encode::{Encoding, Witness};
@@ -15,7 +17,7 @@ use crate::systems::ff8::report::{diff, replay};
 use crate::systems::ff8::search::{self, ratio_f64};
 use crate::systems::ff8::system::{replay_witness, Answer, Direct, Sat};
 use crate::systems::ff8::{parse, simulate::PerSite};
-use crate::systems::spec::{race_all, Budget, Charged, Engine, Interrupted, Job};
+use crate::systems::spec::{Budget, Charged, Engine, Interrupted};
 use num_rational::BigRational;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -59,7 +61,7 @@ struct StepArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
+    deadline: TimeoutArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -76,10 +78,8 @@ struct ReplayArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
+    deadline: TimeoutArg,
 }
-
-use super::Engines;
 
 #[derive(clap::Args, Debug)]
 struct ReachArgs {
@@ -95,14 +95,8 @@ struct ReachArgs {
     /// Most states listed (0: none).
     #[arg(long, default_value_t = 20)]
     list: usize,
-    /// Stop after this many seconds (exit 5).
-    #[arg(long, value_parser = parse_seconds)]
-    timeout: Option<Duration>,
     #[command(flatten)]
-    memory: MemoryArgs,
-    /// Machine-readable output.
-    #[arg(long)]
-    json: bool,
+    solve: Solve,
 }
 
 #[derive(clap::Args, Debug)]
@@ -118,6 +112,13 @@ struct PlanArgs {
     /// Most states explored for the expected number of challenges.
     #[arg(long, default_value_t = 20000)]
     closure_limit: usize,
+    #[command(flatten)]
+    solve: Solve,
+}
+
+/// The last flags of `reach` and `plan`: their time and memory bounds and JSON.
+#[derive(clap::Args, Debug)]
+struct Solve {
     /// Stop after this many seconds (exit 5).
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
@@ -128,6 +129,13 @@ struct PlanArgs {
     json: bool,
 }
 
+impl Solve {
+    /// The memory-limit or timeout message for `what` (from `budget`) and exit 5.
+    fn stopped(&self, what: &str, budget: &Budget) -> ExitCode {
+        limits::stopped(what, budget, None, self.timeout)
+    }
+}
+
 #[derive(clap::Args, Debug)]
 struct DimacsArgs {
     /// The scenario (`.ff8`).
@@ -136,63 +144,34 @@ struct DimacsArgs {
     #[arg(long)]
     bound: Option<usize>,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
-    #[command(flatten)]
-    memory: MemoryArgs,
+    limits: DimacsLimits,
 }
 
 /// Runs `gordian ff8`.
 pub fn run(args: &Args) -> ExitCode {
-    let (what, timeout): (String, Option<Duration>) = match &args.command {
-        Command::Step(a) => (a.file.display().to_string(), a.deadline.timeout),
-        Command::Replay(a) => (a.file.display().to_string(), a.deadline.timeout),
-        Command::Reach(a) => (a.file.display().to_string(), a.timeout),
-        Command::Plan(a) => (a.file.display().to_string(), a.timeout),
-        Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
-    };
-    super::limits::within(
-        &what,
-        timeout,
-        &crate::systems::spec::Budget::new(),
-        || match &args.command {
-            Command::Step(a) => run_step(a),
-            Command::Replay(a) => run_replay(a),
-            Command::Reach(a) => run_reach(a),
-            Command::Plan(a) => run_plan(a),
-            Command::Dimacs(a) => run_dimacs(a),
-        },
-    )
+    match &args.command {
+        Command::Step(a) => on_file(&a.file, a.deadline.timeout, || run_step(a)),
+        Command::Replay(a) => on_file(&a.file, a.deadline.timeout, || run_replay(a)),
+        Command::Reach(a) => on_file(&a.file, a.solve.timeout, || run_reach(a)),
+        Command::Plan(a) => on_file(&a.file, a.solve.timeout, || run_plan(a)),
+        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), || run_dimacs(a)),
+    }
 }
 
-fn run_dimacs(a: &DimacsArgs) -> ExitCode {
-    let mut sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
+fn run_dimacs(a: &DimacsArgs) -> Exit {
+    let mut sc = load(&a.file)?;
     if let Some(b) = a.bound {
         sc.bound = b;
     }
-    let budget = a.memory.budget();
-    let mut clauses = Charged::new(&budget, "SAT clauses");
-    match Encoding::within(&sc, &mut clauses) {
-        Ok(enc) => {
-            say_raw!("{}", enc.solver.to_dimacs());
-            ExitCode::SUCCESS
-        }
-        Err(Interrupted) => limits::stopped(
-            &a.file.display().to_string(),
-            &budget,
-            None,
-            a.deadline.timeout,
-        ),
-    }
+    a.limits.print(&a.file, |budget| {
+        let mut clauses = Charged::new(budget, "SAT clauses");
+        Encoding::within(&sc, &mut clauses).map(|enc| enc.solver.to_dimacs())
+    })
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
     super::load_or_exit::<crate::systems::ff8::system::Ff8>(path)
 }
-
-use super::print_json;
 
 /// The challenge to run: `--challenge` (parsed as a `challenge:` line) or the first one;
 /// an error if it challenges the Queen where she is not.
@@ -294,11 +273,8 @@ fn state_lines(s: &State) -> Vec<String> {
     v
 }
 
-fn run_step(a: &StepArgs) -> ExitCode {
-    let (sc, c) = match load_challenge(&a.file, &a.challenge) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+fn run_step(a: &StepArgs) -> Exit {
+    let (sc, c) = load_challenge(&a.file, &a.challenge)?;
     let d = search::distribution(&sc.state, &c);
     if a.json {
         let rows: Vec<_> = d
@@ -316,7 +292,7 @@ fn run_step(a: &StepArgs) -> ExitCode {
         print_json(
             &json!({ "file": a.file.display().to_string(), "challenge": c.to_string(), "can_mix": sc.state.can_mix_in(c.region), "outcomes": rows }),
         );
-        return ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     say!("{}: challenge {c}", a.file.display());
     for l in state_lines(&sc.state) {
@@ -346,14 +322,11 @@ fn run_step(a: &StepArgs) -> ExitCode {
             }
         );
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn run_replay(a: &ReplayArgs) -> ExitCode {
-    let (sc, c) = match load_challenge(&a.file, &a.challenge) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+fn run_replay(a: &ReplayArgs) -> Exit {
+    let (sc, c) = load_challenge(&a.file, &a.challenge)?;
     let r = replay(&sc.state, &c, &a.bytes);
     if a.json {
         print_json(&json!({
@@ -387,7 +360,7 @@ fn run_replay(a: &ReplayArgs) -> ExitCode {
             );
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 fn witness_text(sc: &Scenario, w: &Witness) -> Vec<(String, Vec<u8>)> {
@@ -404,15 +377,12 @@ fn witness_text(sc: &Scenario, w: &Witness) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-fn run_reach(a: &ReachArgs) -> ExitCode {
-    let mut sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
+fn run_reach(a: &ReachArgs) -> Exit {
+    let mut sc = load(&a.file)?;
     if let Some(b) = a.bound {
         sc.bound = b;
     }
-    let budget = a.memory.budget();
+    let budget = a.solve.memory.budget();
     let sc2 = &sc;
     type R = Result<(Answer, f64), Interrupted>;
     let timed = |e: &dyn Engine<Scenario, Answer>, b: &Budget| -> R {
@@ -420,22 +390,18 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
         let r = e.solve(sc2, b)?;
         Ok((r, t.elapsed().as_secs_f64()))
     };
-    let mut jobs: Vec<Job<(&str, R)>> = Vec::new();
-    if a.engine != Engines::Sat {
-        jobs.push(Box::new(move |b: &Budget| ("direct", timed(&Direct, b))));
-    }
-    if a.engine != Engines::Direct {
-        jobs.push(Box::new(move |b: &Budget| ("sat", timed(&Sat, b))));
-    }
-    let results = with_timeout(a.timeout, &budget, || race_all(&budget, jobs));
+    let (direct, sat) = with_timeout(a.solve.timeout, &budget, || {
+        run_engines(a.engine, &budget, |b| timed(&Direct, b), |b| timed(&Sat, b))
+    });
     let mut answers: Vec<(&str, Answer, f64)> = Vec::new();
-    for (name, r) in results {
+    for (name, r) in [("direct", direct), ("sat", sat)] {
         match r {
-            Ok((ans, t)) => answers.push((name, ans, t)),
+            Some(Ok((ans, t))) => answers.push((name, ans, t)),
             // Not naming the engine: one stopped at a limit stops the other too.
-            Err(Interrupted) => {
-                return limits::stopped(&a.file.display().to_string(), &budget, None, a.timeout);
+            Some(Err(Interrupted)) => {
+                return Err(a.solve.stopped(&a.file.display().to_string(), &budget));
             }
+            None => {}
         }
     }
     let agree = answers.windows(2).all(|w| w[0].1 == w[1].1);
@@ -444,7 +410,7 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
     let mut witness = None;
     if ans.goal == Some(true) {
         let mut clauses = Charged::new(&budget, "SAT clauses");
-        let found = with_timeout(a.timeout, &budget, || {
+        let found = with_timeout(a.solve.timeout, &budget, || {
             Encoding::within(&sc, &mut clauses).and_then(|mut enc| enc.query(&budget))
         });
         match found {
@@ -456,11 +422,11 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
             Ok(None) => {}
             Err(Interrupted) => {
                 let what = format!("{} (the goal's witness)", a.file.display());
-                return limits::stopped(&what, &budget, None, a.timeout);
+                return Err(a.solve.stopped(&what, &budget));
             }
         }
     }
-    if a.json {
+    if a.solve.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
             "horizon": sc.horizon(),
@@ -531,38 +497,35 @@ fn run_reach(a: &ReachArgs) -> ExitCode {
         }
     }
     if !agree {
-        return ExitCode::from(EXIT_DISAGREE);
+        return Err(ExitCode::from(EXIT_DISAGREE));
     }
     if witness.as_ref().is_some_and(|(_, ok)| !ok) {
-        return ExitCode::from(EXIT_DISAGREE);
+        return Err(ExitCode::from(EXIT_DISAGREE));
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn run_plan(a: &PlanArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
+fn run_plan(a: &PlanArgs) -> Exit {
+    let sc = load(&a.file)?;
     let Some(goal) = sc.goal.clone() else {
         eprintln!("{}: no `goal:` line to plan for", a.file.display());
-        return ExitCode::from(EXIT_INPUT);
+        return Err(ExitCode::from(EXIT_INPUT));
     };
     let n = a.bound.unwrap_or(sc.bound);
-    let budget = a.memory.budget();
-    let p = match with_timeout(a.timeout, &budget, || {
+    let budget = a.solve.memory.budget();
+    let p = match with_timeout(a.solve.timeout, &budget, || {
         search::plan(&sc, &goal, n, a.table, a.closure_limit, &budget)
     }) {
         Ok(p) => p,
         Err(Interrupted) => {
-            return limits::stopped(&a.file.display().to_string(), &budget, None, a.timeout);
+            return Err(a.solve.stopped(&a.file.display().to_string(), &budget));
         }
     };
-    if a.json {
+    if a.solve.json {
         let mut v = serde_json::to_value(&p).expect("plan serialises");
         v["probability_decimal"] = json!(ratio_f64(&p.probability));
         print_json(&v);
-        return ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     say!("{}: goal {goal}", a.file.display());
     say!(
@@ -597,5 +560,5 @@ fn run_plan(a: &PlanArgs) -> ExitCode {
     if p.table_left_out > 0 {
         say!("  ... {} more rows (--table N)", p.table_left_out);
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

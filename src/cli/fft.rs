@@ -5,19 +5,18 @@
 //! the log is not explained (it diverges, or the next CR order differs); 5 a limit was
 //! hit (`--timeout`, `--max-memory`, `enumerate --limit`).
 
-use super::limits::{self, MemoryArgs};
+use super::limits::{self, TimeoutArg};
+use super::print_json;
+use super::system_cmd::{on_file, watched, DimacsLimits, Engines, Exit, SolveLimits};
 use super::table::print_table;
-use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
-use crate::harness::differential::with_timeout;
+use super::{EXIT_DISAGREE, EXIT_INPUT};
 use crate::systems::fft::engine::{self, EngineKind};
 use crate::systems::fft::model::{Scenario, Variant};
 use crate::systems::fft::search::Property;
 use crate::systems::fft::{parse, replay, report, variants};
-use crate::systems::spec::Budget;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Exit code of `fft replay` when the log is not explained.
 pub const EXIT_UNEXPLAINED: u8 = 4;
@@ -57,9 +56,7 @@ struct DimacsArgs {
     #[arg(long)]
     bound: Option<usize>,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
-    #[command(flatten)]
-    memory: MemoryArgs,
+    limits: DimacsLimits,
 }
 
 fn parse_variant(s: &str) -> Result<Variant, String> {
@@ -75,8 +72,6 @@ fn parse_property(s: &str) -> Result<Property, String> {
         format!("unknown property `{s}` (one of: {})", names.join(", "))
     })
 }
-
-use super::Engines;
 
 impl From<Engines> for EngineKind {
     fn from(e: Engines) -> Self {
@@ -104,7 +99,7 @@ struct ReplayArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
+    deadline: TimeoutArg,
     /// Write Graphviz DOT of the phase's step flow (a confirmed log only) to this file.
     #[arg(long, value_name = "FILE")]
     dot: Option<PathBuf>,
@@ -119,7 +114,7 @@ struct VariantsArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
+    deadline: TimeoutArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -135,11 +130,8 @@ struct Explore {
     /// Most quick turns in the phase (overrides the scenario's `bound`).
     #[arg(long)]
     bound: Option<usize>,
-    /// Give up after this many seconds (exit 5).
-    #[arg(long, value_parser = parse_seconds)]
-    timeout: Option<Duration>,
     #[command(flatten)]
-    memory: MemoryArgs,
+    limits: SolveLimits,
     /// Print JSON instead.
     #[arg(long)]
     json: bool,
@@ -172,38 +164,23 @@ struct QueryArgs {
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    let (what, timeout): (String, Option<Duration>) = match &args.command {
-        Command::Replay(a) => (a.file.display().to_string(), a.deadline.timeout),
-        Command::Variants(a) => ("fft variants".to_string(), a.deadline.timeout),
-        Command::Enumerate(a) => (a.explore.file.display().to_string(), a.explore.timeout),
-        Command::Query(a) => (a.explore.file.display().to_string(), a.explore.timeout),
-        Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
-    };
-    super::limits::within(
-        &what,
-        timeout,
-        &crate::systems::spec::Budget::new(),
-        || match &args.command {
-            Command::Replay(a) => run_replay(a),
-            Command::Variants(a) => run_variants(a),
-            Command::Enumerate(a) => run_enumerate(a),
-            Command::Query(a) => run_query(a),
-            Command::Dimacs(a) => run_dimacs(a),
-        },
-    )
+    match &args.command {
+        Command::Replay(a) => on_file(&a.file, a.deadline.timeout, || run_replay(a)),
+        Command::Variants(a) => watched("fft variants", a.deadline.timeout, || run_variants(a)),
+        Command::Enumerate(a) => on_file(&a.explore.file, a.explore.limits.timeout, || {
+            run_enumerate(a)
+        }),
+        Command::Query(a) => on_file(&a.explore.file, a.explore.limits.timeout, || run_query(a)),
+        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), || run_dimacs(a)),
+    }
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
     super::load_or_exit::<crate::systems::fft::Fft>(path)
 }
 
-use super::print_json;
-
-fn run_replay(a: &ReplayArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(code) => return code,
-    };
+fn run_replay(a: &ReplayArgs) -> Exit {
+    let sc = load(&a.file)?;
     let Some(log) = &sc.log else {
         // A whole-file problem: located at line 1, with the reason.
         let e = crate::text::ParseError {
@@ -219,20 +196,20 @@ fn run_replay(a: &ReplayArgs) -> ExitCode {
                 .unwrap_or_default(),
         };
         eprintln!("{e}");
-        return ExitCode::from(EXIT_INPUT);
+        return Err(ExitCode::from(EXIT_INPUT));
     };
     let name = a.file.display().to_string();
     let r = replay::replay(&sc, log, a.variant);
     if let Some(f) = &a.dot {
         let replay::Replay::Confirmed { run, .. } = &r else {
             eprintln!("error: {name}: the log is not confirmed, so there is no step flow to draw");
-            return ExitCode::from(EXIT_UNEXPLAINED);
+            return Err(ExitCode::from(EXIT_UNEXPLAINED));
         };
         let title = format!("{name}: SR phase step flow ({} variant)", a.variant.name());
         let text = crate::systems::fft::dot::step_flow(&sc, run, &title);
         if let Err(e) = std::fs::write(f, text) {
             eprintln!("error: cannot write {}: {e}", f.display());
-            return ExitCode::FAILURE;
+            return Err(ExitCode::FAILURE);
         }
     }
     if a.json {
@@ -243,14 +220,14 @@ fn run_replay(a: &ReplayArgs) -> ExitCode {
             report::replay_text(&sc, &name, a.variant, &r, a.annotate)
         );
     }
-    if r.explains() {
+    Ok(if r.explains() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_UNEXPLAINED)
-    }
+    })
 }
 
-fn run_variants(a: &VariantsArgs) -> ExitCode {
+fn run_variants(a: &VariantsArgs) -> Exit {
     let mut bad_input = false;
     let mut rows: Vec<Vec<String>> = Vec::new();
     for file in &a.files {
@@ -291,11 +268,11 @@ fn run_variants(a: &VariantsArgs) -> ExitCode {
         header.extend(Variant::ALL.iter().map(|v| v.name().to_string()));
         print_table(&header, &rows);
     }
-    if bad_input {
+    Ok(if bad_input {
         ExitCode::from(EXIT_INPUT)
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
 fn prepare(e: &Explore) -> Result<Scenario, ExitCode> {
@@ -306,48 +283,27 @@ fn prepare(e: &Explore) -> Result<Scenario, ExitCode> {
     Ok(sc)
 }
 
-/// The timeout or memory-limit message and exit 5.
-fn interrupted(e: &Explore, budget: &Budget) -> ExitCode {
-    limits::stopped(&e.file.display().to_string(), budget, None, e.timeout)
-}
-
-fn run_dimacs(a: &DimacsArgs) -> ExitCode {
-    let mut sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(code) => return code,
-    };
+fn run_dimacs(a: &DimacsArgs) -> Exit {
+    let mut sc = load(&a.file)?;
     if let Some(b) = a.bound {
         sc.menus.bound = b;
     }
-    let budget = a.memory.budget();
-    match crate::systems::fft::encode::dimacs(&sc, a.variant, &budget) {
-        Ok(text) => {
-            say_raw!("{text}");
-            ExitCode::SUCCESS
-        }
-        Err(_) => limits::stopped(
-            &a.file.display().to_string(),
-            &budget,
-            None,
-            a.deadline.timeout,
-        ),
-    }
+    a.limits.print(&a.file, |budget| {
+        crate::systems::fft::encode::dimacs(&sc, a.variant, budget)
+    })
 }
 
-fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
+fn run_enumerate(a: &EnumerateArgs) -> Exit {
     let e = &a.explore;
-    let sc = match prepare(e) {
-        Ok(sc) => sc,
-        Err(code) => return code,
-    };
-    let budget = e.memory.budget();
+    let sc = prepare(e)?;
+    let budget = e.limits.budget();
     let spin = super::progress::spinner("enumerating every outcome ...");
-    let res = with_timeout(e.timeout, &budget, || {
+    let res = e.limits.within(&budget, || {
         engine::enumerate(&sc, e.variant, e.engine.into(), &budget)
     });
     spin.finish_and_clear();
     let Ok(en) = res else {
-        return interrupted(e, &budget);
+        return Err(e.limits.stopped(&e.file, &budget));
     };
     let name = e.file.display().to_string();
     if en.disagree() {
@@ -365,7 +321,7 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
                 eprintln!("only the {who}:\n{}", report::outcome_text(&sc, o));
             }
         }
-        return ExitCode::from(EXIT_DISAGREE);
+        return Err(ExitCode::from(EXIT_DISAGREE));
     }
     let ans = en.answer();
     let engines = match (&en.direct, &en.sat) {
@@ -379,7 +335,13 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
             "{count} distinct outcomes under the {} variant ({engines})",
             e.variant
         );
-        return limits::over_limit(&name, count.into(), "outcomes", a.limit, &summary);
+        return Err(limits::over_limit(
+            &name,
+            count.into(),
+            "outcomes",
+            a.limit,
+            &summary,
+        ));
     }
     if e.json {
         let mut v = report::enumerated_json(&sc, ans);
@@ -407,28 +369,25 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
             }
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn run_query(a: &QueryArgs) -> ExitCode {
+fn run_query(a: &QueryArgs) -> Exit {
     let e = &a.explore;
-    let sc = match prepare(e) {
-        Ok(sc) => sc,
-        Err(code) => return code,
-    };
-    let budget = e.memory.budget();
+    let sc = prepare(e)?;
+    let budget = e.limits.budget();
     let spin = super::progress::spinner("searching for a witness ...");
-    let res = with_timeout(e.timeout, &budget, || {
+    let res = e.limits.within(&budget, || {
         engine::query(&sc, e.variant, a.property, e.engine.into(), &budget)
     });
     spin.finish_and_clear();
     let Ok(ans) = res else {
-        return interrupted(e, &budget);
+        return Err(e.limits.stopped(&e.file, &budget));
     };
     let name = e.file.display().to_string();
     if let Some(d) = &ans.disagreement {
         eprintln!("{name}: THE ENGINES DISAGREE (a bug in gordian): {d}");
-        return ExitCode::from(EXIT_DISAGREE);
+        return Err(ExitCode::from(EXIT_DISAGREE));
     }
     let bound = sc.menus.bound;
     if e.json {
@@ -461,5 +420,5 @@ fn run_query(a: &QueryArgs) -> ExitCode {
             say!("(cross-checked: simulator and SAT agree)");
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

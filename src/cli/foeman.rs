@@ -6,17 +6,18 @@
 //! Exit codes: 0 success; 1 internal; 2 bad input; 3 the engines disagree (a bug);
 //! 5 a limit was hit (`--timeout`, `--max-memory`, `enumerate --limit`).
 
-use super::limits::{self, LimitArg, MemoryArgs};
-use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
+use super::limits::{self, LimitArg, TimeoutArg};
+use super::print_json;
+use super::system_cmd::{on_file, run_engines, watched, DimacsLimits, Engines, Exit, SolveLimits};
+use super::{EXIT_DISAGREE, EXIT_INPUT};
 use crate::systems::foeman::fairness::{self, Variant};
 use crate::systems::foeman::search::{self, Query};
 use crate::systems::foeman::simulate::{self, Scripted};
 use crate::systems::foeman::{encode, report, Answer, Scenario};
-use crate::systems::spec::{race_all, Budget, Interrupted, Job};
+use crate::systems::spec::{Budget, Interrupted};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Arguments of `gordian foeman`.
 #[derive(clap::Args, Debug)]
@@ -63,26 +64,28 @@ struct RoundArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
+    deadline: TimeoutArg,
 }
 
-use super::Engines;
+/// The engine, time and memory bounds and JSON flags of `enumerate` and `query`.
+#[derive(clap::Args, Debug)]
+struct Solve {
+    /// Which engine(s).
+    #[arg(long, value_enum, default_value = "both")]
+    engine: Engines,
+    #[command(flatten)]
+    limits: SolveLimits,
+    /// Print a JSON object instead.
+    #[arg(long)]
+    json: bool,
+}
 
 #[derive(clap::Args, Debug)]
 struct EnumerateArgs {
     /// The scenario (`.foeman`).
     file: PathBuf,
-    /// Which engine(s).
-    #[arg(long, value_enum, default_value = "both")]
-    engine: Engines,
-    /// Give up after this many seconds (exit 5).
-    #[arg(long, value_parser = parse_seconds)]
-    timeout: Option<Duration>,
     #[command(flatten)]
-    memory: MemoryArgs,
-    /// Print a JSON object instead.
-    #[arg(long)]
-    json: bool,
+    solve: Solve,
     /// At most this many side orders and this many action outcomes are listed.
     #[command(flatten)]
     limit: LimitArg,
@@ -94,17 +97,8 @@ struct QueryArgs {
     file: PathBuf,
     /// The query, e.g. "before Ann Bob" (quote it).
     query: String,
-    /// Which engine(s).
-    #[arg(long, value_enum, default_value = "both")]
-    engine: Engines,
-    /// Give up after this many seconds (exit 5).
-    #[arg(long, value_parser = parse_seconds)]
-    timeout: Option<Duration>,
     #[command(flatten)]
-    memory: MemoryArgs,
-    /// Print a JSON object instead.
-    #[arg(long)]
-    json: bool,
+    solve: Solve,
 }
 
 #[derive(clap::Args, Debug)]
@@ -121,7 +115,7 @@ struct FairnessArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
+    deadline: TimeoutArg,
 }
 
 #[derive(clap::Args, Debug)]
@@ -129,67 +123,32 @@ struct DimacsArgs {
     /// The scenario (`.foeman`).
     file: PathBuf,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
-    #[command(flatten)]
-    memory: MemoryArgs,
+    limits: DimacsLimits,
 }
 
 /// Runs `gordian foeman`.
 pub fn run(args: &Args) -> ExitCode {
-    let (what, timeout): (String, Option<Duration>) = match &args.command {
-        Command::Round(a) => (a.file.display().to_string(), a.deadline.timeout),
-        Command::Enumerate(a) => (a.file.display().to_string(), a.timeout),
-        Command::Query(a) => (a.file.display().to_string(), a.timeout),
-        Command::Fairness(a) => ("foeman fairness".to_string(), a.deadline.timeout),
-        Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
-    };
-    super::limits::within(
-        &what,
-        timeout,
-        &crate::systems::spec::Budget::new(),
-        || match &args.command {
-            Command::Round(a) => run_round(a),
-            Command::Enumerate(a) => run_enumerate(a),
-            Command::Query(a) => run_query(a),
-            Command::Fairness(a) => run_fairness(a),
-            Command::Dimacs(a) => run_dimacs(a),
-        },
-    )
+    match &args.command {
+        Command::Round(a) => on_file(&a.file, a.deadline.timeout, || run_round(a)),
+        Command::Enumerate(a) => on_file(&a.file, a.solve.limits.timeout, || run_enumerate(a)),
+        Command::Query(a) => on_file(&a.file, a.solve.limits.timeout, || run_query(a)),
+        Command::Fairness(a) => watched("foeman fairness", a.deadline.timeout, || run_fairness(a)),
+        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), || run_dimacs(a)),
+    }
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
     super::load_or_exit::<crate::systems::foeman::system::Foeman>(path)
 }
 
-use super::print_json;
-
-use crate::harness::differential::with_timeout;
-
-/// The timeout or memory-limit message and exit 5.
-fn timed_out(file: &Path, budget: &Budget, t: Option<Duration>) -> ExitCode {
-    limits::stopped(&file.display().to_string(), budget, None, t)
+fn run_dimacs(a: &DimacsArgs) -> Exit {
+    let sc = load(&a.file)?;
+    a.limits
+        .print(&a.file, |budget| encode::dimacs(&sc, budget))
 }
 
-fn run_dimacs(a: &DimacsArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
-    let budget = a.memory.budget();
-    match encode::dimacs(&sc, &budget) {
-        Ok(text) => {
-            say_raw!("{text}");
-            ExitCode::SUCCESS
-        }
-        Err(_) => timed_out(&a.file, &budget, a.deadline.timeout),
-    }
-}
-
-fn run_round(a: &RoundArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
+fn run_round(a: &RoundArgs) -> Exit {
+    let sc = load(&a.file)?;
     let mut d = Scripted::new(a.rolls.clone(), a.choices.clone(), a.seed);
     let r = simulate::round(&sc, &mut d);
     if a.json {
@@ -210,7 +169,7 @@ fn run_round(a: &RoundArgs) -> ExitCode {
         say_raw!("{}", report::trace(&sc, &r.action_events));
         say!("action order: {}", report::action_outcome(&sc, &r.actions));
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 type Both = (
@@ -219,35 +178,21 @@ type Both = (
 );
 
 fn solve_both(sc: &Scenario, engine: Engines, budget: &Budget) -> Both {
-    let want_d = engine != Engines::Sat;
-    let want_s = engine != Engines::Direct;
-    let mut d = None;
-    let mut s = None;
-    {
-        let jobs: Vec<Job<'_, ()>> = vec![
-            Box::new(|b: &Budget| {
-                if want_d {
-                    d = Some(search::enumerate(sc, b));
-                }
-            }),
-            Box::new(|b: &Budget| {
-                if want_s {
-                    s = Some(encode::enumerate(sc, b));
-                }
-            }),
-        ];
-        race_all(budget, jobs);
-    }
-    (d, s)
+    run_engines(
+        engine,
+        budget,
+        |b| search::enumerate(sc, b),
+        |b| encode::enumerate(sc, b),
+    )
 }
 
-fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
-    let budget = a.memory.budget();
-    let (d, s) = with_timeout(a.timeout, &budget, || solve_both(&sc, a.engine, &budget));
+fn run_enumerate(a: &EnumerateArgs) -> Exit {
+    let sc = load(&a.file)?;
+    let budget = a.solve.limits.budget();
+    let (d, s) = a
+        .solve
+        .limits
+        .within(&budget, || solve_both(&sc, a.solve.engine, &budget));
     let limit = a.limit.take(usize::MAX);
     let name = a.file.display().to_string();
     // The output bound: each list is cut at `--limit` (the counts stay whole).
@@ -273,9 +218,9 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
                 if let Some(Ok(sat)) = &s {
                     disagreement(&sc, &name, &e.answer(), sat);
                 }
-                return ExitCode::from(EXIT_DISAGREE);
+                return Err(ExitCode::from(EXIT_DISAGREE));
             }
-            if a.json {
+            if a.solve.json {
                 let sides: Vec<_> = e
                     .sides
                     .iter()
@@ -310,10 +255,10 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
             } else {
                 "direct search only, not cross-checked"
             };
-            cut(e.sides.len(), e.actions.len(), engines)
+            Ok(cut(e.sides.len(), e.actions.len(), engines))
         }
         (_, Some(Ok(sat))) => {
-            if a.json {
+            if a.solve.json {
                 let sides: Vec<_> = sat
                     .side_orders
                     .iter()
@@ -356,13 +301,13 @@ fn run_enumerate(a: &EnumerateArgs) -> ExitCode {
                 }
                 more(sat.actions.len());
             }
-            cut(
+            Ok(cut(
                 sat.side_orders.len(),
                 sat.actions.len(),
                 "SAT only, not cross-checked",
-            )
+            ))
         }
-        _ => timed_out(&a.file, &budget, a.timeout),
+        _ => Err(a.solve.limits.stopped(&a.file, &budget)),
     }
 }
 
@@ -391,50 +336,28 @@ fn disagreement(sc: &Scenario, name: &str, direct: &Answer, sat: &Answer) {
     }
 }
 
-fn run_query(a: &QueryArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
+fn run_query(a: &QueryArgs) -> Exit {
+    let sc = load(&a.file)?;
     let q = match Query::parse(&sc, &a.query) {
         Ok(q) => q,
         Err(m) => {
             eprintln!("{}: error: {m}", a.file.display());
-            return ExitCode::from(EXIT_INPUT);
+            return Err(ExitCode::from(EXIT_INPUT));
         }
     };
-    let budget = a.memory.budget();
-    let want_d = a.engine != Engines::Sat;
-    let want_s = a.engine != Engines::Direct;
-    let (d, s) = with_timeout(a.timeout, &budget, || {
-        let mut d = None;
-        let mut s = None;
-        let jobs: Vec<Job<'_, ()>> = vec![
-            Box::new(|b: &Budget| {
-                if want_d {
-                    d = Some(search::enumerate(&sc, b).map(|e| search::answer(&e, &q)));
-                }
-            }),
-            Box::new(|b: &Budget| {
-                if want_s {
-                    s = Some(encode::query(&sc, &q, b));
-                }
-            }),
-        ];
-        race_all(&budget, jobs);
-        (d, s)
+    let budget = a.solve.limits.budget();
+    let (d, s) = a.solve.limits.within(&budget, || {
+        run_engines(
+            a.solve.engine,
+            &budget,
+            |b| search::enumerate(&sc, b).map(|e| search::answer(&e, &q)),
+            |b| encode::query(&sc, &q, b),
+        )
     });
     let name = a.file.display().to_string();
-    let d = match d {
-        Some(Ok(x)) => Some(x),
-        Some(Err(_)) => return timed_out(&a.file, &budget, a.timeout),
-        None => None,
-    };
-    let s = match s {
-        Some(Ok(x)) => Some(x),
-        Some(Err(_)) => return timed_out(&a.file, &budget, a.timeout),
-        None => None,
-    };
+    let stopped = |_| a.solve.limits.stopped(&a.file, &budget);
+    let d = d.transpose().map_err(stopped)?;
+    let s = s.transpose().map_err(stopped)?;
     if let (Some(d), Some(s)) = (&d, &s) {
         if d.holds != s.is_some() {
             eprintln!(
@@ -443,7 +366,7 @@ fn run_query(a: &QueryArgs) -> ExitCode {
                 d.holds,
                 s.is_some()
             );
-            return ExitCode::from(EXIT_DISAGREE);
+            return Err(ExitCode::from(EXIT_DISAGREE));
         }
     }
     let holds = d
@@ -459,10 +382,10 @@ fn run_query(a: &QueryArgs) -> ExitCode {
                 "error: {name}: the simulator does not confirm the SAT witness of `{}` (a bug in gordian)",
                 a.query
             );
-            return ExitCode::from(EXIT_DISAGREE);
+            return Err(ExitCode::from(EXIT_DISAGREE));
         }
     }
-    if a.json {
+    if a.solve.json {
         print_json(&json!({
             "file": name,
             "query": a.query,
@@ -501,16 +424,13 @@ fn run_query(a: &QueryArgs) -> ExitCode {
             say!("  direct search and SAT agree");
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn run_fairness(a: &FairnessArgs) -> ExitCode {
+fn run_fairness(a: &FairnessArgs) -> Exit {
     let mut lists: Vec<(String, Vec<i32>)> = Vec::new();
     if let Some(f) = &a.file {
-        let sc = match load(f) {
-            Ok(sc) => sc,
-            Err(c) => return c,
-        };
+        let sc = load(f)?;
         let fixed: Option<Vec<i32>> = sc
             .sides
             .iter()
@@ -576,5 +496,5 @@ fn run_fairness(a: &FairnessArgs) -> ExitCode {
             }
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,14 +5,16 @@
 //! Exit codes: 0 success; 2 bad input; 3 the engines disagree (a bug); 5 a limit was hit
 //! (`--timeout`, `--max-memory`, `enumerate --limit`).
 
-use super::limits::{self, LimitArg, MemoryArgs};
+use super::limits::{self, LimitArg, MemoryArgs, TimeoutArg};
+use super::print_json;
+use super::system_cmd::{on_file, run_engines, watched, DimacsLimits, Engines, Exit, SolveLimits};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
 use crate::harness::differential::with_timeout;
 use crate::systems::lancer::model::{Outcome, Policy, Scenario};
 use crate::systems::lancer::search::Property;
 use crate::systems::lancer::simulate::{self, Prefix};
 use crate::systems::lancer::{encode, report, search};
-use crate::systems::spec::{race_all, Budget, Interrupted, Job};
+use crate::systems::spec::{Budget, Interrupted};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,10 +66,8 @@ struct ResolveArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
+    deadline: TimeoutArg,
 }
-
-use super::Engines;
 
 #[derive(clap::Args, Debug)]
 struct ExploreArgs {
@@ -79,11 +79,8 @@ struct ExploreArgs {
     /// Which engine(s) run.
     #[arg(long, value_enum, default_value = "both")]
     engine: Engines,
-    /// Give up after this many seconds (exit 5).
-    #[arg(long, value_parser = parse_seconds)]
-    timeout: Option<Duration>,
     #[command(flatten)]
-    memory: MemoryArgs,
+    limits: SolveLimits,
     /// Print JSON instead.
     #[arg(long)]
     json: bool,
@@ -130,65 +127,35 @@ struct DimacsArgs {
     #[arg(long, value_parser = parse_policy)]
     policy: Option<Policy>,
     #[command(flatten)]
-    deadline: super::limits::TimeoutArg,
-    #[command(flatten)]
-    memory: MemoryArgs,
+    limits: DimacsLimits,
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
-    let (what, timeout): (String, Option<Duration>) = match &args.command {
-        Command::Resolve(a) => (a.file.display().to_string(), a.deadline.timeout),
-        Command::Enumerate(a) => (a.explore.file.display().to_string(), a.explore.timeout),
-        Command::Query(a) => (a.explore.file.display().to_string(), a.explore.timeout),
-        Command::Policies(a) => ("lancer policies".to_string(), a.timeout),
-        Command::Dimacs(a) => (a.file.display().to_string(), a.deadline.timeout),
-    };
-    super::limits::within(
-        &what,
-        timeout,
-        &crate::systems::spec::Budget::new(),
-        || match &args.command {
-            Command::Resolve(a) => run_resolve(a),
-            Command::Enumerate(a) => run_enumerate(a),
-            Command::Query(a) => run_query(a),
-            Command::Policies(a) => run_policies(a),
-            Command::Dimacs(a) => run_dimacs(a),
-        },
-    )
+    match &args.command {
+        Command::Resolve(a) => on_file(&a.file, a.deadline.timeout, || run_resolve(a)),
+        Command::Enumerate(a) => on_file(&a.explore.file, a.explore.limits.timeout, || {
+            run_enumerate(a)
+        }),
+        Command::Query(a) => on_file(&a.explore.file, a.explore.limits.timeout, || run_query(a)),
+        Command::Policies(a) => watched("lancer policies", a.timeout, || run_policies(a)),
+        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), || run_dimacs(a)),
+    }
 }
 
 fn load(path: &Path) -> Result<Scenario, ExitCode> {
     super::load_or_exit::<crate::systems::lancer::system::Lancer>(path)
 }
 
-use super::print_json;
-
-fn run_dimacs(a: &DimacsArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
-    let budget = a.memory.budget();
-    match encode::dimacs(&sc, a.policy.unwrap_or(sc.policy), &budget) {
-        Ok(text) => {
-            say_raw!("{text}");
-            ExitCode::SUCCESS
-        }
-        Err(_) => limits::stopped(
-            &a.file.display().to_string(),
-            &budget,
-            None,
-            a.deadline.timeout,
-        ),
-    }
+fn run_dimacs(a: &DimacsArgs) -> Exit {
+    let sc = load(&a.file)?;
+    a.limits.print(&a.file, |budget| {
+        encode::dimacs(&sc, a.policy.unwrap_or(sc.policy), budget)
+    })
 }
 
-fn run_resolve(a: &ResolveArgs) -> ExitCode {
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
+fn run_resolve(a: &ResolveArgs) -> Exit {
+    let sc = load(&a.file)?;
     let mut prefix = Vec::new();
     for (i, t) in a.choices.split(',').map(str::trim).enumerate() {
         if t.is_empty() && a.choices.trim().is_empty() {
@@ -198,7 +165,7 @@ fn run_resolve(a: &ResolveArgs) -> ExitCode {
             Ok(v) => prefix.push(v),
             Err(_) => {
                 eprintln!("error: --choices: choice {} (`{t}`) is not a number", i + 1);
-                return ExitCode::from(EXIT_INPUT);
+                return Err(ExitCode::from(EXIT_INPUT));
             }
         }
     }
@@ -215,7 +182,7 @@ fn run_resolve(a: &ResolveArgs) -> ExitCode {
                 i + 1,
                 arity - 1
             );
-            return ExitCode::from(EXIT_INPUT);
+            return Err(ExitCode::from(EXIT_INPUT));
         }
     }
     if ch.prefix.len() > ch.taken.len() {
@@ -224,7 +191,7 @@ fn run_resolve(a: &ResolveArgs) -> ExitCode {
             ch.prefix.len(),
             ch.taken.len()
         );
-        return ExitCode::from(EXIT_INPUT);
+        return Err(ExitCode::from(EXIT_INPUT));
     }
     if a.json {
         let mut v = report::outcome_json(&sc, &o);
@@ -251,7 +218,7 @@ fn run_resolve(a: &ResolveArgs) -> ExitCode {
         say_raw!("{}", report::tree(&sc, &o));
         say_raw!("{}", report::state(&sc, &o));
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 type Both = (
@@ -261,19 +228,12 @@ type Both = (
 
 /// Runs the chosen engines (in parallel when both) on one policy.
 fn explore(sc: &Scenario, policy: Policy, engine: Engines, budget: &Budget) -> Both {
-    let mut jobs: Vec<Job<'_, Result<Vec<Outcome>, Interrupted>>> = Vec::new();
-    if engine != Engines::Sat {
-        jobs.push(Box::new(move |b: &Budget| search::outcomes(sc, policy, b)));
-    }
-    if engine != Engines::Direct {
-        jobs.push(Box::new(move |b: &Budget| encode::outcomes(sc, policy, b)));
-    }
-    let mut out = race_all(budget, jobs).into_iter();
-    match engine {
-        Engines::Both => (out.next(), out.next()),
-        Engines::Direct => (out.next(), None),
-        Engines::Sat => (None, out.next()),
-    }
+    run_engines(
+        engine,
+        budget,
+        |b| search::outcomes(sc, policy, b),
+        |b| encode::outcomes(sc, policy, b),
+    )
 }
 
 /// The agreed outcome set, or the exit code to end with (a timeout or memory limit:
@@ -312,24 +272,18 @@ fn agreed(
     }
 }
 
-fn run_enumerate(args: &EnumerateArgs) -> ExitCode {
+fn run_enumerate(args: &EnumerateArgs) -> Exit {
     let a = &args.explore;
-    let sc = match load(&a.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
+    let sc = load(&a.file)?;
     let policy = a.policy.unwrap_or(sc.policy);
-    let budget = a.memory.budget();
+    let budget = a.limits.budget();
     let spin = super::progress::spinner("enumerating every outcome ...");
-    let r = with_timeout(a.timeout, &budget, || {
-        explore(&sc, policy, a.engine, &budget)
-    });
+    let r = a
+        .limits
+        .within(&budget, || explore(&sc, policy, a.engine, &budget));
     spin.finish_and_clear();
     let name = a.file.display().to_string();
-    let (outs, checked) = match agreed(&name, &sc, r, &budget, a.timeout) {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
+    let (outs, checked) = agreed(&name, &sc, r, &budget, a.limits.timeout)?;
     let props = report::properties(&sc, &outs);
     let engines = if checked {
         "simulator and SAT agree"
@@ -379,50 +333,44 @@ fn run_enumerate(args: &EnumerateArgs) -> ExitCode {
             outs.len(),
             policy.name()
         );
-        return limits::cut_short(
+        return Err(limits::cut_short(
             &name,
             outs.len() as u128,
             "outcomes",
             args.limit.limit,
             &summary,
-        );
+        ));
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn run_query(a: &QueryArgs) -> ExitCode {
+fn run_query(a: &QueryArgs) -> Exit {
     let e = &a.explore;
-    let sc = match load(&e.file) {
-        Ok(sc) => sc,
-        Err(c) => return c,
-    };
+    let sc = load(&e.file)?;
     let prop = match Property::parse(&a.property, &sc) {
         Ok(p) => p,
         Err(m) => {
             eprintln!("error: --property: {m}");
-            return ExitCode::from(EXIT_INPUT);
+            return Err(ExitCode::from(EXIT_INPUT));
         }
     };
     let policy = e.policy.unwrap_or(sc.policy);
-    let budget = e.memory.budget();
-    let (sc_ref, engine) = (&sc, e.engine);
-    let r = with_timeout(e.timeout, &budget, || {
-        let mut jobs: Vec<Job<'_, Result<Option<Outcome>, Interrupted>>> = Vec::new();
-        if engine != Engines::Sat {
-            jobs.push(Box::new(move |b: &Budget| {
-                let outs = search::outcomes(sc_ref, policy, b)?;
+    let budget = e.limits.budget();
+    let (d, s) = e.limits.within(&budget, || {
+        run_engines(
+            e.engine,
+            &budget,
+            |b| {
+                let outs = search::outcomes(&sc, policy, b)?;
                 Ok(search::shortest(&outs, prop).cloned())
-            }));
-        }
-        if engine != Engines::Direct {
-            jobs.push(Box::new(move |b: &Budget| {
-                encode::shortest(sc_ref, policy, prop, b)
-            }));
-        }
-        race_all(&budget, jobs)
+            },
+            |b| encode::shortest(&sc, policy, prop, b),
+        )
     });
+    // The engines' answers in order, direct first.
+    let r: Vec<Result<Option<Outcome>, Interrupted>> = d.into_iter().chain(s).collect();
     if r.iter().any(Result::is_err) {
-        return limits::stopped(&e.file.display().to_string(), &budget, None, e.timeout);
+        return Err(e.limits.stopped(&e.file, &budget));
     }
     let r: Vec<Option<Outcome>> = r.into_iter().map(|x| x.ok().flatten()).collect();
     let name = e.file.display().to_string();
@@ -434,7 +382,7 @@ fn run_query(a: &QueryArgs) -> ExitCode {
                 len(&r[0]),
                 len(&r[1])
             );
-            return ExitCode::from(EXIT_DISAGREE);
+            return Err(ExitCode::from(EXIT_DISAGREE));
         }
     }
     let w = &r[0];
@@ -481,10 +429,10 @@ fn run_query(a: &QueryArgs) -> ExitCode {
             }
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-fn run_policies(a: &PoliciesArgs) -> ExitCode {
+fn run_policies(a: &PoliciesArgs) -> Exit {
     let mut rows = Vec::new();
     let mut code = ExitCode::SUCCESS;
     for f in &a.files {
@@ -501,10 +449,7 @@ fn run_policies(a: &PoliciesArgs) -> ExitCode {
             let r = with_timeout(a.timeout, &budget, || {
                 explore(&sc, p, Engines::Both, &budget)
             });
-            let outs = match agreed(&name, &sc, r, &budget, a.timeout) {
-                Ok((o, _)) => o,
-                Err(c) => return c,
-            };
+            let (outs, _) = agreed(&name, &sc, r, &budget, a.timeout)?;
             let props = report::properties(&sc, &outs);
             let yes = |pred: &dyn Fn(&Property) -> bool| -> Vec<String> {
                 props
@@ -563,5 +508,5 @@ fn run_policies(a: &PoliciesArgs) -> ExitCode {
         .collect();
         say_raw!("{}", report::table(&header, &rows));
     }
-    code
+    Ok(code)
 }

@@ -1,6 +1,7 @@
 //! The command line: clap definitions, one file per subcommand, one per system's own
-//! commands (`fft.rs`), the system registry (`registry.rs`), one table printer and one
-//! progress module. The only place that prints or chooses an exit code.
+//! commands (`fft.rs`, ...) and what those share (`system_cmd.rs`), the system registry
+//! (`registry.rs`), one table printer and one progress module. The only place that
+//! prints or chooses an exit code.
 //!
 //! Exit codes: 0 success (a paradox is a result, not an error), 1 internal failure (or a
 //! fuzz failure found), 2 bad input (with a located message), 3 the engines disagree,
@@ -43,6 +44,7 @@ mod progress;
 mod registry;
 mod resolve;
 mod signals;
+mod system_cmd;
 mod table;
 mod why;
 
@@ -105,17 +107,6 @@ enum Command {
     },
     /// Print the manual page (roff) of gordian.
     Man,
-}
-
-/// Which engine(s) a system's own commands run (`fft`, `lancer`, `foeman`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Engines {
-    /// The direct engine and the SAT encoding in parallel, compared.
-    Both,
-    /// The direct engine (simulator / exhaustive search) alone.
-    Direct,
-    /// The SAT encoding alone.
-    Sat,
 }
 
 /// Parses a positive number of seconds (a clap value parser): at most one year, so no

@@ -1,0 +1,141 @@
+//! What the systems' own commands (`gordian fft|lancer|ff8|foeman ...`) share: running
+//! one command under the watchdog of its `--timeout`, the engine choice and running it,
+//! the `--timeout`/`--max-memory` groups of solving commands and of `dimacs`, and
+//! printing a DIMACS encoding or the limit message.
+//!
+//! Invariants: names no system (each system's file passes its own loading, engines and
+//! encoder in); prints only through `say_raw!` and the limit messages of `limits.rs`, so
+//! the bytes and exit codes are those the per-system files printed before they shared
+//! this.
+
+use super::limits::{self, MemoryArgs, TimeoutArg};
+use super::parse_seconds;
+use crate::harness::differential::with_timeout;
+use crate::systems::spec::{race_all, Budget, Interrupted, Job};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// How a system's command ends: `Ok` with its exit code, or `Err` with the exit code of
+/// an error it has already reported (so `?` ends a command at its first error).
+pub(crate) type Exit = Result<ExitCode, ExitCode>;
+
+/// Runs one command under the watchdog of its `--timeout` ([`limits::within`]); `what`
+/// names it in the timeout message.
+pub(crate) fn watched(
+    what: &str,
+    timeout: Option<Duration>,
+    work: impl FnOnce() -> Exit,
+) -> ExitCode {
+    limits::within(what, timeout, &Budget::new(), work).unwrap_or_else(|code| code)
+}
+
+/// [`watched`] for a command on one file, named by its path.
+pub(crate) fn on_file(
+    file: &Path,
+    timeout: Option<Duration>,
+    work: impl FnOnce() -> Exit,
+) -> ExitCode {
+    watched(&file.display().to_string(), timeout, work)
+}
+
+/// Which engine(s) a system's own commands run (`fft`, `lancer`, `foeman`, `ff8`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Engines {
+    /// The direct engine and the SAT encoding in parallel, compared.
+    Both,
+    /// The direct engine (simulator / exhaustive search) alone.
+    Direct,
+    /// The SAT encoding alone.
+    Sat,
+}
+
+/// Runs the direct job, the SAT job or both as `engine` says, in parallel under `budget`
+/// ([`race_all`]: each with its own memory meter, every job to its end, a memory limit
+/// recorded on `budget`); their results, `None` for an engine not run.
+pub(crate) fn run_engines<D: Send, S: Send>(
+    engine: Engines,
+    budget: &Budget,
+    direct: impl FnOnce(&Budget) -> D + Send,
+    sat: impl FnOnce(&Budget) -> S + Send,
+) -> (Option<D>, Option<S>) {
+    let (mut d, mut s) = (None, None);
+    {
+        let (d, s) = (&mut d, &mut s);
+        let mut jobs: Vec<Job<'_, ()>> = Vec::new();
+        if engine != Engines::Sat {
+            jobs.push(Box::new(move |b: &Budget| *d = Some(direct(b))));
+        }
+        if engine != Engines::Direct {
+            jobs.push(Box::new(move |b: &Budget| *s = Some(sat(b))));
+        }
+        race_all(budget, jobs);
+    }
+    (d, s)
+}
+
+/// `--timeout` and `--max-memory` of the systems' solving commands (`enumerate`,
+/// `query`): the engines' budget is cancelled at the timeout.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub(crate) struct SolveLimits {
+    /// Give up after this many seconds (exit 5).
+    #[arg(long, value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+impl SolveLimits {
+    /// A fresh budget with the memory bound.
+    pub fn budget(&self) -> Budget {
+        self.memory.budget()
+    }
+
+    /// Runs `work` with `budget` cancelled at the timeout.
+    pub fn within<T>(&self, budget: &Budget, work: impl FnOnce() -> T) -> T {
+        with_timeout(self.timeout, budget, work)
+    }
+
+    /// The memory-limit or timeout message for `file` (from `budget`) and exit 5.
+    pub fn stopped(&self, file: &Path, budget: &Budget) -> ExitCode {
+        limits::stopped(&file.display().to_string(), budget, None, self.timeout)
+    }
+}
+
+/// `--timeout` and `--max-memory` of the systems' `dimacs`.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub(crate) struct DimacsLimits {
+    #[command(flatten)]
+    deadline: TimeoutArg,
+    #[command(flatten)]
+    memory: MemoryArgs,
+}
+
+impl DimacsLimits {
+    /// The timeout of the whole command.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.deadline.timeout
+    }
+
+    /// Prints the DIMACS text `encode` builds under a budget with the memory bound, or,
+    /// when it is interrupted, the memory-limit or timeout message for `file` (exit 5).
+    pub fn print(
+        &self,
+        file: &Path,
+        encode: impl FnOnce(&Budget) -> Result<String, Interrupted>,
+    ) -> Exit {
+        let budget = self.memory.budget();
+        match encode(&budget) {
+            Ok(text) => {
+                say_raw!("{text}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(Interrupted) => Err(limits::stopped(
+                &file.display().to_string(),
+                &budget,
+                None,
+                self.deadline.timeout,
+            )),
+        }
+    }
+}
