@@ -42,6 +42,19 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 temp path")
 }
 
+/// The number written just before the first `marker` in `text` (a count in a summary
+/// line such as `... 13 skipped (over --max-memory)`).
+fn count_before(text: &str, marker: &str) -> u64 {
+    let at = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("no `{marker}` in {text}"));
+    text[..at]
+        .rsplit(' ')
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no count before `{marker}` in {text}"))
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -218,14 +231,7 @@ fn fuzz_cases_over_the_memory_bound_are_skipped_and_counted() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    let at = stdout
-        .find(" skipped (over --max-memory)")
-        .unwrap_or_else(|| panic!("no over-memory count in {stdout}"));
-    let over: u64 = stdout[..at]
-        .rsplit(' ')
-        .next()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no number before the over-memory count in {stdout}"));
+    let over = count_before(&stdout, " skipped (over --max-memory)");
     assert!(over > 0 && over <= 20, "{stdout}");
     assert!(took < Duration::from_secs(60), "took {took:?}");
 }
@@ -267,12 +273,7 @@ fn fft_listing_over_the_output_bound_is_refused() {
     let (o, _) = timed(&["fft", "enumerate", f]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    let n: u64 = text
-        .split(" distinct outcomes")
-        .next()
-        .and_then(|h| h.rsplit(' ').next())
-        .and_then(|w| w.parse().ok())
-        .expect("the count line");
+    let n = count_before(&text, " distinct outcomes");
     assert!(n > 1, "{text}");
     let below = (n - 1).to_string();
     let (o, _) = timed(&["fft", "enumerate", f, "--list", "--limit", &below]);
@@ -351,12 +352,7 @@ fn the_memory_bound_stops_every_systems_engines() {
     let (o, _) = timed(&["fft", "enumerate", s(&fft), "--engine", "direct"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    let n: u64 = text
-        .split(" distinct outcomes")
-        .next()
-        .and_then(|h| h.rsplit(' ').next())
-        .and_then(|w| w.parse().ok())
-        .expect("the count line");
+    let n = count_before(&text, " distinct outcomes");
     assert!(n > 10_000, "the FFT scenario is not large: {text}");
     let budget = Duration::from_secs(5);
     let mut runs: Vec<Vec<&str>> = Vec::new();

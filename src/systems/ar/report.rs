@@ -7,7 +7,9 @@
 //! analysis. This module returns strings and values; only `cli` prints.
 
 use super::explain::effect_name;
-use super::resolution::{min_created, sorted_ids, Analysis, Cut, Resolution, TargetMap};
+use super::resolution::{
+    min_created, sorted_id_refs, sorted_ids, Analysis, Cut, Resolution, TargetMap,
+};
 use super::universe::Universe;
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -141,13 +143,6 @@ impl Serialize for Names<'_> {
     }
 }
 
-/// Ids of universe effects, sorted as strings, borrowed.
-fn ids(u: &Universe, ix: impl Iterator<Item = usize>) -> Vec<&str> {
-    let mut v: Vec<&str> = ix.map(|i| u.effects[i].id.as_str()).collect();
-    v.sort_unstable();
-    v
-}
-
 /// One way of a resolution.
 #[derive(Serialize)]
 struct WayJson<'a> {
@@ -173,9 +168,9 @@ pub fn resolution_view<'a>(
     best: Option<usize>,
 ) -> ResolutionJson<'a> {
     ResolutionJson {
-        succeeded: ids(u, r.succeeded.ones()),
-        failed: ids(u, r.present.ones().filter(|&i| !r.succeeded.contains(i))),
-        created: ids(u, r.present.ones().filter(|&i| i >= u.n_declared)),
+        succeeded: sorted_id_refs(u, r.succeeded.ones()),
+        failed: sorted_id_refs(u, r.present.ones().filter(|&i| !r.succeeded.contains(i))),
+        created: sorted_id_refs(u, r.present.ones().filter(|&i| i >= u.n_declared)),
         optimal: Some(r.n_created(u)) == best,
         size: r.present.count_ones(..),
         ways: r
@@ -213,8 +208,8 @@ pub struct OutcomeJson<'a> {
 pub fn outcome_view<'a>(u: &'a Universe, o: &Outcome<'a>) -> OutcomeJson<'a> {
     OutcomeJson {
         probability: o.probability.to_string(),
-        cut: ids(u, o.cut.ones()),
-        succeeded: ids(u, o.resolution.succeeded.ones()),
+        cut: sorted_id_refs(u, o.cut.ones()),
+        succeeded: sorted_id_refs(u, o.resolution.succeeded.ones()),
         final_targets: FinalTargets { u, way: o.way },
         deaths: o.resolution.deaths(u, o.way),
     }

@@ -56,8 +56,16 @@ impl Resolution {
 
 /// Ids of the given universe effects, sorted as strings.
 pub fn sorted_ids(u: &Universe, ix: impl Iterator<Item = usize>) -> Vec<String> {
-    let mut v: Vec<String> = ix.map(|i| u.effects[i].id.clone()).collect();
-    v.sort();
+    sorted_id_refs(u, ix)
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
+/// Ids of the given universe effects, sorted as strings, borrowed from the universe.
+pub fn sorted_id_refs(u: &Universe, ix: impl Iterator<Item = usize>) -> Vec<&str> {
+    let mut v: Vec<&str> = ix.map(|i| u.effects[i].id.as_str()).collect();
+    v.sort_unstable();
     v
 }
 
