@@ -7,7 +7,8 @@
 //! and `i` ([`case_seed`]), so any case can be regenerated; cases run in parallel (rayon),
 //! handed out in index order, and stop at the first failure, the limit, or a stop request;
 //! when several cases fail before the others notice, the one with the lowest index is
-//! kept; a case over the per-case timeout is counted as skipped, never as a failure.
+//! kept; a case over the per-case timeout or memory bound is counted as skipped (each
+//! reason on its own), never as a failure.
 
 use super::differential::{with_timeout, Comparison, Differential, RunError, Verdict};
 use crate::systems::spec::{Budget, System};
