@@ -158,6 +158,7 @@ const WHY_UP_TO: u64 = 4096;
 /// What `--explain`, `--certify`, `--dot`, `--svg` add: computed on the component itself
 /// for a night of one component, else on the flat answer of the whole night.
 fn why(args: &Args, n: &Night, f: &Factored) -> Result<super::why::Extras, ExitCode> {
+    let n = f.night(n);
     let w = &args.why;
     if !(w.explain || w.certify.is_some() || w.dot.is_some() || w.svg.is_some()) {
         return Ok(super::why::Extras::default());

@@ -63,6 +63,7 @@ pub struct Written {
 /// Number of flat entries an expansion would write: the ways of every listed resolution
 /// (the night's, or under every optimal cut) plus the outcomes.
 pub fn flat_entries(n: &Night, f: &Factored) -> BigUint {
+    let n = f.night(n);
     let mut ways = BigUint::one();
     for a in &f.parts {
         let here: usize = match (&a.cuts, f.classification()) {
@@ -80,6 +81,7 @@ pub fn flat_entries(n: &Night, f: &Factored) -> BigUint {
 
 /// Whether the flat lists are written under these options.
 pub fn expands(n: &Night, f: &Factored, opts: &Options) -> bool {
+    let n = f.night(n);
     match opts.expand {
         Expand::Always => true,
         Expand::Never => false,
@@ -94,6 +96,7 @@ fn part_outcomes<'a>(p: &'a Part, a: &'a super::Analysis, empty: &'a Cut) -> Vec
 
 /// Each player's exact chance of dying (players who may die only), sorted by name.
 pub fn death_chances(n: &Night, f: &Factored) -> Vec<(String, BigRational)> {
+    let n = f.night(n);
     let mut survive: BTreeMap<String, BigRational> = BTreeMap::new();
     for (p, a) in n.parts.iter().zip(&f.parts) {
         let empty = Cut::with_capacity(p.universe.n_declared);
@@ -139,6 +142,7 @@ fn part_seed(seed: u64, k: usize) -> u64 {
 /// One reproducible pick for `seed`: in each component, the contract's uniform choice
 /// (optimal cut, optimal resolution, way) with its own seed.
 pub fn pick(n: &Night, f: &Factored, seed: u64) -> Option<Picked> {
+    let n = f.night(n);
     let m = Merger::new(n);
     let mut probability = BigRational::one();
     let mut cuts = Vec::new();
@@ -227,6 +231,17 @@ fn level_cost(levels: &[u32], cost: &[usize]) -> Value {
     )
 }
 
+/// For a refined answer, the instance component (from 1) of each piece.
+fn owners(f: &Factored) -> Option<Vec<usize>> {
+    f.refined.as_ref().map(|r| {
+        r.ranges
+            .iter()
+            .enumerate()
+            .flat_map(|(k, range)| range.clone().map(move |_| k + 1))
+            .collect()
+    })
+}
+
 fn class_counts(f: &Factored) -> [usize; 3] {
     let mut c = [0; 3];
     for a in &f.parts {
@@ -255,29 +270,31 @@ impl Serialize for Entry<'_> {
     }
 }
 
-fn summary_json<'a>(n: &'a Night, f: &Factored) -> Vec<(&'static str, Entry<'a>)> {
+fn summary_json<'a>(n: &'a Night, f: &'a Factored) -> Vec<(&'static str, Entry<'a>)> {
+    let n = f.night(n);
     let u = &n.whole;
     let t = f.totals(n);
     let levels = u.levels();
     let [px, qx, nx] = class_counts(f);
     let v = |v: Value| Entry::Value(v);
+    let mut totals = json!({
+        "components": f.refined.as_ref().map_or(n.parts.len(), |r| r.ranges.len()),
+        "paradox_components": px,
+        "quasi_paradox_components": qx,
+        "non_paradox_components": nx,
+        "resolutions": t.resolutions.to_string(),
+        "ways": t.ways.to_string(),
+        "optimal_cuts": t.optimal_cuts.to_string(),
+        "outcomes": t.outcomes.to_string(),
+    });
+    if f.refined.is_some() {
+        totals["pieces"] = json!(n.parts.len());
+    }
     vec![
         ("classification", v(json!(f.classification().name()))),
         ("players", v(json!(u.ensemble.players))),
         ("effects", Entry::Effects(report::effects_view(u))),
-        (
-            "totals",
-            v(json!({
-                "components": n.parts.len(),
-                "paradox_components": px,
-                "quasi_paradox_components": qx,
-                "non_paradox_components": nx,
-                "resolutions": t.resolutions.to_string(),
-                "ways": t.ways.to_string(),
-                "optimal_cuts": t.optimal_cuts.to_string(),
-                "outcomes": t.outcomes.to_string(),
-            })),
-        ),
+        ("totals", v(totals)),
         (
             "cut_cost",
             v(f.cost(n).map_or(Value::Null, |c| level_cost(levels, &c))),
@@ -416,6 +433,7 @@ pub fn write_json(
     opts: &Options,
     extra: &[(&str, Value)],
 ) -> io::Result<Written> {
+    let n = f.night(n);
     let expanded = expands(n, f, opts);
     let mut truncated = false;
     w.write_all(b"{")?;
@@ -435,8 +453,13 @@ pub fn write_json(
     }
     key(w, "components")?;
     let mut s = Stream::open(w, "  ", None)?;
-    for (p, a) in n.parts.iter().zip(&f.parts) {
-        s.item(&component_json(n, p, a, !expanded))?;
+    let owner = owners(f);
+    for (k, (p, a)) in n.parts.iter().zip(&f.parts).enumerate() {
+        let mut v = component_json(n, p, a, !expanded);
+        if let Some(o) = &owner {
+            v["component"] = json!(o[k]);
+        }
+        s.item(&v)?;
     }
     s.close()?;
     key(w, "expanded")?;
@@ -545,6 +568,7 @@ pub fn write_json(
 
 /// The JSON answer as a value (for batch records and tests; `resolve` streams it).
 pub fn to_json(n: &Night, f: &Factored, opts: &Options) -> Value {
+    let n = f.night(n);
     let mut buf = Vec::new();
     write_json(&mut buf, n, f, opts, &[]).expect("writing to memory");
     serde_json::from_slice(&buf).expect("the writer writes JSON")
@@ -559,6 +583,7 @@ fn min_created_of(lists: &[(&Part, &[Resolution])]) -> usize {
 
 /// The least number of created effects among the night's resolutions.
 fn min_created_total(n: &Night, f: &Factored) -> usize {
+    let n = f.night(n);
     let lists: Vec<(&Part, &[Resolution])> = n
         .parts
         .iter()
@@ -573,6 +598,7 @@ type OwnedOutcome = (BigRational, Option<Cut>, Resolution, TargetMap);
 
 /// Every whole-night outcome, lazily, in product order.
 pub fn outcome_products<'a>(n: &'a Night, f: &'a Factored) -> impl Iterator<Item = Picked> + 'a {
+    let n = f.night(n);
     let empties: Vec<Cut> = n
         .parts
         .iter()
@@ -677,6 +703,7 @@ pub fn write_human(
     f: &Factored,
     opts: &Options,
 ) -> io::Result<Written> {
+    let n = f.night(n);
     if let ([p], [a]) = (n.parts.as_slice(), f.parts.as_slice()) {
         w.write_all(report::to_human(&p.universe, a, opts.seed).as_bytes())?;
         return Ok(Written {
@@ -711,10 +738,23 @@ pub fn write_human(
             plural(&t.ways, "way", "ways")
         )?,
     }
+    let owner = owners(f);
+    let counted = match &owner {
+        Some(o) => format!(
+            "{} independent {}, answered as {} independent pieces",
+            o.last().copied().unwrap_or(0),
+            if o.last() == Some(&1) {
+                "component"
+            } else {
+                "components"
+            },
+            n.parts.len()
+        ),
+        None => format!("{} independent components", n.parts.len()),
+    };
     writeln!(
         w,
-        "{} independent components ({}, {}, {}); {} in all",
-        n.parts.len(),
+        "{counted} ({}, {}, {}); {} in all",
         plural(px, "paradox", "paradoxes"),
         plural(qx, "quasi-paradox", "quasi-paradoxes"),
         plural(nx, "non-paradox", "non-paradoxes"),
@@ -785,13 +825,23 @@ pub fn write_human(
                 .iter()
                 .map(|e| e.id.clone())
                 .collect();
-            writeln!(
-                w,
-                "component {} of {}: {}",
-                k + 1,
-                n.parts.len(),
-                ids_or_dash(&ids)
-            )?;
+            match &owner {
+                Some(o) => writeln!(
+                    w,
+                    "piece {} of {} (component {}): {}",
+                    k + 1,
+                    n.parts.len(),
+                    o[k],
+                    ids_or_dash(&ids)
+                )?,
+                None => writeln!(
+                    w,
+                    "component {} of {}: {}",
+                    k + 1,
+                    n.parts.len(),
+                    ids_or_dash(&ids)
+                )?,
+            }
             w.write_all(indented(&report::body_human(&p.universe, a, None), "  ").as_bytes())?;
         }
     }

@@ -51,31 +51,40 @@ pub fn fixed_labels(f: &Frame) -> FixedLabels {
     out
 }
 
-/// One component written out for the learner.
-struct Written {
+/// One component written out for the learner: local effect j has variables `s(j)` and
+/// `live(j)`; guard variables follow them.
+pub(super) struct Written {
     /// Universe index of each local effect.
-    comp: Vec<Ix>,
+    pub(super) comp: Vec<Ix>,
     /// For each local effect that is created: local triggers.
-    triggers: Vec<Vec<usize>>,
-    created: Vec<bool>,
-    declared: Vec<bool>,
+    pub(super) triggers: Vec<Vec<usize>>,
+    /// Whether each local effect is created.
+    pub(super) created: Vec<bool>,
+    /// Whether each local effect is declared.
+    pub(super) declared: Vec<bool>,
+    /// Priority level index of each local declared effect (0 for created ones).
+    pub(super) level: Vec<usize>,
 }
 
 impl Written {
-    fn m(&self) -> usize {
+    /// Number of local effects.
+    pub(super) fn m(&self) -> usize {
         self.comp.len()
     }
 
-    fn s(&self, j: usize) -> usize {
+    /// The variable "local effect j succeeds".
+    pub(super) fn s(&self, j: usize) -> usize {
         j
     }
 
-    fn live(&self, j: usize) -> usize {
+    /// The variable "local effect j is in R and not cut".
+    pub(super) fn live(&self, j: usize) -> usize {
         self.m() + j
     }
 }
 
-fn write(
+/// Writes one component of a frame as a [`Problem`] (see the module documentation).
+pub(super) fn write(
     u: &Universe,
     f: &Frame,
     fixed: &FixedLabels,
@@ -94,6 +103,7 @@ fn write(
     let mut triggers = vec![Vec::new(); m];
     let mut created = vec![false; m];
     let mut declared = vec![false; m];
+    let mut level = vec![0; m];
     let mut counted: Vec<Vec<Lit>> = vec![Vec::new(); levels];
     for (j, &y) in comp.iter().enumerate() {
         let ye = &u.effects[y];
@@ -153,6 +163,7 @@ fn write(
         }
         if y < u.n_declared {
             declared[j] = true;
+            level[j] = f.level[y];
             counted[f.level[y]].push(lit(live(j), false));
         }
         let (fs, fl) = fixed[y];
@@ -164,6 +175,7 @@ fn write(
         triggers,
         created,
         declared,
+        level,
     };
     let problem = Problem {
         vars,
@@ -177,7 +189,7 @@ fn write(
 
 /// (C5) on a complete labelling: `None` if every live created effect can be derived from
 /// succeeding declared effects step by step, else the loop nogood of those that cannot.
-fn unfounded(w: &Written, l: &Learner) -> Option<Vec<Lit>> {
+pub(super) fn unfounded(w: &Written, l: &Learner) -> Option<Vec<Lit>> {
     let m = w.m();
     let mut pending: Vec<usize> = (0..m)
         .filter(|&j| w.created[j] && l.is_true(w.live(j)))
@@ -236,6 +248,36 @@ fn optimise(
     levels: usize,
     budget: &Budget,
 ) -> Result<Option<ComponentCuts>, Interrupted> {
+    let Some(opt) = minimise(w, l, levels, budget)? else {
+        return Ok(None);
+    };
+    let mut check = |l: &Learner| unfounded(w, l);
+    let mut cuts = BTreeSet::new();
+    while l.solve(budget, &mut check)? {
+        let cut: Vec<usize> = (0..w.m())
+            .filter(|&j| w.declared[j] && !l.is_true(w.live(j)))
+            .collect();
+        budget.charge("cuts", 48 + 8 * cut.len() as u64)?;
+        let done = cut.is_empty();
+        l.block(cut.iter().map(|&j| lit(w.live(j), true)).collect(), budget)?;
+        let mut global: Vec<Ix> = cut.into_iter().map(|j| w.comp[j]).collect();
+        global.sort_unstable();
+        cuts.insert(global);
+        if done {
+            break;
+        }
+    }
+    Ok(Some((opt, cuts)))
+}
+
+/// The least cost vector of the component, found level by level (most important first);
+/// the learner is left bounded at it. `None` if the component has no labelling at all.
+pub(super) fn minimise(
+    w: &Written,
+    l: &mut Learner,
+    levels: usize,
+    budget: &Budget,
+) -> Result<Option<Vec<usize>>, Interrupted> {
     let mut check = |l: &Learner| unfounded(w, l);
     if !l.solve(budget, &mut check)? {
         return Ok(None);
@@ -263,22 +305,7 @@ fn optimise(
         opt.push(k.min(upper[level]));
     }
     l.set_bounds(&opt.iter().map(|&c| Some(c)).collect::<Vec<_>>());
-    let mut cuts = BTreeSet::new();
-    while l.solve(budget, &mut check)? {
-        let cut: Vec<usize> = (0..w.m())
-            .filter(|&j| w.declared[j] && !l.is_true(w.live(j)))
-            .collect();
-        budget.charge("cuts", 48 + 8 * cut.len() as u64)?;
-        let done = cut.is_empty();
-        l.block(cut.iter().map(|&j| lit(w.live(j), true)).collect(), budget)?;
-        let mut global: Vec<Ix> = cut.into_iter().map(|j| w.comp[j]).collect();
-        global.sort_unstable();
-        cuts.insert(global);
-        if done {
-            break;
-        }
-    }
-    Ok(Some((opt, cuts)))
+    Ok(Some(opt))
 }
 
 /// A component's labelling: (variable, value) in the frame's numbering (`s[u]` is `u`,

@@ -30,6 +30,7 @@
 //! C1-C5 for the frame, hence (by construction of the frame) the contract; tests re-check
 //! every answer with `semantics::check`.
 
+use super::factor::PartAnswer;
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{
     analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
@@ -919,6 +920,48 @@ impl Resolver for Direct<'_> {
     fn optimal_cuts(&mut self) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
         optimal_cuts(self.u, self.budget)
     }
+}
+
+/// Components of at least this many universe effects and no deflection are answered
+/// through their product form ([`super::split`], [`super::pieces`]): what every optimal
+/// labelling shares fixed, the rest in independent groups. Tests lower it so that the
+/// property tests cover that path.
+#[cfg(not(test))]
+const SPLIT_FROM: usize = 64;
+#[cfg(test)]
+const SPLIT_FROM: usize = 4;
+
+/// A product form is kept as pieces when its flat answer would have more than this many
+/// (cut, resolution) entries; a smaller one is flattened, so that small answers read as
+/// they always have. Tests keep every product with more than one entry as pieces.
+#[cfg(not(test))]
+const FLAT_UP_TO: f64 = 256.0;
+#[cfg(test)]
+const FLAT_UP_TO: f64 = 1.0;
+
+/// One component's answer: through its product form when it is large and has no
+/// deflection (one frame is then the whole story), as pieces when that product is large;
+/// otherwise [`analyse`].
+pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
+    if u.len() < SPLIT_FROM || u.has_deflections() {
+        return analyse(u, budget).map(PartAnswer::Flat);
+    }
+    let none = Cut::with_capacity(u.n_declared);
+    let frame = Frame::build(u, &declared_map(u), &none, true, &[], budget)?;
+    let fixed = super::cuts::fixed_labels(&frame);
+    let mut products = Vec::with_capacity(frame.components.len());
+    for comp in &frame.components {
+        let Some(p) = super::split::product(u, &frame, &fixed, comp, budget)? else {
+            unreachable!("cutting every declared effect always leaves a labelling");
+        };
+        products.push(p);
+    }
+    let s = super::pieces::pieces(u, &products, budget)?;
+    Ok(if s.flat_size() <= FLAT_UP_TO {
+        PartAnswer::Flat(s.flatten())
+    } else {
+        PartAnswer::Split(s)
+    })
 }
 
 /// The whole analysis: resolutions of E; for a paradox, every optimal cut and the

@@ -7,7 +7,7 @@
 //! Invariant: each engine answers the whole analysis or `Interrupted`; which engines run
 //! and how their answers are compared is the harness's business, not this module's.
 
-use super::factor::{Factored, Night};
+use super::factor::{Factored, Night, PartAnswer};
 use super::resolution::{Analysis, Cut};
 use super::universe::Universe;
 use super::{brute, direct, encode, expand, semantics};
@@ -31,8 +31,21 @@ fn per_part(
     budget: &Budget,
     solve: impl Fn(&Universe, &Budget) -> Result<Analysis, Interrupted> + Sync,
 ) -> Result<Factored, Interrupted> {
+    per_part_split(night, budget, |u, b| solve(u, b).map(PartAnswer::Flat))
+}
+
+/// As [`per_part`], for a solver that may answer a component as a product of pieces.
+fn per_part_split(
+    night: &Night,
+    budget: &Budget,
+    solve: impl Fn(&Universe, &Budget) -> Result<PartAnswer, Interrupted> + Sync,
+) -> Result<Factored, Interrupted> {
     if night.parts.len() > 1 && night.whole.len() <= WHOLE_UP_TO {
-        return Ok(expand::project(night, &solve(&night.whole, budget)?));
+        let flat = match solve(&night.whole, budget)? {
+            PartAnswer::Flat(a) => a,
+            PartAnswer::Split(s) => s.flatten(),
+        };
+        return Ok(expand::project(night, &flat));
     }
     solve_parts(night, budget, solve)
 }
@@ -41,7 +54,7 @@ fn per_part(
 pub fn solve_parts(
     night: &Night,
     budget: &Budget,
-    solve: impl Fn(&Universe, &Budget) -> Result<Analysis, Interrupted> + Sync,
+    solve: impl Fn(&Universe, &Budget) -> Result<PartAnswer, Interrupted> + Sync,
 ) -> Result<Factored, Interrupted> {
     // Components of small nights are solved in turn: splitting work that takes
     // microseconds across threads costs more than it saves.
@@ -58,7 +71,7 @@ pub fn solve_parts(
             .map(|p| solve(&p.universe, budget))
             .collect::<Result<Vec<_>, _>>()?
     };
-    Ok(Factored { parts })
+    Ok(Factored::assemble(night, parts))
 }
 
 /// How long the slower engine may go on after the faster one answered, by default.
@@ -76,7 +89,7 @@ impl Engine<Night, Factored> for Direct {
         "direct"
     }
     fn solve(&self, n: &Night, budget: &Budget) -> Result<Factored, Interrupted> {
-        per_part(n, budget, direct::analyse)
+        per_part_split(n, budget, direct::analyse_part)
     }
 }
 
@@ -111,11 +124,50 @@ impl Engine<Night, Factored> for Brute {
 }
 
 /// Re-validates every component's answer with the reference semantics.
+/// A component answered as pieces is checked piece by piece: every entry of one piece
+/// with the first entry of each other piece, as a resolution of the whole component (the
+/// product's other combinations are valid by its independence, see `split.rs`).
 pub fn self_check(n: &Night, f: &Factored) -> Result<(), String> {
-    for (p, a) in n.parts.iter().zip(&f.parts) {
-        self_check_part(&p.universe, a)?;
+    let Some(r) = &f.refined else {
+        for (p, a) in n.parts.iter().zip(&f.parts) {
+            self_check_part(&p.universe, a)?;
+        }
+        return Ok(());
+    };
+    for (k, range) in r.ranges.iter().enumerate() {
+        let pieces = &f.parts[range.clone()];
+        let Some(mini) = r.splits.get(&k) else {
+            self_check_part(&n.parts[k].universe, &pieces[0])?;
+            continue;
+        };
+        for j in 0..pieces.len() {
+            let few: Vec<Analysis> = pieces
+                .iter()
+                .enumerate()
+                .map(|(i, a)| if i == j { a.clone() } else { first_entry(a) })
+                .collect();
+            let flat = expand::flatten(mini, &Factored::of(few));
+            self_check_part(&mini.whole, &flat)?;
+        }
     }
     Ok(())
+}
+
+/// An analysis cut down to its first entry: its first resolution, or its first optimal
+/// cut with that cut's first resolution.
+fn first_entry(a: &Analysis) -> Analysis {
+    Analysis {
+        resolutions: a.resolutions.iter().take(1).cloned().collect(),
+        cuts: a.cuts.as_ref().map(|c| super::resolution::CutAnalysis {
+            cost: c.cost.clone(),
+            optimal: c
+                .optimal
+                .iter()
+                .take(1)
+                .map(|(cut, rs)| (cut.clone(), rs.iter().take(1).cloned().collect()))
+                .collect(),
+        }),
+    }
 }
 
 /// Re-validates every resolution (and every way) of an analysis with the reference

@@ -168,6 +168,7 @@ pub fn optimal_cuts<'a>(
     night: &'a Night,
     f: &'a Factored,
 ) -> impl Iterator<Item = (Cut, Vec<(&'a Part, &'a [Resolution])>)> + 'a {
+    let night = f.night(night);
     let choices = cut_choices(f);
     let sizes = choices.iter().map(Vec::len).collect();
     let m = Merger::new(night);
@@ -191,6 +192,7 @@ pub fn optimal_cuts<'a>(
 /// The flat analysis of the whole night (every product expanded), canonical. Its size is
 /// the product of the parts' sizes: call it only when [`Factored::totals`] is small.
 pub fn flatten(night: &Night, f: &Factored) -> Analysis {
+    let night = f.night(night);
     let m = Merger::new(night);
     let resolutions = if f.classification() == Classification::Paradox {
         Vec::new()
@@ -292,5 +294,5 @@ pub fn project(night: &Night, flat: &Analysis) -> Factored {
             a
         })
         .collect();
-    Factored { parts }
+    Factored::of(parts)
 }

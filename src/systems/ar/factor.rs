@@ -25,6 +25,9 @@ use crate::systems::spec::{Budget, Interrupted};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 use petgraph::unionfind::UnionFind;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// One independent component of a night, as a night of its own.
 #[derive(Clone, Debug)]
@@ -46,11 +49,77 @@ pub struct Night {
     pub parts: Vec<Part>,
 }
 
-/// The factorised analysis: one [`Analysis`] per part of the [`Night`], same order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The factorised analysis: one [`Analysis`] per part of the [`Night`], same order; or,
+/// when some component's answer is a product of pieces ([`super::pieces`]), one per part
+/// of the refined night that lists those pieces in place of the component.
+#[derive(Clone, Debug)]
 pub struct Factored {
-    /// Each component's analysis, in canonical order.
+    /// Each part's analysis, in canonical order.
     pub parts: Vec<Analysis>,
+    /// The night of pieces `parts` follows, when some component was split.
+    pub refined: Option<Arc<Refined>>,
+}
+
+/// A night whose split components are replaced by their pieces.
+#[derive(Clone, Debug)]
+pub struct Refined {
+    /// The whole night with one part per piece (unsplit components are one piece).
+    pub night: Night,
+    /// For each component of the instance, its pieces' range in `night.parts`.
+    pub ranges: Vec<Range<usize>>,
+    /// For each split component, its pieces as a night whose whole is the component.
+    pub splits: BTreeMap<usize, Night>,
+}
+
+/// One component's answer: flat, or a product of pieces.
+#[derive(Clone, Debug)]
+pub enum PartAnswer {
+    /// The component's analysis.
+    Flat(Analysis),
+    /// The component's pieces and their analyses.
+    Split(super::pieces::Split),
+}
+
+/// Two answers agree when they say the same of every component: equal analyses, or, for a
+/// component one answer split, the flattened pieces equal to the other's analysis (the
+/// cross-check of a split answer against a flat one).
+impl PartialEq for Factored {
+    fn eq(&self, other: &Factored) -> bool {
+        match (&self.refined, &other.refined) {
+            (None, None) => self.parts == other.parts,
+            (Some(a), Some(b)) => {
+                self.parts == other.parts
+                    && a.ranges == b.ranges
+                    && a.night
+                        .parts
+                        .iter()
+                        .zip(&b.night.parts)
+                        .all(|(x, y)| x.to_whole == y.to_whole)
+            }
+            (Some(r), None) => r.agrees(&self.parts, &other.parts),
+            (None, Some(r)) => r.agrees(&other.parts, &self.parts),
+        }
+    }
+}
+
+impl Eq for Factored {}
+
+impl Refined {
+    /// Whether pieces' analyses `split` say what flat per-component analyses `flat` say.
+    fn agrees(&self, split: &[Analysis], flat: &[Analysis]) -> bool {
+        self.ranges.len() == flat.len()
+            && self
+                .ranges
+                .iter()
+                .enumerate()
+                .all(|(k, r)| match self.splits.get(&k) {
+                    Some(mini) => {
+                        let pieces = Factored::of(split[r.clone()].to_vec());
+                        super::expand::flatten(mini, &pieces) == flat[k]
+                    }
+                    None => r.len() == 1 && split[r.start] == flat[k],
+                })
+    }
 }
 
 /// The interaction components of a universe, as lists of universe indices (each sorted,
@@ -294,6 +363,75 @@ pub struct Totals {
 }
 
 impl Factored {
+    /// The answer of one analysis per part of the instance.
+    pub fn of(parts: Vec<Analysis>) -> Factored {
+        Factored {
+            parts,
+            refined: None,
+        }
+    }
+
+    /// The answer from one answer per component of `night`: split components are
+    /// replaced by their pieces in a refined night (see [`Factored::night`]).
+    pub fn assemble(night: &Night, answers: Vec<PartAnswer>) -> Factored {
+        if answers.iter().all(|a| matches!(a, PartAnswer::Flat(_))) {
+            return Factored::of(
+                answers
+                    .into_iter()
+                    .map(|a| match a {
+                        PartAnswer::Flat(a) => a,
+                        PartAnswer::Split(_) => unreachable!("all flat"),
+                    })
+                    .collect(),
+            );
+        }
+        let mut parts = Vec::new();
+        let mut pieces = Vec::new();
+        let mut ranges = Vec::new();
+        let mut splits = BTreeMap::new();
+        for (k, (part, a)) in night.parts.iter().zip(answers).enumerate() {
+            let start = parts.len();
+            match a {
+                PartAnswer::Flat(a) => {
+                    parts.push(a);
+                    pieces.push(part.clone());
+                }
+                PartAnswer::Split(s) => {
+                    for p in &s.night.parts {
+                        pieces.push(Part {
+                            universe: p.universe.clone(),
+                            to_whole: p.to_whole.iter().map(|&i| part.to_whole[i]).collect(),
+                            players: p
+                                .players
+                                .iter()
+                                .map(|&q| part.players[q as usize])
+                                .collect(),
+                        });
+                    }
+                    parts.extend(s.parts);
+                    splits.insert(k, s.night);
+                }
+            }
+            ranges.push(start..parts.len());
+        }
+        Factored {
+            parts,
+            refined: Some(Arc::new(Refined {
+                night: Night {
+                    whole: night.whole.clone(),
+                    parts: pieces,
+                },
+                ranges,
+                splits,
+            })),
+        }
+    }
+
+    /// The night `parts` follows: the instance, or the refined night of pieces.
+    pub fn night<'a>(&'a self, instance: &'a Night) -> &'a Night {
+        self.refined.as_ref().map_or(instance, |r| &r.night)
+    }
+
     /// The whole night's classification: a paradox when some component is one, a
     /// non-paradox when every component is one.
     pub fn classification(&self) -> Classification {
@@ -310,6 +448,7 @@ impl Factored {
     /// The optimal cost vector over the whole night's priority levels (ascending), the sum
     /// of the paradox components' costs; `None` unless a paradox.
     pub fn cost(&self, night: &Night) -> Option<Vec<usize>> {
+        let night = self.night(night);
         if self.classification() != Classification::Paradox {
             return None;
         }
@@ -328,6 +467,7 @@ impl Factored {
 
     /// Exact counts of the flat answer's lists.
     pub fn totals(&self, night: &Night) -> Totals {
+        let night = self.night(night);
         let paradox = self.classification() == Classification::Paradox;
         let mut t = Totals {
             resolutions: BigUint::one(),

@@ -214,6 +214,15 @@ impl Learner {
         self.val[v] == TRUE
     }
 
+    /// Undoes every choice and makes the next search try each `(v, value)` first (until
+    /// the search backtracks over `v` again, which saves the value it had).
+    pub fn prefer(&mut self, prefs: impl IntoIterator<Item = (usize, bool)>) {
+        self.backtrack(1);
+        for (v, value) in prefs {
+            self.phase[v] = value;
+        }
+    }
+
     /// How many literals of counted set `i` are true.
     pub fn count(&self, i: usize) -> usize {
         self.counted[i].count

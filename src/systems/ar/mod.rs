@@ -16,10 +16,12 @@ pub mod gen;
 pub mod learn;
 pub mod model;
 pub mod parse;
+pub mod pieces;
 pub mod report;
 pub mod resolution;
 pub mod semantics;
 pub mod shrink;
+pub mod split;
 pub mod system;
 pub mod universe;
 

@@ -137,7 +137,7 @@ mod tests {
                 a.canonicalize(u);
                 parts.push(a);
             }
-            Ok(Factored { parts })
+            Ok(Factored::of(parts))
         }
     }
 

@@ -114,6 +114,7 @@ const SUMMARY_FLAT: u32 = 16;
 /// A one-line summary of a factorised answer: as [`describe`] when the flat answer is
 /// short, else the exact totals and the number of components.
 pub fn describe_factored(n: &Night, f: &Factored) -> String {
+    let n = f.night(n);
     let t = f.totals(n);
     if t.resolutions <= SUMMARY_FLAT.into() && t.optimal_cuts <= SUMMARY_FLAT.into() {
         return describe(&n.whole, &flatten(n, f));

@@ -331,7 +331,10 @@ fn check_factorised_against_brute(ens: &Ensemble) -> usize {
     assert_eq!(Sat.solve(&n, &Budget::new()).expect("not interrupted"), f);
     // Small nights are solved whole and projected; the components solved one by one
     // must give the same answer.
-    let each = engine::solve_parts(&n, &Budget::new(), direct::analyse).expect("solved");
+    let each = engine::solve_parts(&n, &Budget::new(), |u, b| {
+        direct::analyse(u, b).map(crate::systems::ar::factor::PartAnswer::Flat)
+    })
+    .expect("solved");
     assert_eq!(
         each, f,
         "solving per component != projecting the whole night's answer"
@@ -429,4 +432,124 @@ proptest! {
         prop_assume!(Universe::new(&ens).len() <= 13);
         check_factorised_against_brute(&ens);
     }
+}
+
+/// Nights of one or a few dense components, large enough for the split path.
+fn dense_params(effects: usize) -> NightParams {
+    NightParams {
+        players: 3 + effects / 4,
+        ..small_params(effects)
+    }
+}
+
+#[test]
+fn random_dense_nights_often_answer_as_pieces() {
+    // Guards the property test below against never meeting a split answer (tests split
+    // every component of 4 effects or more whose product has more than one entry).
+    let split = (0..200u64)
+        .filter(|&seed| {
+            let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
+            matches!(
+                direct::analyse_part(&u, &Budget::new()),
+                Ok(crate::systems::ar::factor::PartAnswer::Split(_))
+            )
+        })
+        .count();
+    assert!(split > 40, "{split} of 200");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(800))]
+
+    #[test]
+    fn pieces_multiply_to_the_sat_engines_flat_answer(seed in any::<u64>(), effects in 4usize..25) {
+        use crate::systems::ar::factor::PartAnswer;
+        let u = Universe::new(&night(&dense_params(effects), seed));
+        let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
+        match direct::analyse_part(&u, &Budget::new()).expect("not interrupted") {
+            PartAnswer::Flat(a) => prop_assert_eq!(a, flat),
+            PartAnswer::Split(s) => {
+                prop_assert_eq!(s.flatten(), flat.clone());
+                recheck(&u, &flat);
+                let f = s.factored();
+                let t = f.totals(&s.night);
+                let cuts = flat.cuts.as_ref().map_or(0, |c| c.optimal.len());
+                prop_assert_eq!(t.resolutions, flat.resolutions.len().into());
+                prop_assert_eq!(t.optimal_cuts, cuts.into());
+                prop_assert_eq!(f.cost(&s.night), flat.cuts.as_ref().map(|c| c.cost.clone()));
+                let empty = Cut::with_capacity(u.n_declared);
+                let outs = report::outcomes(&u, &flat, &empty);
+                prop_assert_eq!(t.outcomes, outs.len().into());
+                prop_assert_eq!(f.classification(), flat.classification());
+            }
+        }
+    }
+}
+
+#[test]
+fn mutual_blocks_behind_a_certain_block_are_independent_pieces() {
+    // Worked by hand. F blocks E (nobody blocks F), so E's block on B and D fails in
+    // every resolution, yet it joins the two mutual blocks into one component. With E
+    // fixed, {A, B} and {C, D} are independent: A or B succeeds (B's kill of X with B),
+    // C or D succeeds. Pieces: what is fixed (E, F), {e1 e2 e3}, {e4 e5}; 2 x 2 = 4
+    // resolutions, X dies in 2 of them.
+    let ens = parse::parse_night(
+        "A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n",
+        std::path::Path::new("t.night"),
+    )
+    .unwrap();
+    let n = Night::of(&ens);
+    assert_eq!(n.parts.len(), 1);
+    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    let r = f.refined.as_ref().expect("answered as pieces");
+    let ids: Vec<Vec<&str>> = r
+        .night
+        .parts
+        .iter()
+        .map(|p| p.universe.effects.iter().map(|e| e.id.as_str()).collect())
+        .collect();
+    assert_eq!(
+        ids,
+        [vec!["e6", "e7"], vec!["e1", "e2", "e3"], vec!["e4", "e5"]]
+    );
+    let t = f.totals(&n);
+    assert_eq!((t.resolutions, t.outcomes), (4u32.into(), 4u32.into()));
+    let half = num_rational::BigRational::new(1.into(), 2.into());
+    assert_eq!(
+        crate::systems::ar::answer::death_chances(&n, &f),
+        [("X".to_string(), half)]
+    );
+    // The split answer agrees with the flat answers of the other engines.
+    assert_eq!(f, Sat.solve(&n, &Budget::new()).expect("not interrupted"));
+    assert_eq!(Brute.solve(&n, &Budget::new()).expect("not interrupted"), f);
+    engine::self_check(&n, &f).expect("every piece's entries are acceptable");
+    assert_eq!(check_factorised_against_brute(&ens), 1);
+}
+
+#[test]
+fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
+    // Worked by hand. H blocks G, so G's block on C and E fails, yet joins the odd cycle
+    // A -> B -> C -> A (a paradox: 3 optimal cuts of one block, one resolution each) and
+    // the pair D <-> E (2 resolutions) into one component: 3 cuts, each with 2
+    // resolutions, 6 outcomes; one block cut at level 2. (Cutting H's block would also
+    // break the cycle, G then blocking C, but H's block is at the more important level
+    // 0, so that cut is never optimal.)
+    let ens = parse::parse_night(
+        "A block B\nB block C\nC block A\nD block E\nE block D\nG block C E\nH block G @0\n",
+        std::path::Path::new("t.night"),
+    )
+    .unwrap();
+    let n = Night::of(&ens);
+    assert_eq!(n.parts.len(), 1);
+    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    assert!(f.refined.is_some(), "answered as pieces");
+    let t = f.totals(&n);
+    assert_eq!(
+        (t.resolutions, t.optimal_cuts, t.outcomes),
+        (0u32.into(), 3u32.into(), 6u32.into())
+    );
+    assert_eq!(f.cost(&n), Some(vec![0, 1]));
+    assert_eq!(f, Sat.solve(&n, &Budget::new()).expect("not interrupted"));
+    engine::self_check(&n, &f).expect("every piece's entries are acceptable");
+    assert_eq!(check_factorised_against_brute(&ens), 1);
 }

@@ -197,6 +197,89 @@ impl Universe {
         })
     }
 
+    /// The universe of some of this universe's effects (`keep`, ascending, holding the
+    /// reflexive passive of every created effect it holds), for a piece of a factorised
+    /// answer ([`super::pieces`]): the same effects in the same order, players renumbered
+    /// to those the effects name (ascending); also the index here of each of its players.
+    /// It is a view for answers, not a night to solve: an effect's attackers may lie
+    /// outside it, and its deflection reach is each player alone.
+    pub fn piece(&self, keep: &[Ix]) -> (Universe, Vec<Player>) {
+        let mut players: Vec<Player> = keep
+            .iter()
+            .flat_map(|&i| {
+                let e = &self.effects[i];
+                std::iter::once(e.actor).chain(e.targets.iter().copied())
+            })
+            .collect();
+        players.sort_unstable();
+        players.dedup();
+        let mut local_player = HashMap::new();
+        for (k, &p) in players.iter().enumerate() {
+            local_player.insert(p, k as Player);
+        }
+        let mut local = HashMap::new();
+        for (k, &i) in keep.iter().enumerate() {
+            local.insert(i, k);
+        }
+        let lp = |p: &Player| local_player[p];
+        let mut ensemble_effects = Vec::new();
+        let effects: Vec<UEffect> = keep
+            .iter()
+            .map(|&i| {
+                let e = &self.effects[i];
+                let origin = match e.origin {
+                    Origin::Declared(k) => {
+                        let mut d = self.ensemble.effects[k].clone();
+                        d.actor = lp(&d.actor);
+                        d.targets.iter_mut().for_each(|t| *t = lp(t));
+                        ensemble_effects.push(d);
+                        Origin::Declared(ensemble_effects.len() - 1)
+                    }
+                    Origin::Created { passive, visitor } => Origin::Created {
+                        passive: local[&passive],
+                        visitor: lp(&visitor),
+                    },
+                };
+                UEffect {
+                    id: e.id.clone(),
+                    origin,
+                    actor: lp(&e.actor),
+                    kind: e.kind,
+                    targets: e.targets.iter().map(lp).collect(),
+                    priority: e.priority,
+                }
+            })
+            .collect();
+        let ensemble = Ensemble {
+            players: players
+                .iter()
+                .map(|&p| self.player_name(p).to_string())
+                .collect(),
+            effects: ensemble_effects,
+        };
+        let n_declared = ensemble.effects.len();
+        let mut deflector = vec![None; players.len()];
+        let mut created_index = HashMap::new();
+        for (i, e) in effects.iter().enumerate() {
+            if e.action() == Some(ActionKind::Deflect) && e.is_declared() {
+                deflector[e.actor as usize] = Some(i);
+            }
+            if let Origin::Created { passive, visitor } = e.origin {
+                created_index.insert((passive, visitor), i);
+            }
+        }
+        let universe = Universe {
+            levels: ensemble.priority_levels(),
+            ensemble,
+            effects,
+            n_declared,
+            deflector,
+            reach: (0..players.len() as Player).map(|p| vec![p]).collect(),
+            created_index,
+        };
+        (universe, players)
+    }
+
     /// The ensemble's distinct priorities, ascending (computed once).
     pub fn levels(&self) -> &[u32] {
         &self.levels

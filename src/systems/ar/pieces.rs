@@ -1,0 +1,213 @@
+//! A component's answer as a product of *pieces*, built from the products of
+//! [`super::split`]: one piece holding what every optimal labelling shares, and one per
+//! independent group. Each piece is a [`Part`] (a view of some of the component's effects,
+//! see [`Universe::piece`]) with an [`Analysis`] of its own, so a split component is a
+//! [`Night`] of pieces whose [`Factored`] answer is the component's, exactly as a night is
+//! the product of its components: R, S and the ways are unions, cut costs add, the
+//! optimal cuts are the products of the pieces' cuts and the resolutions under a cut the
+//! products of the pieces' resolutions under its share.
+//!
+//! Invariants: the pieces' effects are disjoint but for the reflexive passives a group's
+//! created effects come from (shared, always present, succeeding and uncut, so unions are
+//! unaffected); a created effect absent from every optimal labelling is in no piece; each
+//! piece's analysis is canonical; [`Split::flatten`] is the component's flat analysis.
+
+use super::cuts::Labelling;
+use super::expand;
+use super::factor::{Factored, Night, Part};
+use super::resolution::{cut_cost, Analysis, Cut, CutAnalysis, Resolution, TargetMap};
+use super::split::Product;
+use super::universe::{Ix, Origin, Universe};
+use crate::systems::spec::{Budget, Interrupted};
+use fixedbitset::FixedBitSet;
+use std::collections::BTreeMap;
+
+/// A component answered as a product of pieces.
+#[derive(Clone, Debug)]
+pub struct Split {
+    /// The pieces as a night whose whole is the component.
+    pub night: Night,
+    /// Each piece's analysis, in the order of `night.parts`.
+    pub parts: Vec<Analysis>,
+}
+
+impl Split {
+    /// Number of (cut, resolution) entries of the flat answer: the product of the pieces'.
+    pub fn flat_size(&self) -> f64 {
+        self.parts
+            .iter()
+            .map(|a| match &a.cuts {
+                Some(c) => c.optimal.iter().map(|(_, rs)| rs.len()).sum::<usize>() as f64,
+                None => a.resolutions.len() as f64,
+            })
+            .product()
+    }
+
+    /// The component's flat analysis (every product expanded; canonical).
+    pub fn flatten(&self) -> Analysis {
+        expand::flatten(&self.night, &self.factored())
+    }
+
+    /// The pieces' answer as a factorised answer of `self.night`.
+    pub fn factored(&self) -> Factored {
+        Factored::of(self.parts.clone())
+    }
+}
+
+/// The pieces of component universe `u` from the products of every component of its
+/// cut-search frame (over `u`'s whole index range).
+pub fn pieces(u: &Universe, products: &[Product], budget: &Budget) -> Result<Split, Interrupted> {
+    let n = u.len();
+    let mut fixed_s = vec![None; n];
+    let mut fixed_live = vec![None; n];
+    for p in products {
+        for &(v, b) in &p.fixed {
+            if v < n {
+                fixed_s[v] = Some(b);
+            } else {
+                fixed_live[v - n] = Some(b);
+            }
+        }
+    }
+    let shown = |i: Ix| i < u.n_declared || fixed_live[i] == Some(true);
+    let mut parts = Vec::new();
+    let mut analyses = Vec::new();
+    let shared: Vec<Ix> = (0..n)
+        .filter(|&i| fixed_s[i].is_some() && fixed_live[i].is_some() && shown(i))
+        .collect();
+    if !shared.is_empty() {
+        budget.check()?;
+        let labels: Labelling = shared
+            .iter()
+            .flat_map(|&i| {
+                [
+                    (i, fixed_s[i] == Some(true)),
+                    (n + i, fixed_live[i] == Some(true)),
+                ]
+            })
+            .collect();
+        let (part, a) = piece(u, &shared, &[labels], budget)?;
+        parts.push(part);
+        analyses.push(a);
+    }
+    let mut groups: Vec<_> = products.iter().flat_map(|p| &p.groups).collect();
+    groups.sort_by_key(|g| g.effects.first().copied());
+    for g in groups {
+        budget.check()?;
+        // The group's effects and the (fixed, uncut, succeeding) passives of its created
+        // effects, which the piece needs to name them.
+        let mut keep = g.effects.clone();
+        let mut context: Vec<Ix> = Vec::new();
+        for &i in &g.effects {
+            if let Origin::Created { passive, .. } = u.effects[i].origin {
+                if keep.binary_search(&passive).is_err() && !context.contains(&passive) {
+                    context.push(passive);
+                }
+            }
+        }
+        let extra: Labelling = context
+            .iter()
+            .flat_map(|&p| [(p, true), (n + p, true)])
+            .collect();
+        keep.extend(&context);
+        keep.sort_unstable();
+        let options: Vec<Labelling> = g
+            .options
+            .iter()
+            .map(|o| o.iter().chain(&extra).copied().collect())
+            .collect();
+        let (part, a) = piece(u, &keep, &options, budget)?;
+        parts.push(part);
+        analyses.push(a);
+    }
+    Ok(Split {
+        night: Night {
+            whole: u.clone(),
+            parts,
+        },
+        parts: analyses,
+    })
+}
+
+/// One piece: the view of `keep` and its analysis from its labellings (frame numbering
+/// over `u`: `s[i]` is `i`, `live[i]` is `u.len() + i`).
+fn piece(
+    u: &Universe,
+    keep: &[Ix],
+    options: &[Labelling],
+    budget: &Budget,
+) -> Result<(Part, Analysis), Interrupted> {
+    let n = u.len();
+    let (pu, players) = u.piece(keep);
+    let local: BTreeMap<Ix, usize> = keep.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let mut by_cut: BTreeMap<Vec<usize>, Vec<Resolution>> = BTreeMap::new();
+    for o in options {
+        budget.charge("pieces", pu.map_bytes() + 3 * pu.set_bytes())?;
+        let mut present = FixedBitSet::with_capacity(pu.len());
+        let mut succeeded = FixedBitSet::with_capacity(pu.len());
+        let mut cut = Cut::with_capacity(pu.n_declared);
+        for k in 0..pu.n_declared {
+            present.insert(k);
+        }
+        for &(v, b) in o {
+            let (i, is_live) = if v < n { (v, false) } else { (v - n, true) };
+            let Some(&k) = local.get(&i) else { continue };
+            match (is_live, b) {
+                (false, true) => succeeded.insert(k),
+                (true, true) if k >= pu.n_declared => present.insert(k),
+                (true, false) if k < pu.n_declared => cut.insert(k),
+                _ => {}
+            }
+        }
+        let way: TargetMap = (0..pu.len())
+            .map(|k| {
+                let e = &pu.effects[k];
+                let uncut = k >= pu.n_declared || !cut.contains(k);
+                if e.action().is_some() && present.contains(k) && uncut {
+                    e.targets.clone()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        by_cut
+            .entry(cut.ones().collect())
+            .or_default()
+            .push(Resolution {
+                present,
+                succeeded,
+                ways: vec![way],
+            });
+    }
+    let resolved = by_cut.len() == 1 && by_cut.keys().next().is_some_and(Vec::is_empty);
+    let mut a = if resolved {
+        Analysis {
+            resolutions: by_cut.into_values().next().unwrap_or_default(),
+            cuts: None,
+        }
+    } else {
+        let optimal: Vec<(Cut, Vec<Resolution>)> = by_cut
+            .into_iter()
+            .map(|(ones, rs)| {
+                let mut c = Cut::with_capacity(pu.n_declared);
+                ones.into_iter().for_each(|k| c.insert(k));
+                (c, rs)
+            })
+            .collect();
+        let cost = optimal
+            .first()
+            .map(|(c, _)| cut_cost(&pu, pu.levels(), c))
+            .unwrap_or_else(|| vec![0; pu.levels().len()]);
+        Analysis {
+            resolutions: Vec::new(),
+            cuts: Some(CutAnalysis { cost, optimal }),
+        }
+    };
+    a.canonicalize(&pu);
+    let part = Part {
+        universe: pu,
+        to_whole: keep.to_vec(),
+        players,
+    };
+    Ok((part, a))
+}
