@@ -60,8 +60,9 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A random night of `effects` effects over `effects / 2` players and three priority
-/// levels, in the night format. Two effects per player make one giant component: neither
-/// engine answers the 10,000-effect one within seconds (README, Limits).
+/// levels, in the night format. Two effects per player make one giant component: the
+/// direct engine answers the 10,000-effect one as a product of pieces in seconds, the SAT
+/// engine not within a minute (README, Limits).
 fn random_night(effects: usize, seed: u64) -> String {
     let params = NightParams {
         players: effects / 2,
@@ -172,6 +173,86 @@ fn sparse_large_nights_are_answered_and_cross_checked() {
     let comps = v["totals"]["components"].as_u64().expect("a count");
     assert!(comps > 1_000, "{comps} components");
     assert!(took < Duration::from_secs(60));
+}
+
+#[test]
+fn a_dense_large_night_is_answered_as_pieces() {
+    // One component of about 9,000 effects (README, Limits, "Large nights"). Its optimal
+    // cost and its 4,608 optimal cuts were first found by the cut search that enumerates
+    // cuts one by one (before the product form existed); the pieces must say the same.
+    let d = TempDir::new("dense");
+    let f = d.write("dense.night", large());
+    let (o, took) = timed(&[
+        "resolve",
+        s(&f),
+        "--json",
+        "--engine",
+        "direct",
+        "--timeout",
+        "120",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["classification"], "paradox");
+    assert_eq!(v["totals"]["optimal_cuts"], "4608");
+    let counts: Vec<u64> = v["cut_cost"]
+        .as_array()
+        .expect("a cost")
+        .iter()
+        .map(|c| c["count"].as_u64().expect("a count"))
+        .collect();
+    assert_eq!(counts, [4, 16, 28]);
+    let pieces = v["totals"]["pieces"].as_u64().expect("split into pieces");
+    let comps = v["totals"]["components"].as_u64().expect("a count");
+    assert!(pieces > comps, "{pieces} pieces, {comps} components");
+    assert_eq!(
+        v["expanded"], false,
+        "27,648 outcomes are not listed by default"
+    );
+    assert!(took < Duration::from_secs(120));
+}
+
+#[test]
+fn a_joined_component_of_many_pairs_is_answered_as_pieces_and_cross_checked() {
+    // `joined_mutual_blocks(9)` padded with 40 more visits to Z (joined by S's stop, and
+    // failing like the others): one component of 68 effects, still 2^9 = 512 resolutions
+    // (worked by hand, see `joined_mutual_blocks`). Large enough for the direct engine's
+    // product form, small enough for the SAT engine to list: the pieces are flattened and
+    // compared with the SAT engine's flat answer.
+    let mut night = joined_mutual_blocks(9);
+    for j in 0..40 {
+        night.push_str(&format!("P{j} visit Z\n"));
+    }
+    let d = TempDir::new("pieces");
+    let f = d.write("pairs.night", night);
+    let (o, _) = timed(&[
+        "resolve",
+        s(&f),
+        "--json",
+        "--expand=never",
+        "--timeout",
+        "60",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["cross_checked"], true, "{}", stderr(&o));
+    assert_eq!(v["totals"]["resolutions"], "512");
+    assert_eq!(v["totals"]["components"], 1);
+    assert!(
+        v["totals"]["pieces"].as_u64().expect("pieces") >= 10,
+        "{}",
+        v["totals"]
+    );
+    // At 40 pairs the product, 2^40 resolutions, is answered at once by the direct
+    // engine and counted exactly.
+    let mut night = joined_mutual_blocks(40);
+    night.push_str("X visit Z\n");
+    let f = d.write("many.night", night);
+    let (o, took) = timed(&["resolve", s(&f), "--json", "--engine", "direct"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["totals"]["resolutions"], (1u64 << 40).to_string());
+    assert!(took < Duration::from_secs(10), "took {took:?}");
 }
 
 #[test]

@@ -270,8 +270,9 @@ fn optimise(
     Ok(Some((opt, cuts)))
 }
 
-/// The least cost vector of the component, found level by level (most important first);
-/// the learner is left bounded at it. `None` if the component has no labelling at all.
+/// The least cost vector of the component, found level by level (most important first,
+/// each from above: every labelling found lowers the bound, the first bound without one
+/// proves the optimum); the learner is left bounded at it. `None` if the component has no labelling at all.
 pub(super) fn minimise(
     w: &Written,
     l: &mut Learner,
@@ -286,23 +287,23 @@ pub(super) fn minimise(
     let mut upper = counts(l);
     let mut opt: Vec<usize> = Vec::with_capacity(levels);
     for level in 0..levels {
-        let mut k = 0;
-        while k < upper[level] {
+        // Down from the best count found: each labelling found lowers it; the first
+        // bound with none proves it optimal (earlier levels pinned at their optima).
+        while upper[level] > 0 {
             let bounds: Vec<Option<usize>> = (0..levels)
                 .map(|i| match i.cmp(&level) {
                     std::cmp::Ordering::Less => Some(opt[i]),
-                    std::cmp::Ordering::Equal => Some(k),
+                    std::cmp::Ordering::Equal => Some(upper[level] - 1),
                     std::cmp::Ordering::Greater => None,
                 })
                 .collect();
             l.set_bounds(&bounds);
-            if l.solve(budget, &mut check)? {
-                upper = counts(l);
+            if !l.solve(budget, &mut check)? {
                 break;
             }
-            k += 1;
+            upper = counts(l);
         }
-        opt.push(k.min(upper[level]));
+        opt.push(upper[level]);
     }
     l.set_bounds(&opt.iter().map(|&c| Some(c)).collect::<Vec<_>>());
     Ok(Some(opt))
