@@ -158,7 +158,6 @@ const WHY_UP_TO: u64 = 4096;
 /// What `--explain`, `--certify`, `--dot`, `--svg` add: computed on the component itself
 /// for a night of one component, else on the flat answer of the whole night.
 fn why(args: &Args, n: &Night, f: &Factored) -> Result<super::why::Extras, ExitCode> {
-    let n = f.night(n);
     let w = &args.why;
     if !(w.explain || w.certify.is_some() || w.dot.is_some() || w.svg.is_some()) {
         return Ok(super::why::Extras::default());
@@ -171,16 +170,22 @@ fn why(args: &Args, n: &Night, f: &Factored) -> Result<super::why::Extras, ExitC
             EXIT_INPUT
         })
     };
-    if let ([p], [a]) = (n.parts.as_slice(), f.parts.as_slice()) {
+    // A component answered as pieces is explained through the flat answer: a piece is
+    // a view of some effects, not a night of its own.
+    if let (None, [p], [a]) = (&f.refined, n.parts.as_slice(), f.parts.as_slice()) {
         return super::why::run(w, &p.universe, a, args.seed).map_err(fail);
     }
     let entries = answer::flat_entries(n, f);
     if entries > WHY_UP_TO.into() {
+        let pieces = match &f.refined {
+            Some(r) => format!(" ({} pieces)", r.night.parts.len()),
+            None => String::new(),
+        };
         return Err(fail(format!(
             "--explain, --certify, --dot and --svg need the whole night's flat answer, and \
-             this one has {entries} entries over {} independent components (at most \
-             {WHY_UP_TO}); split the night into its components (see the report) and ask \
-             about each",
+             this one has {entries} entries over {} independent components{pieces} (at \
+             most {WHY_UP_TO}); split the night into its components (see the report) and \
+             ask about each",
             n.parts.len()
         )));
     }

@@ -704,7 +704,7 @@ pub fn write_human(
     opts: &Options,
 ) -> io::Result<Written> {
     let n = f.night(n);
-    if let ([p], [a]) = (n.parts.as_slice(), f.parts.as_slice()) {
+    if let (None, [p], [a]) = (&f.refined, n.parts.as_slice(), f.parts.as_slice()) {
         w.write_all(report::to_human(&p.universe, a, opts.seed).as_bytes())?;
         return Ok(Written {
             expanded: true,
