@@ -512,6 +512,12 @@ fn mutual_blocks_behind_a_certain_block_are_independent_pieces() {
         ids,
         [vec!["e6", "e7"], vec!["e1", "e2", "e3"], vec!["e4", "e5"]]
     );
+    // A piece names its own players, and maps its effects and players to the night's.
+    let p = &r.night.parts[1];
+    assert_eq!(p.universe.ensemble.players, ["A", "B", "X"]);
+    assert_eq!(p.to_whole, [0, 1, 2]);
+    let names: Vec<&str> = p.players.iter().map(|&q| n.whole.player_name(q)).collect();
+    assert_eq!(names, ["A", "B", "X"]);
     let t = f.totals(&n);
     assert_eq!((t.resolutions, t.outcomes), (4u32.into(), 4u32.into()));
     let half = num_rational::BigRational::new(1.into(), 2.into());
