@@ -1,6 +1,8 @@
 //! Criterion benchmarks: every shipped instance with each engine (the baseline), small-night
 //! throughput per engine, classifying and cutting large random paradoxes (solving, and the
-//! whole JSON answer), and enumerating thousands of resolutions of independent components.
+//! whole JSON answer), enumerating thousands of resolutions of independent components, and
+//! the direct engine's product form on dense random nights (one large component answered
+//! as pieces).
 
 use criterion::measurement::WallTime;
 use criterion::{
@@ -8,7 +10,7 @@ use criterion::{
 };
 use gordian::systems::ar::answer::{self, Options};
 use gordian::systems::ar::gen::{night, small_night, NightParams};
-use gordian::systems::ar::{parse, Ensemble, Night, Sat};
+use gordian::systems::ar::{parse, Direct, Ensemble, Night, Sat};
 use gordian::systems::spec::{Budget, Engine};
 mod common;
 
@@ -140,5 +142,36 @@ fn enumeration(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, resolve_shipped, throughput, paradoxes, enumeration);
+/// The first random night of `effects` effects over `effects / 2` players (three levels):
+/// one large component, which the direct engine answers as pieces.
+fn dense_night(effects: usize) -> Night {
+    let params = NightParams {
+        players: effects / 2,
+        effects,
+        priority_levels: 3,
+        ..NightParams::default()
+    };
+    Night::of(&night(&params, 1))
+}
+
+fn pieces(c: &mut Criterion) {
+    let mut g = c.benchmark_group("dense-night-pieces");
+    g.sample_size(10);
+    for effects in [2_000, 5_000] {
+        let u = dense_night(effects);
+        g.bench_with_input(BenchmarkId::new("direct", effects), &u, |b, u| {
+            b.iter(|| black_box(Direct.solve(u, &Budget::new()).expect("solved")))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    resolve_shipped,
+    throughput,
+    paradoxes,
+    enumeration,
+    pieces
+);
 criterion_main!(benches);
