@@ -3,14 +3,16 @@
 //! baseline), so the figures survive a noisy machine. Rounds alternate between engines;
 //! the median round counts. Then the same for the FFT turn-flow engines: enumerating every
 //! outcome of 300 random small scenarios (and of the shipped ones) with the simulator's
-//! exhaustive search (the baseline) and with SAT bounded model checking.
+//! exhaustive search (the baseline) and with SAT bounded model checking. Last, a dense
+//! random ?AR night (one component of about 1,800 effects): the direct engine's product
+//! form (the baseline) against the SAT engine's flat answer.
 
-use gordian::systems::ar::gen::small_night;
-use gordian::systems::ar::Night;
+use gordian::systems::ar::gen::{night, small_night, NightParams};
+use gordian::systems::ar::{Direct, Night, Sat};
 use gordian::systems::fft::gen::small_scenario;
 use gordian::systems::fft::model::{Scenario, Variant};
 use gordian::systems::fft::{encode, parse, search};
-use gordian::systems::spec::Budget;
+use gordian::systems::spec::{Budget, Engine};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -67,6 +69,40 @@ fn main() {
         );
     }
     fft_ratios();
+    dense_ratio();
+}
+
+/// ?AR: a dense random night of 2,000 effects over 1,000 players, direct vs SAT,
+/// alternating rounds; the answers are compared.
+fn dense_ratio() {
+    let params = NightParams {
+        players: 1_000,
+        effects: 2_000,
+        priority_levels: 3,
+        ..NightParams::default()
+    };
+    let n = Night::of(&night(&params, 1));
+    let budget = Budget::new();
+    let rounds = 5;
+    let mut secs = [Vec::new(), Vec::new()];
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let d = std::hint::black_box(Direct.solve(&n, &budget).expect("solved"));
+        secs[0].push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let s = std::hint::black_box(Sat.solve(&n, &budget).expect("solved"));
+        secs[1].push(t.elapsed().as_secs_f64());
+        assert_eq!(d, s, "the engines disagree on the dense night");
+    }
+    for s in &mut secs {
+        s.sort_by(f64::total_cmp);
+    }
+    let (d, sat) = (secs[0][rounds / 2], secs[1][rounds / 2]);
+    println!(
+        "?AR dense night (2,000 effects, 1,000 players, one large component), median of {rounds}: \
+         time ratio SAT/direct (product form): {:.1}",
+        sat / d
+    );
 }
 
 /// FFT: simulator search vs SAT enumeration, same scenarios, alternating rounds.

@@ -26,6 +26,11 @@
 //! on their owner) and minimises each component with the nogood-learning search of
 //! [`super::cuts`] and [`super::learn`].
 //!
+//! A large component without deflections is answered through its product form instead
+//! ([`analyse_part`]: one cut-search frame, each of its components split by
+//! [`super::split`] into what every optimal labelling shares and independent groups, the
+//! answer built by [`super::pieces`]).
+//!
 //! Invariants: the engine never calls the SAT layer; every solution it reports satisfies
 //! C1-C5 for the frame, hence (by construction of the frame) the contract; tests re-check
 //! every answer with `semantics::check`.
