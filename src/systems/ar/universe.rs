@@ -13,6 +13,10 @@
 //! targets are the players reachable from its declared target in the deflection graph
 //! (player -> target of that player's `deflect`), which over-approximates every processing
 //! order of every set of active deflections.
+//!
+//! A universe made by [`Universe::piece`] is a view of some effects of another, for the
+//! pieces of a split answer: it is never solved, and the closure above does not hold
+//! for it.
 
 use super::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
 use crate::systems::spec::{Budget, Interrupted};
