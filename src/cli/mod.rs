@@ -78,6 +78,11 @@ enum Command {
     /// Resolve one ?AR night (`.night` or `.json`, `-` for standard input), component by
     /// independent component: classification, every acceptable resolution, optimal cuts
     /// of a paradox, exact outcome probabilities.
+    ///
+    /// A large component whose answer is itself a product is reported as independent
+    /// pieces: one with what every optimal answer shares, one per group of effects that
+    /// vary together. Totals, chances, picks and the flat lists (`--expand`) are those of
+    /// the flat answer.
     Resolve(resolve::Args),
     /// Print the SAT encoding of one night as DIMACS CNF (cut variables left free).
     Dimacs(dimacs::Args),
