@@ -319,7 +319,12 @@ impl Sub<'_> {
         outside.sort_unstable();
         outside.dedup();
         nogood.extend(outside.into_iter().map(|g| lit(self.local[&w.s(g)], true)));
-        debug_assert!(!nogood.is_empty(), "the backbone alone is grounded");
+        // Empty, it would say the group has no labelling, which the backbone (taken from
+        // labellings of the whole component) rules out: a bug, not an answer.
+        assert!(
+            !nogood.is_empty(),
+            "bug in gordian: the backbone is not grounded"
+        );
         Some(nogood)
     }
 
@@ -403,52 +408,5 @@ impl Sub<'_> {
             )?;
         }
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod diag {
-    use super::*;
-    use crate::systems::ar::direct::declared_map;
-    use crate::systems::ar::factor::Night;
-    use crate::systems::ar::resolution::Cut;
-
-    #[test]
-    #[ignore]
-    fn dense_night_shape() {
-        let path = std::path::Path::new("/tmp/n/r10k-1.night");
-        let ens = crate::systems::ar::parse::load(path).unwrap();
-        let night = Night::of(&ens);
-        let part = night.parts.iter().max_by_key(|p| p.universe.len()).unwrap();
-        let u = &part.universe;
-        let budget = Budget::new();
-        let t = std::time::Instant::now();
-        let none = Cut::with_capacity(u.n_declared);
-        let f = Frame::build(u, &declared_map(u), &none, true, &[], &budget).unwrap();
-        let fixed = cuts::fixed_labels(&f);
-        eprintln!(
-            "universe {} frame comps {} ({:?})",
-            u.len(),
-            f.components.len(),
-            t.elapsed()
-        );
-        for comp in f.components.iter().filter(|c| c.len() > 1) {
-            let p = product(u, &f, &fixed, comp, &budget).unwrap().unwrap();
-            let mut sizes: Vec<(usize, usize)> = p
-                .groups
-                .iter()
-                .map(|g| (g.effects.len(), g.options.len()))
-                .collect();
-            sizes.sort_unstable();
-            eprintln!(
-                "comp {} cost {:?} fixed {} groups {} largest {:?} ({:?})",
-                comp.len(),
-                p.cost,
-                p.fixed.len() / 2,
-                p.groups.len(),
-                &sizes[sizes.len().saturating_sub(5)..],
-                t.elapsed()
-            );
-        }
     }
 }
