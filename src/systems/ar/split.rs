@@ -94,8 +94,7 @@ fn split(
     let Some(cost) = minimise(w, l, levels, budget)? else {
         return Ok(None);
     };
-    let first = backbone(w, vars, l, budget)?;
-    let (b, model) = first;
+    let (b, model) = backbone(w, vars, l, budget)?;
     let m = w.m();
     // Created effects that the backbone alone derives (live in every labelling, with a
     // derivation through backbone effects only): they need nothing from any group.
