@@ -187,41 +187,61 @@ pub(super) fn write(
     (w, problem)
 }
 
-/// (C5) on a complete labelling: `None` if every live created effect can be derived from
-/// succeeding declared effects step by step, else the loop nogood of those that cannot.
-pub(super) fn unfounded(w: &Written, l: &Learner) -> Option<Vec<Lit>> {
-    let m = w.m();
-    let mut pending: Vec<usize> = (0..m)
-        .filter(|&j| w.created[j] && l.is_true(w.live(j)))
-        .collect();
-    let mut derived = vec![false; m];
+/// The live created effects (of `pending`) that cannot be derived step by step: a created
+/// effect is derived when a trigger of it succeeds and is declared, `given` (derived
+/// outside this check) or derived itself (least fixed point). Empty when all are.
+pub(super) fn underived(
+    w: &Written,
+    mut pending: Vec<usize>,
+    succeeds: impl Fn(usize) -> bool,
+    given: impl Fn(usize) -> bool,
+) -> Vec<usize> {
+    let mut derived = vec![false; w.m()];
     loop {
         let before = pending.len();
         pending.retain(|&c| {
             let ok = w.triggers[c]
                 .iter()
-                .any(|&g| l.is_true(w.s(g)) && (w.declared[g] || derived[g]));
+                .any(|&g| succeeds(g) && (w.declared[g] || given(g) || derived[g]));
             derived[c] |= ok;
             !ok
         });
-        if pending.is_empty() {
-            return None;
-        }
-        if pending.len() == before {
-            break;
+        if pending.is_empty() || pending.len() == before {
+            return pending;
         }
     }
-    let mut inside = vec![false; m];
-    pending.iter().for_each(|&c| inside[c] = true);
-    let mut nogood: Vec<Lit> = pending.iter().map(|&c| lit(w.live(c), false)).collect();
-    let mut outside: Vec<usize> = pending
+}
+
+/// The triggers of the effects of `set` from outside it, sorted.
+pub(super) fn outside_triggers(w: &Written, set: &[usize]) -> Vec<usize> {
+    let mut inside = vec![false; w.m()];
+    set.iter().for_each(|&c| inside[c] = true);
+    let mut outside: Vec<usize> = set
         .iter()
         .flat_map(|&c| w.triggers[c].iter().copied())
         .filter(|&g| !inside[g])
         .collect();
     outside.sort_unstable();
     outside.dedup();
-    nogood.extend(outside.into_iter().map(|g| lit(w.s(g), true)));
+    outside
+}
+
+/// (C5) on a complete labelling: `None` if every live created effect can be derived from
+/// succeeding declared effects step by step, else the loop nogood of those that cannot.
+pub(super) fn unfounded(w: &Written, l: &Learner) -> Option<Vec<Lit>> {
+    let live: Vec<usize> = (0..w.m())
+        .filter(|&j| w.created[j] && l.is_true(w.live(j)))
+        .collect();
+    let set = underived(w, live, |g| l.is_true(w.s(g)), |_| false);
+    if set.is_empty() {
+        return None;
+    }
+    let mut nogood: Vec<Lit> = set.iter().map(|&c| lit(w.live(c), false)).collect();
+    nogood.extend(
+        outside_triggers(w, &set)
+            .into_iter()
+            .map(|g| lit(w.s(g), true)),
+    );
     Some(nogood)
 }
 

@@ -614,7 +614,12 @@ impl<'f> Search<'f> {
 }
 
 /// The final-target map of one way, restricted to R's uncut actions.
-fn restrict(u: &Universe, rho: &TargetMap, present: &FixedBitSet, cut: &Cut) -> TargetMap {
+pub(super) fn restrict(
+    u: &Universe,
+    rho: &TargetMap,
+    present: &FixedBitSet,
+    cut: &Cut,
+) -> TargetMap {
     (0..u.len())
         .map(|i| {
             let is_cut = i < u.n_declared && cut.contains(i);

@@ -13,9 +13,10 @@
 //! piece's analysis is canonical; [`Split::flatten`] is the component's flat analysis.
 
 use super::cuts::Labelling;
+use super::direct::{declared_map, restrict};
 use super::expand;
 use super::factor::{Factored, Night, Part};
-use super::resolution::{cut_cost, Analysis, Cut, CutAnalysis, Resolution, TargetMap};
+use super::resolution::{cut_cost, Analysis, Cut, CutAnalysis, Resolution};
 use super::split::Product;
 use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -140,6 +141,7 @@ fn piece(
     let n = u.len();
     let (pu, players) = u.piece(keep);
     let local: BTreeMap<Ix, usize> = keep.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let rho = declared_map(&pu);
     let mut by_cut: BTreeMap<Vec<usize>, Vec<Resolution>> = BTreeMap::new();
     for o in options {
         budget.charge("pieces", pu.map_bytes() + 3 * pu.set_bytes())?;
@@ -159,17 +161,7 @@ fn piece(
                 _ => {}
             }
         }
-        let way: TargetMap = (0..pu.len())
-            .map(|k| {
-                let e = &pu.effects[k];
-                let uncut = k >= pu.n_declared || !cut.contains(k);
-                if e.action().is_some() && present.contains(k) && uncut {
-                    e.targets.clone()
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
+        let way = restrict(&pu, &rho, &present, &cut);
         by_cut
             .entry(cut.ones().collect())
             .or_default()

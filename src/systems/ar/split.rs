@@ -278,46 +278,29 @@ impl Sub<'_> {
     /// loop nogood of those that are not, over the group's variables.
     fn unfounded(&self, l: &Learner) -> Option<Vec<Lit>> {
         let w = self.w;
-        let mut pending: Vec<usize> = self
+        let live: Vec<usize> = self
             .watch
             .iter()
             .copied()
             .filter(|&c| self.get(l, w.live(c)))
             .collect();
-        let mut derived: std::collections::HashSet<usize> = std::collections::HashSet::new();
-        loop {
-            let before = pending.len();
-            pending.retain(|&c| {
-                let ok = w.triggers[c].iter().any(|&g| {
-                    self.get(l, w.s(g))
-                        && (w.declared[g] || self.derived[g] || derived.contains(&g))
-                });
-                if ok {
-                    derived.insert(c);
-                }
-                !ok
-            });
-            if pending.is_empty() {
-                return None;
-            }
-            if pending.len() == before {
-                break;
-            }
+        let set = cuts::underived(w, live, |g| self.get(l, w.s(g)), |g| self.derived[g]);
+        if set.is_empty() {
+            return None;
         }
-        let inside: std::collections::HashSet<usize> = pending.iter().copied().collect();
-        let mut nogood: Vec<Lit> = pending
+        // Backbone literals drop out: a live created effect of the backbone is true, and a
+        // trigger of the backbone from outside the set is false (else it would derive).
+        let mut nogood: Vec<Lit> = set
             .iter()
             .filter(|&&c| self.b[w.live(c)].is_none())
             .map(|&c| lit(self.local[&w.live(c)], false))
             .collect();
-        let mut outside: Vec<usize> = pending
-            .iter()
-            .flat_map(|&c| w.triggers[c].iter().copied())
-            .filter(|g| !inside.contains(g) && self.b[w.s(*g)].is_none())
-            .collect();
-        outside.sort_unstable();
-        outside.dedup();
-        nogood.extend(outside.into_iter().map(|g| lit(self.local[&w.s(g)], true)));
+        nogood.extend(
+            cuts::outside_triggers(w, &set)
+                .into_iter()
+                .filter(|&g| self.b[w.s(g)].is_none())
+                .map(|g| lit(self.local[&w.s(g)], true)),
+        );
         // Empty, it would say the group has no labelling, which the backbone (taken from
         // labellings of the whole component) rules out: a bug, not an answer.
         assert!(
