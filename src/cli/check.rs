@@ -2,15 +2,24 @@
 //! `--system`) through the system's engines in parallel across files, answers compared in
 //! full; a table per system at the end (or one JSON document with `--json`).
 //!
+//! With `--against CMD`, each file is answered by an outside resolver as well (the
+//! protocol of `docs/protocol.md`) and its answer compared with gordian's on the fields
+//! it gives; each difference or fault of the resolver is shrunk and saved in `--out`.
+//! Exit codes then: 3 gordian's own engines disagree; else 1 some difference or fault of
+//! the resolver; else 2 some input error; else 5 some file gordian did not answer within
+//! its limits; else 0.
+//!
 //! Exit codes: 3 some disagreement (every answer printed as JSON); else 2 when some input
 //! could not be read or parsed (or nothing was found); else 5 when some instance hit
 //! `--timeout`; else 0. SIGINT/SIGTERM: files not started are skipped, the table so far is
 //! printed, exit 130/143.
 
-use super::registry::{self, EngineChoice, FileCheck, RunOptions, SystemName};
+use super::registry::{self, AgainstCheck, EngineChoice, FileCheck, RunOptions, SystemName};
 use super::signals::Signals;
 use super::table::print_table;
 use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use crate::harness::against::Judged;
+use crate::harness::external::Resolver;
 use crate::harness::inputs;
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -47,7 +56,26 @@ pub struct Args {
     timeout: Option<Duration>,
     #[command(flatten)]
     memory: super::limits::MemoryArgs,
+    /// An outside resolver to compare with gordian: a command line run through the shell
+    /// for every file, with the instance in its system's text format on standard input
+    /// and GORDIAN_SYSTEM set; it prints one JSON object, compared with gordian's answer
+    /// on the fields it gives (docs/protocol.md). Each run may take --timeout seconds
+    /// (default 10).
+    #[arg(long, value_name = "CMD")]
+    against: Option<String>,
+    /// With --against: where the shrunk instance of each difference or fault is written
+    /// (created if missing).
+    #[arg(
+        long,
+        value_name = "DIR",
+        default_value = "against-failures",
+        requires = "against"
+    )]
+    out: PathBuf,
 }
+
+/// The resolver's time per file when `--timeout` is not given.
+const AGAINST_TIMEOUT: Duration = Duration::from_secs(10);
 
 struct Checked {
     path: String,
@@ -93,6 +121,9 @@ pub fn run(args: &Args) -> ExitCode {
         timeout: args.timeout,
         max_memory: args.memory.bytes(),
     };
+    if let Some(cmd) = &args.against {
+        return against(args, cmd, &found.files, &found.errors, &opts, &signals);
+    }
     let bar = progress::bar(Some(found.files.len() as u64), "files");
     let threads = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -280,6 +311,257 @@ fn print_json(
                 FileCheck::Input(m) | FileCheck::BadEngine(m) => v["error"] = json!(m),
                 FileCheck::Timeout => v["error"] = json!("timed out"),
                 FileCheck::Limit(m) => v["error"] = json!(format!("limit: {m}")),
+            }
+            v
+        })
+        .collect();
+    let doc = json!({"files": files, "counts": counts, "not_checked": skipped});
+    super::out(&format!(
+        "{}\n",
+        serde_json::to_string_pretty(&doc).expect("JSON values serialise")
+    ))
+}
+
+/// One file checked against the resolver.
+struct AgainstChecked {
+    path: PathBuf,
+    system: Option<SystemName>,
+    result: AgainstCheck,
+    saved: Option<PathBuf>,
+}
+
+fn against_verdict(c: &AgainstCheck) -> &'static str {
+    match c {
+        AgainstCheck::Input(_) => "error",
+        AgainstCheck::Judged { judged, .. } => judged.verdict(),
+    }
+}
+
+fn against_detail(c: &AgainstCheck) -> String {
+    match c {
+        AgainstCheck::Input(_) => "-".to_string(),
+        AgainstCheck::Judged { judged, .. } => match judged {
+            Judged::Agree { fields, .. } => format!("compared: {}", fields.join(" ")),
+            Judged::Differ(d) => format!("first differs at {}", d.difference.field),
+            Judged::Fault(f) => f.to_string(),
+            Judged::GordianDisagrees(_) => "a bug in gordian".to_string(),
+            Judged::Skipped(why) => why.clone(),
+        },
+    }
+}
+
+fn against(
+    args: &Args,
+    cmd: &str,
+    files: &[PathBuf],
+    errors: &[(PathBuf, std::io::Error)],
+    opts: &RunOptions,
+    signals: &Signals,
+) -> ExitCode {
+    if cmd.trim().is_empty() {
+        eprintln!("error: --against needs a command line (for example --against 'python3 my_resolver.py')");
+        return ExitCode::from(EXIT_INPUT);
+    }
+    let resolver = Resolver {
+        command: cmd.to_string(),
+        timeout: Some(args.timeout.unwrap_or(AGAINST_TIMEOUT)),
+    };
+    let mut checked: Vec<AgainstChecked> = errors
+        .iter()
+        .map(|(path, e)| AgainstChecked {
+            path: path.clone(),
+            system: None,
+            result: AgainstCheck::Input(format!("error: cannot read {}: {e}", path.display())),
+            saved: None,
+        })
+        .collect();
+    let bar = progress::bar(Some(files.len() as u64), "files");
+    let results: Vec<Option<AgainstChecked>> = files
+        .par_iter()
+        .map(|f| {
+            if signals.any.load(Ordering::Relaxed) {
+                return None;
+            }
+            let (system, result) = match registry::system_of(f, args.system) {
+                Err(msg) => (None, AgainstCheck::Input(format!("error: {msg}"))),
+                Ok(name) => (
+                    Some(name),
+                    (registry::get(name).against)(f, opts, &resolver, &signals.any),
+                ),
+            };
+            bar.inc(1);
+            Some(AgainstChecked {
+                path: f.clone(),
+                system,
+                result,
+                saved: None,
+            })
+        })
+        .collect();
+    bar.finish_and_clear();
+    let skipped = results.iter().filter(|r| r.is_none()).count();
+    checked.extend(results.into_iter().flatten());
+    checked.sort_by(|a, b| a.path.cmp(&b.path));
+    // Save each shrunk failure, then report.
+    let mut write_failed = false;
+    for c in &mut checked {
+        let AgainstCheck::Judged {
+            shrunk: Some(s), ..
+        } = &c.result
+        else {
+            continue;
+        };
+        let stem = c
+            .path
+            .file_stem()
+            .map_or_else(|| "stdin".to_string(), |s| s.to_string_lossy().into_owned());
+        let path = args.out.join(format!("{stem}.shrunk.{}", s.extension));
+        match std::fs::create_dir_all(&args.out).and_then(|()| std::fs::write(&path, &s.text)) {
+            Ok(()) => c.saved = Some(path),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                write_failed = true;
+            }
+        }
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in &checked {
+        *counts.entry(against_verdict(&c.result)).or_default() += 1;
+    }
+    let printed = if args.json {
+        against_json(&checked, &counts, skipped)
+    } else {
+        against_human(&checked, &resolver, skipped)
+    };
+    if let Err(code) = printed {
+        return code;
+    }
+    if let Some(code) = signals.exit_code() {
+        return code;
+    }
+    let has = |f: &dyn Fn(&Judged) -> bool| {
+        checked
+            .iter()
+            .any(|c| matches!(&c.result, AgainstCheck::Judged { judged, .. } if f(judged)))
+    };
+    if has(&|j| matches!(j, Judged::GordianDisagrees(_))) {
+        ExitCode::from(EXIT_DISAGREE)
+    } else if has(&|j| j.failed()) || write_failed {
+        ExitCode::FAILURE
+    } else if counts.get("error").is_some_and(|&n| n > 0) {
+        ExitCode::from(EXIT_INPUT)
+    } else if has(&|j| matches!(j, Judged::Skipped(_))) {
+        ExitCode::from(EXIT_LIMIT)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn against_human(
+    checked: &[AgainstChecked],
+    resolver: &Resolver,
+    skipped: usize,
+) -> Result<(), ExitCode> {
+    for c in checked {
+        match &c.result {
+            AgainstCheck::Input(msg) => eprintln!("{msg}\n"),
+            AgainstCheck::Judged {
+                shrunk: Some(s), ..
+            } => {
+                eprintln!("{}: {}", c.path.display(), against_detail(&c.result));
+                if let Some(p) = &c.saved {
+                    eprintln!("shrunk and saved as {}", p.display());
+                }
+                eprintln!("{}", s.report);
+            }
+            AgainstCheck::Judged { .. } => {}
+        }
+    }
+    let header: Vec<String> = ["file", "system", "verdict", "detail"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let rows: Vec<Vec<String>> = checked
+        .iter()
+        .map(|c| {
+            vec![
+                c.path.display().to_string(),
+                c.system.map_or("-", |s| registry::get(s).id).to_string(),
+                against_verdict(&c.result).to_string(),
+                against_detail(&c.result),
+            ]
+        })
+        .collect();
+    print_table(&header, &rows);
+    let failed = checked
+        .iter()
+        .filter(|c| matches!(&c.result, AgainstCheck::Judged { judged, .. } if judged.failed()))
+        .count();
+    let agree = checked
+        .iter()
+        .filter(|c| against_verdict(&c.result) == "agree")
+        .count();
+    let mut line = format!(
+        "\n{} file(s) against `{}`: {agree} agree, {failed} differ or fail",
+        checked.len(),
+        resolver.command
+    );
+    let errors = checked
+        .iter()
+        .filter(|c| matches!(c.result, AgainstCheck::Input(_)))
+        .count();
+    if errors > 0 {
+        line.push_str(&format!(", {errors} error(s)"));
+    }
+    if skipped > 0 {
+        line.push_str(&format!(", {skipped} not checked (interrupted)"));
+    }
+    super::out(&format!("{line}\n"))
+}
+
+fn against_json(
+    checked: &[AgainstChecked],
+    counts: &BTreeMap<&str, usize>,
+    skipped: usize,
+) -> Result<(), ExitCode> {
+    let files: Vec<Value> = checked
+        .iter()
+        .map(|c| {
+            let mut v = json!({
+                "path": c.path.display().to_string(),
+                "system": c.system.map(|s| registry::get(s).id),
+                "verdict": against_verdict(&c.result).to_lowercase(),
+            });
+            match &c.result {
+                AgainstCheck::Input(m) => v["error"] = json!(m),
+                AgainstCheck::Judged { judged, .. } => match judged {
+                    Judged::Agree {
+                        fields, unknown, ..
+                    } => {
+                        v["compared"] = json!(fields);
+                        v["ignored"] = json!(unknown);
+                    }
+                    Judged::Differ(d) => {
+                        let crate::harness::against::Differing {
+                            difference,
+                            theirs,
+                            gordian,
+                            ..
+                        } = d.as_ref();
+                        v["field"] = json!(difference.field);
+                        v["gordian"] = difference.gordian.clone();
+                        v["resolver"] = difference.theirs.clone();
+                        v["gordian_answer"] =
+                            crate::harness::against::shown_fields(gordian, theirs);
+                        v["resolver_answer"] = Value::Object(theirs.clone());
+                    }
+                    Judged::Fault(f) => v["fault"] = json!(f.to_string()),
+                    Judged::GordianDisagrees(lines) => v["answers"] = json!(lines),
+                    Judged::Skipped(why) => v["skipped"] = json!(why),
+                },
+            }
+            if let Some(p) = &c.saved {
+                v["saved"] = json!(p.display().to_string());
             }
             v
         })

@@ -3,28 +3,24 @@
 //! system's format. Each system's generator flags are its own: a flag of another system
 //! is an error naming the system it belongs to.
 //!
+//! With `--against CMD` the cases are answered by an outside resolver too (the protocol of
+//! `docs/protocol.md`) and compared with gordian's answer; the first difference or fault
+//! of the resolver is shrunk (re-running it) and saved.
+//!
 //! Exit codes: 0 no disagreement; 1 a disagreement (the shrunk instance's path is
-//! printed) or a failure to write it; 2 bad arguments or an unusable `--out`; 130/143
+//! printed), a fault of the outside resolver, or a failure to write the instance; 2 bad arguments or an unusable `--out`; 130/143
 //! interrupted (the summary of the cases run is printed).
 
+use super::generators::{foreign_flag, ForSystem, Generators};
 use super::registry::SystemName;
 use super::signals::Signals;
 use super::{parse_seconds, progress, EXIT_INPUT};
+use crate::harness::against;
+use crate::harness::external::Resolver;
 use crate::harness::fuzz::{self, Config, Limit};
 use crate::harness::Differential;
-use crate::systems::ar::system::ArGen;
-use crate::systems::ar::Ar;
-use crate::systems::ff8::gen::GenArgs as Ff8Gen;
-use crate::systems::ff8::system::Ff8;
-use crate::systems::fft::system::FftGen;
-use crate::systems::fft::Fft;
-use crate::systems::foeman::gen::GenArgs as FoemanGen;
-use crate::systems::foeman::system::Foeman;
-use crate::systems::lancer::gen::GenArgs as LancerGen;
-use crate::systems::lancer::system::Lancer;
 use crate::systems::spec::{System, DEFAULT_MAX_MEMORY};
-use clap::parser::ValueSource;
-use clap::{ArgMatches, Args as _};
+use clap::ArgMatches;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -57,82 +53,25 @@ pub struct Args {
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_MEMORY >> 20,
           value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     max_memory: u64,
-    #[command(flatten, next_help_heading = "?AR generator (--system ar)")]
-    ar: ArGen,
-    #[command(flatten, next_help_heading = "FFT generator (--system fft)")]
-    fft: FftGen,
-    #[command(flatten, next_help_heading = "Lancer generator (--system lancer)")]
-    lancer: LancerGen,
-    #[command(flatten, next_help_heading = "Foeman generator (--system foeman)")]
-    foeman: FoemanGen,
-    #[command(flatten, next_help_heading = "FF8 generator (--system ff8)")]
-    ff8: Ff8Gen,
-}
-
-/// The generator flags of each system: (system, its argument ids).
-fn generator_flags() -> Vec<(SystemName, &'static str, Vec<String>)> {
-    let ids = |c: clap::Command| -> Vec<String> {
-        c.get_arguments().map(|a| a.get_id().to_string()).collect()
-    };
-    vec![
-        (
-            SystemName::Ar,
-            Ar::NAME,
-            ids(ArGen::augment_args(clap::Command::new("ar"))),
-        ),
-        (
-            SystemName::Fft,
-            Fft::NAME,
-            ids(FftGen::augment_args(clap::Command::new("fft"))),
-        ),
-        (
-            SystemName::Lancer,
-            Lancer::NAME,
-            ids(LancerGen::augment_args(clap::Command::new("lancer"))),
-        ),
-        (
-            SystemName::Foeman,
-            Foeman::NAME,
-            ids(FoemanGen::augment_args(clap::Command::new("foeman"))),
-        ),
-        (
-            SystemName::Ff8,
-            Ff8::NAME,
-            ids(Ff8Gen::augment_args(clap::Command::new("ff8"))),
-        ),
-    ]
-}
-
-/// A flag given on the command line that belongs to another system's generator.
-fn foreign_flag(system: SystemName, m: &ArgMatches) -> Option<String> {
-    for (owner, name, ids) in generator_flags() {
-        if owner == system {
-            continue;
-        }
-        for id in ids {
-            if m.value_source(&id) == Some(ValueSource::CommandLine) {
-                let flag = format!("--{}", id.replace('_', "-"));
-                return Some(format!(
-                    "error: {flag} is a flag of the {name} generator (--system {name}), not of \
-                     --system {}",
-                    match system {
-                        SystemName::Ar => Ar::NAME,
-                        SystemName::Fft => Fft::NAME,
-                        SystemName::Lancer => Lancer::NAME,
-                        SystemName::Foeman => Foeman::NAME,
-                        SystemName::Ff8 => Ff8::NAME,
-                    }
-                ));
-            }
-        }
-    }
-    None
+    /// An outside resolver to test instead of gordian's own engines against each other:
+    /// a command line run through the shell for every case, with the instance in the
+    /// system's text format on standard input and GORDIAN_SYSTEM set; it prints one JSON
+    /// object, compared with gordian's answer on the fields it gives (docs/protocol.md).
+    /// --case-timeout bounds each run of it.
+    #[arg(long, value_name = "CMD")]
+    against: Option<String>,
+    #[command(flatten)]
+    generators: Generators,
 }
 
 /// Runs the subcommand (`m`: its matches, to tell given flags from defaults).
 pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
     if let Some(msg) = foreign_flag(args.system, m) {
         eprintln!("{msg}");
+        return ExitCode::from(EXIT_INPUT);
+    }
+    if args.against.as_deref().is_some_and(|c| c.trim().is_empty()) {
+        eprintln!("error: --against needs a command line (for example --against 'python3 my_resolver.py')");
         return ExitCode::from(EXIT_INPUT);
     }
     if let Err(e) = writable_dir(&args.out) {
@@ -148,12 +87,32 @@ pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
         case_timeout: Some(args.case_timeout),
         max_memory: Some(args.max_memory << 20),
     };
-    match args.system {
-        SystemName::Ar => fuzz_system::<Ar>(&args.ar, &cfg, &args.out),
-        SystemName::Fft => fuzz_system::<Fft>(&args.fft, &cfg, &args.out),
-        SystemName::Lancer => fuzz_system::<Lancer>(&args.lancer, &cfg, &args.out),
-        SystemName::Foeman => fuzz_system::<Foeman>(&args.foeman, &cfg, &args.out),
-        SystemName::Ff8 => fuzz_system::<Ff8>(&args.ff8, &cfg, &args.out),
+    args.generators.dispatch(
+        args.system,
+        Fuzz {
+            cfg: &cfg,
+            out: &args.out,
+            against: args.against.as_ref().map(|c| Resolver {
+                command: c.clone(),
+                timeout: Some(args.case_timeout),
+            }),
+        },
+    )
+}
+
+struct Fuzz<'a> {
+    cfg: &'a Config,
+    out: &'a Path,
+    against: Option<Resolver>,
+}
+
+impl ForSystem for Fuzz<'_> {
+    type Out = ExitCode;
+    fn run<S: System>(self, gen: &S::GenArgs) -> ExitCode {
+        match &self.against {
+            None => fuzz_system::<S>(gen, self.cfg, self.out),
+            Some(r) => fuzz_against::<S>(gen, self.cfg, self.out, r),
+        }
     }
 }
 
@@ -168,10 +127,7 @@ fn writable_dir(dir: &Path) -> std::io::Result<()> {
 fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCode {
     let signals = Signals::install();
     let diff = Differential::<S>::all();
-    let bar = match cfg.limit {
-        Limit::Cases(n) => progress::bar(Some(n), "cases"),
-        Limit::Time(t) => progress::bar(None, &format!("cases in {} s", t.as_secs_f64())),
-    };
+    let bar = progress_bar(cfg);
     let summary = fuzz::run::<S>(gen, &diff, cfg, &signals.any, &|| bar.inc(1));
     bar.finish_and_clear();
     let secs = summary.elapsed.as_secs_f64();
@@ -252,20 +208,123 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
     ExitCode::FAILURE
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+fn counts(m: &std::collections::BTreeMap<String, u64>) -> String {
+    m.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
-    #[test]
-    fn no_two_generators_share_a_flag() {
-        let mut seen = std::collections::HashMap::new();
-        for (_, name, ids) in generator_flags() {
-            for id in ids {
-                if let Some(other) = seen.insert(id.clone(), name) {
-                    panic!("flag id `{id}` is used by the {other} and the {name} generators");
-                }
-            }
-        }
-        assert!(seen.len() >= 10, "{seen:?}");
+fn progress_bar(cfg: &Config) -> indicatif::ProgressBar {
+    match cfg.limit {
+        Limit::Cases(n) => progress::bar(Some(n), "cases"),
+        Limit::Time(t) => progress::bar(None, &format!("cases in {} s", t.as_secs_f64())),
     }
+}
+
+fn fuzz_against<S: System>(
+    gen: &S::GenArgs,
+    cfg: &Config,
+    out: &Path,
+    resolver: &Resolver,
+) -> ExitCode {
+    let signals = Signals::install();
+    let diff = Differential::<S>::all();
+    let bar = progress_bar(cfg);
+    let summary = against::fuzz::<S>(gen, &diff, cfg, resolver, &signals.any, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let secs = summary.elapsed.as_secs_f64();
+    let mut line = format!(
+        "{} {} case(s) in {secs:.2} s ({:.1} cases/s) against `{}`: {} agreed",
+        summary.cases,
+        S::NAME,
+        summary.cases as f64 / secs.max(1e-9),
+        resolver.command,
+        summary.labels.values().sum::<u64>(),
+    );
+    if !summary.labels.is_empty() {
+        line.push_str(&format!(" ({})", counts(&summary.labels)));
+    }
+    if !summary.fields.is_empty() {
+        line.push_str(&format!("; fields compared: {}", counts(&summary.fields)));
+    }
+    if !summary.unknown.is_empty() {
+        line.push_str(&format!(
+            "; fields gordian does not know (ignored): {}",
+            counts(&summary.unknown)
+        ));
+    }
+    if summary.skipped > 0 {
+        line.push_str(&format!(
+            "; {} skipped (gordian over --case-timeout or --max-memory)",
+            summary.skipped
+        ));
+    }
+    say!("{line}");
+    if summary.fields.is_empty() && summary.failure.is_none() && summary.cases > 0 {
+        eprintln!(
+            "warning: the resolver's answers had no field gordian knows, so nothing was \
+             compared (see `gordian schema answer --system {}`)",
+            S::NAME
+        );
+    }
+    let Some(failure) = summary.failure else {
+        if summary.stopped {
+            say!(
+                "interrupted: no disagreement in the cases run (seed {})",
+                cfg.seed
+            );
+            return signals.exit_code().unwrap_or(ExitCode::from(130));
+        }
+        say!("no disagreement (seed {})", cfg.seed);
+        return ExitCode::SUCCESS;
+    };
+    eprintln!(
+        "case {} (generator seed {}): {}; shrinking ...",
+        failure.index,
+        failure.seed,
+        match &failure.judged {
+            against::Judged::Differ(d) => format!(
+                "the resolver's answer differs from gordian's at `{}`",
+                d.difference.field
+            ),
+            against::Judged::Fault(f) => f.to_string(),
+            against::Judged::GordianDisagrees(_) =>
+                "gordian's own engines disagree (a bug in gordian)".to_string(),
+            j => j.verdict().to_string(),
+        }
+    );
+    let (small, judged) = against::shrink::<S>(
+        &failure.instance,
+        &failure.judged,
+        &diff,
+        cfg,
+        resolver,
+        &signals.any,
+    );
+    let origin = format!(
+        "case {} of `gordian fuzz --system {} --seed {}` (generator seed {}), shrunk from size {} to {}; generator: {gen:?}",
+        failure.index,
+        S::NAME,
+        cfg.seed,
+        failure.seed,
+        S::size(&failure.instance),
+        S::size(&small)
+    );
+    let text = against::failure_file::<S>(&origin, resolver, &small, &judged);
+    let path = out.join(format!(
+        "against-{}-seed{}-case{}.{}",
+        S::NAME,
+        cfg.seed,
+        failure.index,
+        S::EXTENSIONS[0]
+    ));
+    if let Err(e) = std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, &text)) {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        eprint!("{text}");
+        return ExitCode::FAILURE;
+    }
+    eprint!("{}", against::report::<S>(&small, &judged));
+    say!("{}", path.display());
+    ExitCode::FAILURE
 }

@@ -38,6 +38,8 @@ mod ff8;
 mod fft;
 mod foeman;
 mod fuzz;
+mod gen;
+mod generators;
 mod lancer;
 mod limits;
 mod progress;
@@ -92,6 +94,9 @@ enum Command {
     /// Fuzz a system's engines against each other on random instances; shrink and save
     /// the first disagreement.
     Fuzz(fuzz::Args),
+    /// Write reproducible random instances of any system (the generators `fuzz` uses),
+    /// as files in the system's own format or one after another on standard output.
+    Gen(gen::Args),
     /// Answer many instances of any system in parallel, one JSON line each; resumable
     /// and shardable.
     Batch(batch::Args),
@@ -185,6 +190,12 @@ pub fn run() -> ExitCode {
                 .subcommand_matches("fuzz")
                 .expect("the fuzz subcommand was parsed");
             fuzz::run(&args, sub)
+        }
+        Command::Gen(args) => {
+            let sub = matches
+                .subcommand_matches("gen")
+                .expect("the gen subcommand was parsed");
+            gen::run(&args, sub)
         }
         Command::Batch(args) => batch::run(&args),
         Command::Fft(args) => fft::run(&args),

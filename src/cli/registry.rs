@@ -2,8 +2,11 @@
 //! harness's generic functions meet concrete systems. Adding a system adds one line to
 //! [`entries`] and one variant to [`SystemName`].
 
+use crate::harness::against::{self, Judged};
 use crate::harness::batch::{self, Job, Record};
 use crate::harness::differential::with_timeout;
+use crate::harness::external::Resolver;
+use crate::harness::fuzz::{Config, Limit};
 use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::spec::{Budget, System};
 use crate::systems::{
@@ -13,6 +16,7 @@ use crate::text::LoadError;
 use clap::ValueEnum;
 use serde_json::{json, Value};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// A system's name on the command line.
@@ -121,6 +125,34 @@ pub struct Entry {
     pub check: fn(&Path, &RunOptions) -> FileCheck,
     /// Loads and answers one batch job.
     pub batch: fn(&Job, &RunOptions) -> Record,
+    /// Loads one file and compares an outside resolver's answer with gordian's; a
+    /// failure is shrunk.
+    pub against: fn(&Path, &RunOptions, &Resolver, &AtomicBool) -> AgainstCheck,
+}
+
+/// What checking one file against an outside resolver gave.
+#[derive(Clone, Debug)]
+pub enum AgainstCheck {
+    /// The file could not be read or parsed, or the engine choice does not exist.
+    Input(String),
+    /// Compared (or not, with the reason in `judged`).
+    Judged {
+        /// What the file gave.
+        judged: Judged,
+        /// For a failure: the shrunk instance's file and report.
+        shrunk: Option<ShrunkFailure>,
+    },
+}
+
+/// A failure shrunk to a small instance.
+#[derive(Clone, Debug)]
+pub struct ShrunkFailure {
+    /// The instance file (a `#` header, then the instance).
+    pub text: String,
+    /// The report for a person.
+    pub report: String,
+    /// The file extension of the system.
+    pub extension: &'static str,
 }
 
 fn entry<S: System>(name: SystemName) -> Entry {
@@ -132,6 +164,7 @@ fn entry<S: System>(name: SystemName) -> Entry {
         columns: S::columns,
         check: check_file::<S>,
         batch: batch_job::<S>,
+        against: against_file::<S>,
     }
 }
 
@@ -249,6 +282,51 @@ fn compared<S: System>(
                 answers: Value::Object(answers),
             }
         }
+    }
+}
+
+fn against_file<S: System>(
+    path: &Path,
+    opts: &RunOptions,
+    resolver: &Resolver,
+    stop: &AtomicBool,
+) -> AgainstCheck {
+    let diff = match differential::<S>(opts) {
+        Ok(d) => d,
+        Err(e) => return AgainstCheck::Input(format!("error: {e}")),
+    };
+    let instance = match inputs::load::<S>(path) {
+        Ok(i) => i,
+        Err(e) => return AgainstCheck::Input(render_load_error(&e)),
+    };
+    let cfg = Config {
+        seed: 0,
+        limit: Limit::Cases(1),
+        case_timeout: opts.timeout,
+        max_memory: Some(opts.max_memory),
+    };
+    let judged = against::judge::<S>(&instance, &diff, &cfg, resolver, stop);
+    if !judged.failed() {
+        return AgainstCheck::Judged {
+            judged,
+            shrunk: None,
+        };
+    }
+    let (small, shrunk) = against::shrink::<S>(&instance, &judged, &diff, &cfg, resolver, stop);
+    let origin = format!(
+        "shrunk from {} (size {}) to size {}",
+        path.display(),
+        S::size(&instance),
+        S::size(&small)
+    );
+    let failure = ShrunkFailure {
+        text: against::failure_file::<S>(&origin, resolver, &small, &shrunk),
+        report: against::report::<S>(&small, &shrunk),
+        extension: S::EXTENSIONS[0],
+    };
+    AgainstCheck::Judged {
+        judged,
+        shrunk: Some(failure),
     }
 }
 

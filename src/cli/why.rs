@@ -4,9 +4,8 @@
 //! (a picture of the night under one outcome). Computes text and JSON additions for the
 //! report; the caller prints.
 
-use crate::systems::ar::report::{outcomes, pick, Outcome};
-use crate::systems::ar::{certify, core, dot, explain, Analysis, Cut, Universe};
-use crate::systems::spec::Budget;
+use crate::systems::ar::report::{outcomes, pick};
+use crate::systems::ar::{certify, dot, explain, Analysis, Cut, Universe};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -47,9 +46,13 @@ pub fn run(args: &Args, u: &Universe, a: &Analysis, seed: Option<u64>) -> Result
     let empty = Cut::with_capacity(u.n_declared);
     let outs = outcomes(u, a, &empty);
     if args.explain {
-        explain_outcomes(u, &outs, &mut ex);
+        let (text, js) = explain::why_outcomes(u, &outs);
+        ex.text.push_str(&text);
+        ex.json.push(("explain", js));
         if a.resolutions.is_empty() {
-            explain_core(u, &mut ex)?;
+            let (text, js) = explain::why_core(u)?;
+            ex.text.push_str(&text);
+            ex.json.push(("core", js));
         }
     }
     if let Some(dir) = &args.certify {
@@ -77,60 +80,6 @@ pub fn run(args: &Args, u: &Universe, a: &Analysis, seed: Option<u64>) -> Result
         }
     }
     Ok(ex)
-}
-
-/// At most this many outcomes are explained in full.
-const MAX_EXPLAINED: usize = 16;
-
-fn explain_outcomes(u: &Universe, outs: &[Outcome], ex: &mut Extras) {
-    let _ = writeln!(ex.text, "why:");
-    let mut js = Vec::new();
-    for (k, o) in outs.iter().enumerate().take(MAX_EXPLAINED) {
-        let e = explain::explain(u, o.cut, o.resolution, o.way);
-        let _ = writeln!(
-            ex.text,
-            "  outcome {} (probability {}):",
-            k + 1,
-            o.probability
-        );
-        ex.text.push_str(&e.to_text(u, "    "));
-        let mut v = e.to_json(u);
-        v["probability"] = json!(o.probability.to_string());
-        js.push(v);
-    }
-    if outs.len() > MAX_EXPLAINED {
-        let _ = writeln!(
-            ex.text,
-            "  ({} more outcomes not explained; see --json for the first {MAX_EXPLAINED})",
-            outs.len() - MAX_EXPLAINED
-        );
-    }
-    ex.json.push(("explain", Value::Array(js)));
-}
-
-fn explain_core(u: &Universe, ex: &mut Extras) -> Result<(), String> {
-    let c = core::minimal_core(u, &Budget::new())
-        .map_err(|e| e.to_string())?
-        .ok_or("the engines found no resolution, but the core search did: a bug in gordian")?;
-    let why = core::why(&c.universe);
-    let ids: Vec<String> = c.effects.iter().map(|&i| u.effects[i].id.clone()).collect();
-    let _ = writeln!(
-        ex.text,
-        "why no resolution: these {} effects alone are already a paradox, and without any one of them \
-         the night has a resolution{}:",
-        ids.len(),
-        if c.subset_minimal { " (nor does any smaller part of them make one)" } else { "" }
-    );
-    for &i in &c.effects {
-        let _ = writeln!(ex.text, "    {}", explain::effect_name(u, i));
-    }
-    ex.text.push_str(&why.to_text(&c.universe, "  "));
-    ex.json.push((
-        "core",
-        json!({"effects": ids, "subset_minimal": c.subset_minimal,
-               "derivation": why.to_text(&c.universe, "")}),
-    ));
-    Ok(())
 }
 
 fn certify_to(u: &Universe, a: &Analysis, dir: &PathBuf, ex: &mut Extras) -> Result<(), String> {

@@ -42,7 +42,7 @@ pub struct Config {
 
 impl Config {
     /// A fresh budget for one case.
-    fn budget(&self) -> Budget {
+    pub fn budget(&self) -> Budget {
         self.max_memory
             .map_or_else(Budget::new, Budget::with_max_memory)
     }

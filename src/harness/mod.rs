@@ -1,16 +1,21 @@
 //! The harness: everything that works the same for every game system, generic over
 //! [`System`](crate::systems::spec::System) and naming none of them. Differential comparison
 //! of a system's engines and the race between them ([`differential`]), fuzzing with
-//! shrinking ([`fuzz`]), batch runs with resume, shards and timeouts ([`batch`]), and
+//! shrinking ([`fuzz`]), outside resolvers run by a command ([`external`]), compared
+//! with gordian's answer field by field ([`protocol`]) on given or random instances
+//! ([`against`]), batch runs with resume, shards and timeouts ([`batch`]), and
 //! input discovery and loading by extension ([`inputs`]).
 //!
 //! Boundary: nothing here imports `crate::systems::<system>`; a system reaches the harness
 //! only through its `System` implementation, and the CLI chooses the system.
 
+pub mod against;
 pub mod batch;
 pub mod differential;
+pub mod external;
 pub mod fuzz;
 pub mod inputs;
+pub mod protocol;
 
 pub use differential::{Comparison, Differential, DynEngine, Run, RunError, Verdict};
 

@@ -327,6 +327,16 @@ pub trait System: Sized + 'static {
     /// The answer's fields for a batch record (one JSON object; small, not the whole
     /// answer).
     fn record(instance: &Self::Instance, answer: &Self::Answer) -> serde_json::Value;
+    /// The keys of [`System::to_json`] whose arrays are sequences (order matters) when an
+    /// outside resolver's answer is compared with it; every other array is a set
+    /// (`docs/protocol.md`). Default: none.
+    const SEQUENCES: &'static [&'static str] = &[];
+    /// The answer in words for a person asking why gordian answers as it does (an
+    /// `--explain`), or `None` where the system has no such explanation or the answer is
+    /// too large to explain. Default: `None`.
+    fn explain(_instance: &Self::Instance, _answer: &Self::Answer) -> Option<String> {
+        None
+    }
 }
 
 /// One job of a [`race`]: it gets its own budget, a child of the race's.

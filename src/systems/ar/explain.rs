@@ -375,3 +375,78 @@ impl Explanation {
         json!({"effects": effects, "created": created, "redirects": redirects, "deaths": deaths})
     }
 }
+
+/// At most this many outcomes are explained in full.
+const MAX_EXPLAINED: usize = 16;
+
+/// `why:` and the explanation of each of the first outcomes, as text and as a JSON array
+/// (the `--explain` part of a report).
+pub fn why_outcomes(u: &Universe, outs: &[super::report::Outcome]) -> (String, Value) {
+    let mut text = String::from("why:\n");
+    let mut js = Vec::new();
+    for (k, o) in outs.iter().enumerate().take(MAX_EXPLAINED) {
+        let e = explain(u, o.cut, o.resolution, o.way);
+        let _ = writeln!(text, "  outcome {} (probability {}):", k + 1, o.probability);
+        text.push_str(&e.to_text(u, "    "));
+        let mut v = e.to_json(u);
+        v["probability"] = json!(o.probability.to_string());
+        js.push(v);
+    }
+    if outs.len() > MAX_EXPLAINED {
+        let _ = writeln!(
+            text,
+            "  ({} more outcomes not explained; see --json for the first {MAX_EXPLAINED})",
+            outs.len() - MAX_EXPLAINED
+        );
+    }
+    (text, Value::Array(js))
+}
+
+/// For a paradox: a minimal core and the derivation of why it has no resolution, as text
+/// and as JSON; an error is a message.
+pub fn why_core(u: &Universe) -> Result<(String, Value), String> {
+    let c = super::core::minimal_core(u, &crate::systems::spec::Budget::new())
+        .map_err(|e| e.to_string())?
+        .ok_or("the engines found no resolution, but the core search did: a bug in gordian")?;
+    let why = super::core::why(&c.universe);
+    let ids: Vec<String> = c.effects.iter().map(|&i| u.effects[i].id.clone()).collect();
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "why no resolution: these {} effects alone are already a paradox, and without any one of them \
+         the night has a resolution{}:",
+        ids.len(),
+        if c.subset_minimal { " (nor does any smaller part of them make one)" } else { "" }
+    );
+    for &i in &c.effects {
+        let _ = writeln!(text, "    {}", effect_name(u, i));
+    }
+    text.push_str(&why.to_text(&c.universe, "  "));
+    let js = json!({"effects": ids, "subset_minimal": c.subset_minimal,
+                    "derivation": why.to_text(&c.universe, "")});
+    Ok((text, js))
+}
+
+/// The whole `--explain` text of a night's answer (its flat answer: for small nights),
+/// or `None` when it has more than `up_to` flat entries.
+pub fn why_night(
+    n: &super::Night,
+    f: &super::Factored,
+    up_to: u64,
+) -> Option<Result<String, String>> {
+    if super::answer::flat_entries(n, f) > up_to.into() {
+        return None;
+    }
+    let a = super::expand::flatten(n, f);
+    let u = &n.whole;
+    let empty = Cut::with_capacity(u.n_declared);
+    let outs = super::report::outcomes(u, &a, &empty);
+    let (mut text, _) = why_outcomes(u, &outs);
+    if a.resolutions.is_empty() {
+        match why_core(u) {
+            Ok((t, _)) => text.push_str(&t),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    Some(Ok(text))
+}

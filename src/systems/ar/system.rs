@@ -239,6 +239,13 @@ impl System for Ar {
     fn to_json(n: &Night, f: &Factored) -> Value {
         super::answer::to_json(n, f, &super::answer::Options::default())
     }
+    const SEQUENCES: &'static [&'static str] = &["final_targets", "targets"];
+    fn explain(n: &Night, f: &Factored) -> Option<String> {
+        match super::explain::why_night(n, f, 256)? {
+            Ok(text) => Some(text),
+            Err(e) => Some(format!("(no explanation: {e})\n")),
+        }
+    }
     fn record(n: &Night, f: &Factored) -> Value {
         let t = f.totals(n);
         let cost = f.cost(n).map(|cost| {

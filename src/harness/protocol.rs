@@ -1,0 +1,382 @@
+//! The comparison of an outside resolver's JSON answer with gordian's (the protocol of
+//! `docs/protocol.md`): gordian's answer, as `System::to_json` writes it, is the
+//! reference, and the resolver's object is compared on the fields it gives.
+//!
+//! The rules, the same for every system:
+//! * only fields present in both are compared; inside objects, only the keys the resolver
+//!   gives (a resolver may give `{"classification": ...}` alone, or resolutions with only
+//!   their `succeeded` sets); a field gordian does not know is reported as not compared;
+//! * arrays are sets (order and repetition do not matter; the reference's elements are
+//!   first cut down to the keys the resolver's elements use), except arrays under a key
+//!   the system names as a sequence (`System::SEQUENCES`), and everything inside them,
+//!   which are compared in order;
+//! * an integer and a string of its digits are equal, and strings that are fractions
+//!   (`2/4`) are compared as exact rationals (`1/2`).
+//!
+//! Invariant: [`compare`] is symmetric in what it checks (a field missing on the resolver's
+//! side is never a difference, a value present on both sides always is compared) and
+//! reports the first differing field in the reference's field order.
+
+use num_rational::BigRational;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// The first field on which the two answers differ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    /// Its path (`classification`, `cuts.optimal`, `resolutions[2].ways`).
+    pub field: String,
+    /// gordian's value there (cut down to the resolver's shape).
+    pub gordian: Value,
+    /// The resolver's value there.
+    pub theirs: Value,
+    /// For sets: what only one side has, in words.
+    pub detail: Option<String>,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "first field that differs: {}", self.field)?;
+        writeln!(f, "  gordian:  {}", self.gordian)?;
+        write!(f, "  resolver: {}", self.theirs)?;
+        if let Some(d) = &self.detail {
+            write!(f, "\n  {d}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What comparing gave.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Compared {
+    /// The first differing field, if any.
+    pub difference: Option<Difference>,
+    /// The top-level fields compared, in the reference's order.
+    pub fields: Vec<String>,
+    /// The resolver's top-level fields gordian's answer does not have (ignored).
+    pub unknown: Vec<String>,
+}
+
+/// Compares the resolver's answer `theirs` with gordian's `reference` (see the module
+/// doc); `sequences` are the keys whose arrays are ordered.
+pub fn compare(reference: &Value, theirs: &Map<String, Value>, sequences: &[&str]) -> Compared {
+    let mut out = Compared::default();
+    let empty = Map::new();
+    let reference = reference.as_object().unwrap_or(&empty);
+    for (key, r) in reference {
+        let Some(t) = theirs.get(key) else { continue };
+        out.fields.push(key.clone());
+        if out.difference.is_none() {
+            let seq = sequences.contains(&key.as_str());
+            out.difference = diff(r, t, key, seq, sequences);
+        }
+    }
+    out.unknown = theirs
+        .keys()
+        .filter(|k| !reference.contains_key(*k))
+        .cloned()
+        .collect();
+    out
+}
+
+/// A scalar in canonical form: integers and fraction strings as reduced fraction strings.
+fn scalar(v: &Value) -> Value {
+    match v {
+        Value::Number(n) if n.is_i64() || n.is_u64() => Value::String(n.to_string()),
+        Value::String(s) => match fraction(s) {
+            Some(q) => Value::String(q.to_string()),
+            None => v.clone(),
+        },
+        _ => v.clone(),
+    }
+}
+
+fn fraction(s: &str) -> Option<BigRational> {
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    let body = s.strip_prefix('-').unwrap_or(s);
+    let ok = match body.split_once('/') {
+        Some((n, d)) => digits(n) && digits(d) && d.bytes().any(|b| b != b'0'),
+        None => digits(body),
+    };
+    if ok {
+        s.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// `v` in canonical form: scalars canonical, object keys sorted (serde_json's default
+/// map would keep insertion order), set arrays sorted and without repeats.
+fn canon(v: &Value, seq: bool, sequences: &[&str]) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| {
+                        let s = seq || sequences.contains(&k.as_str());
+                        (k.clone(), canon(&m[k], s, sequences))
+                    })
+                    .collect(),
+            )
+        }
+        Value::Array(a) => {
+            let items: Vec<Value> = a.iter().map(|x| canon(x, seq, sequences)).collect();
+            if seq {
+                Value::Array(items)
+            } else {
+                let set: BTreeSet<String> = items.iter().map(|x| x.to_string()).collect();
+                Value::Array(
+                    set.into_iter()
+                        .map(|s| serde_json::from_str(&s).expect("written above"))
+                        .collect(),
+                )
+            }
+        }
+        _ => scalar(v),
+    }
+}
+
+/// `r` cut down to the shape of the values in `like` (the resolver's values in the same
+/// place): objects keep the keys some `like` object has; arrays are cut down element by
+/// element to the shape of every element of the `like` arrays.
+fn project(r: &Value, like: &[&Value]) -> Value {
+    match r {
+        Value::Object(m) if !like.is_empty() && like.iter().all(|l| l.is_object()) => {
+            let keys: BTreeSet<&String> = like
+                .iter()
+                .flat_map(|l| l.as_object().expect("checked").keys())
+                .collect();
+            Value::Object(
+                keys.into_iter()
+                    .filter_map(|k| {
+                        let sub: Vec<&Value> = like.iter().filter_map(|l| l.get(k)).collect();
+                        m.get(k).map(|v| (k.clone(), project(v, &sub)))
+                    })
+                    .collect(),
+            )
+        }
+        Value::Array(a) if !like.is_empty() && like.iter().all(|l| l.is_array()) => {
+            let elems: Vec<&Value> = like
+                .iter()
+                .flat_map(|l| l.as_array().expect("checked").iter())
+                .collect();
+            if elems.is_empty() {
+                return r.clone();
+            }
+            Value::Array(a.iter().map(|x| project(x, &elems)).collect())
+        }
+        _ => r.clone(),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn diff(r: &Value, t: &Value, path: &str, seq: bool, sequences: &[&str]) -> Option<Difference> {
+    let differ = |gordian: Value, theirs: Value, detail: Option<String>| {
+        Some(Difference {
+            field: path.to_string(),
+            gordian,
+            theirs,
+            detail,
+        })
+    };
+    match (r, t) {
+        (Value::Object(rm), Value::Object(tm)) => {
+            // The resolver's keys, in the reference's order.
+            for (k, rv) in rm {
+                if let Some(tv) = tm.get(k) {
+                    let s = seq || sequences.contains(&k.as_str());
+                    if let Some(d) = diff(rv, tv, &format!("{path}.{k}"), s, sequences) {
+                        return Some(d);
+                    }
+                }
+            }
+            None
+        }
+        (Value::Array(ra), Value::Array(ta)) if seq => {
+            if ra.len() != ta.len() {
+                return differ(
+                    canon(&project(r, &[t]), true, sequences),
+                    canon(t, true, sequences),
+                    Some(format!(
+                        "gordian's sequence has {} entries, the resolver's {}",
+                        ra.len(),
+                        ta.len()
+                    )),
+                );
+            }
+            ra.iter()
+                .zip(ta)
+                .enumerate()
+                .find_map(|(i, (x, y))| diff(x, y, &format!("{path}[{i}]"), true, sequences))
+        }
+        (Value::Array(ra), Value::Array(ta)) => {
+            let like: Vec<&Value> = ta.iter().collect();
+            let ours: BTreeSet<String> = ra
+                .iter()
+                .map(|x| {
+                    let p = if like.is_empty() {
+                        x.clone()
+                    } else {
+                        project(x, &like)
+                    };
+                    canon(&p, false, sequences).to_string()
+                })
+                .collect();
+            let theirs: BTreeSet<String> = ta
+                .iter()
+                .map(|x| canon(x, false, sequences).to_string())
+                .collect();
+            if ours == theirs {
+                return None;
+            }
+            let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| -> Vec<String> {
+                a.difference(b).take(3).cloned().collect()
+            };
+            let (g, th) = (only(&ours, &theirs), only(&theirs, &ours));
+            let mut words = Vec::new();
+            if !g.is_empty() {
+                words.push(format!(
+                    "{} entr{} only gordian has, e.g. {}",
+                    ours.difference(&theirs).count(),
+                    if ours.difference(&theirs).count() == 1 {
+                        "y"
+                    } else {
+                        "ies"
+                    },
+                    g.join(", ")
+                ));
+            }
+            if !th.is_empty() {
+                words.push(format!(
+                    "{} entr{} only the resolver has, e.g. {}",
+                    theirs.difference(&ours).count(),
+                    if theirs.difference(&ours).count() == 1 {
+                        "y"
+                    } else {
+                        "ies"
+                    },
+                    th.join(", ")
+                ));
+            }
+            let parse = |s: &BTreeSet<String>| -> Value {
+                Value::Array(
+                    s.iter()
+                        .map(|x| serde_json::from_str(x).expect("written above"))
+                        .collect(),
+                )
+            };
+            differ(parse(&ours), parse(&theirs), Some(words.join("; ")))
+        }
+        (Value::Object(_) | Value::Array(_), _) | (_, Value::Object(_) | Value::Array(_)) => {
+            differ(
+                r.clone(),
+                t.clone(),
+                Some(format!("gordian has {}, the resolver {}", kind(r), kind(t))),
+            )
+        }
+        _ => {
+            if scalar(r) == scalar(t) {
+                None
+            } else {
+                differ(r.clone(), t.clone(), None)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cmp(r: Value, t: Value) -> Compared {
+        compare(&r, t.as_object().expect("object"), &["final_targets"])
+    }
+
+    #[test]
+    fn only_the_fields_the_resolver_gives_are_compared() {
+        let r = json!({"classification": "paradox", "resolutions": [], "extra": 1});
+        let c = cmp(r.clone(), json!({"classification": "paradox", "mine": 2}));
+        assert_eq!(c.difference, None);
+        assert_eq!(c.fields, vec!["classification"]);
+        assert_eq!(c.unknown, vec!["mine"]);
+        let c = cmp(r, json!({"classification": "non-paradox"}));
+        let d = c.difference.expect("differs");
+        assert_eq!(d.field, "classification");
+        assert_eq!(
+            (d.gordian, d.theirs),
+            (json!("paradox"), json!("non-paradox"))
+        );
+    }
+
+    #[test]
+    fn arrays_are_sets_of_the_resolvers_shape_except_sequences() {
+        let r = json!({"resolutions": [
+            {"succeeded": ["e1", "e2"], "failed": ["e3"], "ways": [{"final_targets": {"e1": ["A", "B"]}}]},
+            {"succeeded": ["e3"], "failed": ["e1", "e2"], "ways": [{"final_targets": {"e1": ["B", "A"]}}]}
+        ]});
+        // Order of resolutions and of ids does not matter; keys not given are not compared.
+        let t = json!({"resolutions": [{"succeeded": ["e3"]}, {"succeeded": ["e2", "e1"]}]});
+        assert_eq!(cmp(r.clone(), t).difference, None);
+        // A missing resolution is a difference, named with what only gordian has.
+        let t = json!({"resolutions": [{"succeeded": ["e3"]}]});
+        let d = cmp(r.clone(), t).difference.expect("differs");
+        assert_eq!(d.field, "resolutions");
+        assert!(d
+            .detail
+            .expect("detail")
+            .contains(r#"1 entry only gordian has, e.g. {"succeeded":["e1","e2"]}"#));
+        // Final targets are in slot order: swapping A and B is a difference.
+        let t = json!({"resolutions": [
+            {"ways": [{"final_targets": {"e1": ["B", "A"]}}]},
+            {"ways": [{"final_targets": {"e1": ["B", "A"]}}]}
+        ]});
+        assert!(cmp(r.clone(), t).difference.is_some());
+        let t = json!({"resolutions": [
+            {"ways": [{"final_targets": {"e1": ["A", "B"]}}]},
+            {"ways": [{"final_targets": {"e1": ["B", "A"]}}]}
+        ]});
+        assert_eq!(cmp(r, t).difference, None);
+    }
+
+    #[test]
+    fn numbers_and_fractions_compare_by_value() {
+        let r = json!({"total": "12", "p": [{"deaths": ["A"], "probability": "1/2"}]});
+        let t = json!({"total": 12, "p": [{"deaths": ["A"], "probability": "2/4"}]});
+        assert_eq!(cmp(r.clone(), t).difference, None);
+        let t = json!({"p": [{"deaths": ["A"], "probability": "1/3"}]});
+        assert_eq!(cmp(r, t).difference.expect("differs").field, "p");
+        assert_eq!(fraction("1/0"), None);
+        assert_eq!(fraction("e1"), None);
+    }
+
+    #[test]
+    fn a_value_of_another_type_is_a_difference() {
+        let d = cmp(json!({"cut_cost": null}), json!({"cut_cost": []}))
+            .difference
+            .expect("differs");
+        assert_eq!(
+            d.detail.as_deref(),
+            Some("gordian has null, the resolver an array")
+        );
+        let d = cmp(
+            json!({"cuts": {"optimal": [["e1"]]}}),
+            json!({"cuts": {"optimal": [["e2"]]}}),
+        )
+        .difference
+        .expect("differs");
+        assert_eq!(d.field, "cuts.optimal");
+    }
+}
