@@ -215,6 +215,20 @@ fn counts(m: &std::collections::BTreeMap<String, u64>) -> String {
         .join(", ")
 }
 
+/// Field names, each with the number of cases it was in when that is not every case.
+fn fields(m: &std::collections::BTreeMap<String, u64>, cases: u64) -> String {
+    m.iter()
+        .map(|(k, &n)| {
+            if n == cases {
+                k.clone()
+            } else {
+                format!("{k} ({n})")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn progress_bar(cfg: &Config) -> indicatif::ProgressBar {
     match cfg.limit {
         Limit::Cases(n) => progress::bar(Some(n), "cases"),
@@ -234,24 +248,28 @@ fn fuzz_against<S: System>(
     let summary = against::fuzz::<S>(gen, &diff, cfg, resolver, &signals.any, &|| bar.inc(1));
     bar.finish_and_clear();
     let secs = summary.elapsed.as_secs_f64();
+    let agreed = summary.labels.values().sum::<u64>();
     let mut line = format!(
         "{} {} case(s) in {secs:.2} s ({:.1} cases/s) against `{}`: {} agreed",
         summary.cases,
         S::NAME,
         summary.cases as f64 / secs.max(1e-9),
         resolver.command,
-        summary.labels.values().sum::<u64>(),
+        agreed,
     );
     if !summary.labels.is_empty() {
         line.push_str(&format!(" ({})", counts(&summary.labels)));
     }
     if !summary.fields.is_empty() {
-        line.push_str(&format!("; fields compared: {}", counts(&summary.fields)));
+        line.push_str(&format!(
+            "; fields compared: {}",
+            fields(&summary.fields, agreed)
+        ));
     }
     if !summary.unknown.is_empty() {
         line.push_str(&format!(
             "; fields gordian does not know (ignored): {}",
-            counts(&summary.unknown)
+            fields(&summary.unknown, agreed)
         ));
     }
     if summary.skipped > 0 {

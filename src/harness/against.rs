@@ -126,7 +126,7 @@ pub fn judge<S: System>(
         Err(f) => return Judged::Fault(f),
     };
     let reference = S::to_json(instance, answer);
-    let c = protocol::compare(&reference, &theirs, S::SEQUENCES);
+    let c = protocol::compare(&reference, &theirs, &S::SHAPE);
     match c.difference {
         None => Judged::Agree {
             label: S::label(answer),

@@ -2,24 +2,29 @@
 //! `docs/protocol.md`): gordian's answer, as `System::to_json` writes it, is the
 //! reference, and the resolver's object is compared on the fields it gives.
 //!
-//! The rules, the same for every system:
+//! The rules, the same for every system, with the system's [`Shape`]:
 //! * only fields present in both are compared; inside objects, only the keys the resolver
 //!   gives (a resolver may give `{"classification": ...}` alone, or resolutions with only
 //!   their `succeeded` sets); a field gordian does not know is reported as not compared;
+//! * except *maps* (objects under a key the shape names in `maps`, whose keys are names
+//!   such as effect ids, not fields): every key of a map is compared, a key missing on
+//!   either side is a difference;
 //! * arrays are sets (order and repetition do not matter; the reference's elements are
 //!   first cut down to the keys the resolver's elements use), except arrays under a key
-//!   the system names as a sequence (`System::SEQUENCES`), and everything inside them,
-//!   which are compared in order;
+//!   the shape names in `sequences`, and everything inside them, which are compared in
+//!   order; `key[]` there names a set under `key` whose elements are sequences;
 //! * an integer and a string of its digits are equal, and strings that are fractions
 //!   (`2/4`) are compared as exact rationals (`1/2`).
 //!
-//! Invariant: [`compare`] is symmetric in what it checks (a field missing on the resolver's
-//! side is never a difference, a value present on both sides always is compared) and
-//! reports the first differing field in the reference's field order.
+//! Invariant: a field missing on the resolver's side (outside maps) is never a
+//! difference, a value present on both sides is always compared, and the first
+//! difference is reported in the reference's field order.
 
 use num_rational::BigRational;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
+
+pub use crate::systems::spec::Shape;
 
 /// The first field on which the two answers differ.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,7 +35,7 @@ pub struct Difference {
     pub gordian: Value,
     /// The resolver's value there.
     pub theirs: Value,
-    /// For sets: what only one side has, in words.
+    /// For sets and maps: what only one side has, in words.
     pub detail: Option<String>,
 }
 
@@ -58,8 +63,8 @@ pub struct Compared {
 }
 
 /// Compares the resolver's answer `theirs` with gordian's `reference` (see the module
-/// doc); `sequences` are the keys whose arrays are ordered.
-pub fn compare(reference: &Value, theirs: &Map<String, Value>, sequences: &[&str]) -> Compared {
+/// doc).
+pub fn compare(reference: &Value, theirs: &Map<String, Value>, shape: &Shape) -> Compared {
     let mut out = Compared::default();
     let empty = Map::new();
     let reference = reference.as_object().unwrap_or(&empty);
@@ -67,8 +72,11 @@ pub fn compare(reference: &Value, theirs: &Map<String, Value>, sequences: &[&str
         let Some(t) = theirs.get(key) else { continue };
         out.fields.push(key.clone());
         if out.difference.is_none() {
-            let seq = sequences.contains(&key.as_str());
-            out.difference = diff(r, t, key, seq, sequences);
+            let cx = Cx {
+                seq: shape.is_sequence(key),
+                key: Some(key),
+            };
+            out.difference = diff(r, t, key, cx, shape);
         }
     }
     out.unknown = theirs
@@ -77,6 +85,30 @@ pub fn compare(reference: &Value, theirs: &Map<String, Value>, sequences: &[&str
         .cloned()
         .collect();
     out
+}
+
+/// Where a value is: inside a sequence or not, and the object key it is the value of.
+#[derive(Clone, Copy)]
+struct Cx<'a> {
+    seq: bool,
+    key: Option<&'a str>,
+}
+
+impl<'a> Cx<'a> {
+    /// The context of the value under `k` of an object in this context.
+    fn field(self, k: &'a str, shape: &Shape) -> Cx<'a> {
+        Cx {
+            seq: self.seq || shape.is_sequence(k),
+            key: Some(k),
+        }
+    }
+    /// The context of the elements of an array in this context.
+    fn element(self, shape: &Shape) -> Cx<'a> {
+        Cx {
+            seq: self.seq || shape.elements_ordered(self.key),
+            key: None,
+        }
+    }
 }
 
 /// A scalar in canonical form: integers and fraction strings as reduced fraction strings.
@@ -105,54 +137,56 @@ fn fraction(s: &str) -> Option<BigRational> {
     }
 }
 
-/// `v` in canonical form: scalars canonical, object keys sorted (serde_json's default
-/// map would keep insertion order), set arrays sorted and without repeats.
-fn canon(v: &Value, seq: bool, sequences: &[&str]) -> Value {
+/// `v` in canonical form: scalars canonical, object keys sorted (serde_json's map keeps
+/// insertion order here), set arrays sorted and without repeats.
+fn canon(v: &Value, cx: Cx, shape: &Shape) -> Value {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
             keys.sort();
             Value::Object(
                 keys.into_iter()
-                    .map(|k| {
-                        let s = seq || sequences.contains(&k.as_str());
-                        (k.clone(), canon(&m[k], s, sequences))
-                    })
+                    .map(|k| (k.clone(), canon(&m[k], cx.field(k, shape), shape)))
                     .collect(),
             )
         }
         Value::Array(a) => {
-            let items: Vec<Value> = a.iter().map(|x| canon(x, seq, sequences)).collect();
-            if seq {
+            let inner = cx.element(shape);
+            let items: Vec<Value> = a.iter().map(|x| canon(x, inner, shape)).collect();
+            if cx.seq {
                 Value::Array(items)
             } else {
                 let set: BTreeSet<String> = items.iter().map(|x| x.to_string()).collect();
-                Value::Array(
-                    set.into_iter()
-                        .map(|s| serde_json::from_str(&s).expect("written above"))
-                        .collect(),
-                )
+                Value::Array(set.iter().map(|s| parse(s)).collect())
             }
         }
         _ => scalar(v),
     }
 }
 
+fn parse(s: &str) -> Value {
+    serde_json::from_str(s).expect("written by serde_json")
+}
+
 /// `r` cut down to the shape of the values in `like` (the resolver's values in the same
-/// place): objects keep the keys some `like` object has; arrays are cut down element by
-/// element to the shape of every element of the `like` arrays.
-fn project(r: &Value, like: &[&Value]) -> Value {
+/// place): objects that are not maps keep the keys some `like` object has; arrays are cut
+/// down element by element to the shape of every element of the `like` arrays.
+fn project(r: &Value, like: &[&Value], cx: Cx, shape: &Shape) -> Value {
     match r {
         Value::Object(m) if !like.is_empty() && like.iter().all(|l| l.is_object()) => {
-            let keys: BTreeSet<&String> = like
-                .iter()
-                .flat_map(|l| l.as_object().expect("checked").keys())
-                .collect();
+            let keys: BTreeSet<&String> = if shape.is_map(cx.key) {
+                m.keys().collect()
+            } else {
+                like.iter()
+                    .flat_map(|l| l.as_object().expect("checked").keys())
+                    .collect()
+            };
             Value::Object(
                 keys.into_iter()
                     .filter_map(|k| {
                         let sub: Vec<&Value> = like.iter().filter_map(|l| l.get(k)).collect();
-                        m.get(k).map(|v| (k.clone(), project(v, &sub)))
+                        m.get(k)
+                            .map(|v| (k.clone(), project(v, &sub, cx.field(k, shape), shape)))
                     })
                     .collect(),
             )
@@ -165,7 +199,8 @@ fn project(r: &Value, like: &[&Value]) -> Value {
             if elems.is_empty() {
                 return r.clone();
             }
-            Value::Array(a.iter().map(|x| project(x, &elems)).collect())
+            let inner = cx.element(shape);
+            Value::Array(a.iter().map(|x| project(x, &elems, inner, shape)).collect())
         }
         _ => r.clone(),
     }
@@ -182,7 +217,29 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-fn diff(r: &Value, t: &Value, path: &str, seq: bool, sequences: &[&str]) -> Option<Difference> {
+const ENTRIES: (&str, &str) = ("entry", "entries");
+
+/// "N entries only gordian has, e.g. ..." for the elements of `a` not in `b`.
+fn only(
+    a: &BTreeSet<String>,
+    b: &BTreeSet<String>,
+    who: &str,
+    (one, many): (&str, &str),
+) -> Option<String> {
+    let only: Vec<&String> = a.difference(b).collect();
+    if only.is_empty() {
+        return None;
+    }
+    let eg: Vec<&str> = only.iter().take(3).map(|s| s.as_str()).collect();
+    Some(format!(
+        "{} {} only {who} has, e.g. {}",
+        only.len(),
+        if only.len() == 1 { one } else { many },
+        eg.join(", ")
+    ))
+}
+
+fn diff(r: &Value, t: &Value, path: &str, cx: Cx, shape: &Shape) -> Option<Difference> {
     let differ = |gordian: Value, theirs: Value, detail: Option<String>| {
         Some(Difference {
             field: path.to_string(),
@@ -193,22 +250,35 @@ fn diff(r: &Value, t: &Value, path: &str, seq: bool, sequences: &[&str]) -> Opti
     };
     match (r, t) {
         (Value::Object(rm), Value::Object(tm)) => {
-            // The resolver's keys, in the reference's order.
-            for (k, rv) in rm {
-                if let Some(tv) = tm.get(k) {
-                    let s = seq || sequences.contains(&k.as_str());
-                    if let Some(d) = diff(rv, tv, &format!("{path}.{k}"), s, sequences) {
-                        return Some(d);
-                    }
+            if shape.is_map(cx.key) {
+                let rk: BTreeSet<String> = rm.keys().cloned().collect();
+                let tk: BTreeSet<String> = tm.keys().cloned().collect();
+                if rk != tk {
+                    let words: Vec<String> = [
+                        only(&rk, &tk, "gordian", ("key", "keys")),
+                        only(&tk, &rk, "the resolver", ("key", "keys")),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                    return differ(
+                        canon(r, cx, shape),
+                        canon(t, cx, shape),
+                        Some(words.join("; ")),
+                    );
                 }
             }
-            None
+            // The resolver's keys, in the reference's order.
+            rm.iter().find_map(|(k, rv)| {
+                let tv = tm.get(k)?;
+                diff(rv, tv, &format!("{path}.{k}"), cx.field(k, shape), shape)
+            })
         }
-        (Value::Array(ra), Value::Array(ta)) if seq => {
+        (Value::Array(ra), Value::Array(ta)) if cx.seq => {
             if ra.len() != ta.len() {
                 return differ(
-                    canon(&project(r, &[t]), true, sequences),
-                    canon(t, true, sequences),
+                    canon(&project(r, &[t], cx, shape), cx, shape),
+                    canon(t, cx, shape),
                     Some(format!(
                         "gordian's sequence has {} entries, the resolver's {}",
                         ra.len(),
@@ -216,12 +286,14 @@ fn diff(r: &Value, t: &Value, path: &str, seq: bool, sequences: &[&str]) -> Opti
                     )),
                 );
             }
+            let inner = cx.element(shape);
             ra.iter()
                 .zip(ta)
                 .enumerate()
-                .find_map(|(i, (x, y))| diff(x, y, &format!("{path}[{i}]"), true, sequences))
+                .find_map(|(i, (x, y))| diff(x, y, &format!("{path}[{i}]"), inner, shape))
         }
         (Value::Array(ra), Value::Array(ta)) => {
+            let inner = cx.element(shape);
             let like: Vec<&Value> = ta.iter().collect();
             let ours: BTreeSet<String> = ra
                 .iter()
@@ -229,55 +301,27 @@ fn diff(r: &Value, t: &Value, path: &str, seq: bool, sequences: &[&str]) -> Opti
                     let p = if like.is_empty() {
                         x.clone()
                     } else {
-                        project(x, &like)
+                        project(x, &like, inner, shape)
                     };
-                    canon(&p, false, sequences).to_string()
+                    canon(&p, inner, shape).to_string()
                 })
                 .collect();
             let theirs: BTreeSet<String> = ta
                 .iter()
-                .map(|x| canon(x, false, sequences).to_string())
+                .map(|x| canon(x, inner, shape).to_string())
                 .collect();
             if ours == theirs {
                 return None;
             }
-            let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| -> Vec<String> {
-                a.difference(b).take(3).cloned().collect()
-            };
-            let (g, th) = (only(&ours, &theirs), only(&theirs, &ours));
-            let mut words = Vec::new();
-            if !g.is_empty() {
-                words.push(format!(
-                    "{} entr{} only gordian has, e.g. {}",
-                    ours.difference(&theirs).count(),
-                    if ours.difference(&theirs).count() == 1 {
-                        "y"
-                    } else {
-                        "ies"
-                    },
-                    g.join(", ")
-                ));
-            }
-            if !th.is_empty() {
-                words.push(format!(
-                    "{} entr{} only the resolver has, e.g. {}",
-                    theirs.difference(&ours).count(),
-                    if theirs.difference(&ours).count() == 1 {
-                        "y"
-                    } else {
-                        "ies"
-                    },
-                    th.join(", ")
-                ));
-            }
-            let parse = |s: &BTreeSet<String>| -> Value {
-                Value::Array(
-                    s.iter()
-                        .map(|x| serde_json::from_str(x).expect("written above"))
-                        .collect(),
-                )
-            };
-            differ(parse(&ours), parse(&theirs), Some(words.join("; ")))
+            let words: Vec<String> = [
+                only(&ours, &theirs, "gordian", ENTRIES),
+                only(&theirs, &ours, "the resolver", ENTRIES),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let list = |s: &BTreeSet<String>| Value::Array(s.iter().map(|x| parse(x)).collect());
+            differ(list(&ours), list(&theirs), Some(words.join("; ")))
         }
         (Value::Object(_) | Value::Array(_), _) | (_, Value::Object(_) | Value::Array(_)) => {
             differ(
@@ -301,8 +345,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const AR: Shape = Shape {
+        sequences: &["final_targets"],
+        maps: &["final_targets"],
+    };
+
     fn cmp(r: Value, t: Value) -> Compared {
-        compare(&r, t.as_object().expect("object"), &["final_targets"])
+        compare(&r, t.as_object().expect("object"), &AR)
     }
 
     #[test]
@@ -348,7 +397,45 @@ mod tests {
             {"ways": [{"final_targets": {"e1": ["A", "B"]}}]},
             {"ways": [{"final_targets": {"e1": ["B", "A"]}}]}
         ]});
-        assert_eq!(cmp(r, t).difference, None);
+        assert_eq!(cmp(r.clone(), t).difference, None);
+        // Final targets are a map: leaving a slot out is a difference.
+        let t = json!({"resolutions": [
+            {"ways": [{"final_targets": {"e1": ["A", "B"]}}]},
+            {"ways": [{"final_targets": {}}]}
+        ]});
+        let d = cmp(r, t).difference.expect("a slot left out");
+        assert_eq!(d.field, "resolutions");
+    }
+
+    #[test]
+    fn a_map_lists_the_keys_only_one_side_has() {
+        let r = json!({"final_targets": {"e1": ["A"], "e2": ["B"]}});
+        let d = cmp(r, json!({"final_targets": {"e1": ["A"], "e3": ["B"]}}))
+            .difference
+            .expect("differs");
+        assert_eq!(d.field, "final_targets");
+        assert_eq!(
+            d.detail.as_deref(),
+            Some("1 key only gordian has, e.g. e2; 1 key only the resolver has, e.g. e3")
+        );
+    }
+
+    #[test]
+    fn a_set_of_sequences_is_named_with_brackets() {
+        let seqs = Shape {
+            sequences: &["side_orders[]", "at"],
+            maps: &[],
+        };
+        let r = json!({"side_orders": [[0, 1], [1, 0]], "units": [{"at": [1, 2]}]});
+        let same = json!({"side_orders": [[1, 0], [0, 1]], "units": [{"at": [1, 2]}]});
+        let t = same.as_object().expect("object");
+        assert_eq!(compare(&r, t, &seqs).difference, None);
+        let swapped = json!({"side_orders": [[0, 1]]});
+        let d = compare(&r, swapped.as_object().expect("object"), &seqs).difference;
+        assert_eq!(d.expect("one order missing").field, "side_orders");
+        let moved = json!({"units": [{"at": [2, 1]}]});
+        let d = compare(&r, moved.as_object().expect("object"), &seqs).difference;
+        assert_eq!(d.expect("x and y are not a set").field, "units");
     }
 
     #[test]

@@ -249,6 +249,34 @@ impl Budget {
     }
 }
 
+/// How a system's answer JSON is read when an outside resolver's answer is compared with
+/// it (`harness::protocol`, `docs/protocol.md`): which keys hold sequences (every other
+/// array is a set) and which hold maps from names (every other object is a record, compared
+/// on the keys the resolver gives).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shape {
+    /// Keys whose arrays are ordered (`key[]`: a set of sequences).
+    pub sequences: &'static [&'static str],
+    /// Keys whose objects are maps from names to values.
+    pub maps: &'static [&'static str],
+}
+
+impl Shape {
+    pub(crate) fn is_sequence(&self, key: &str) -> bool {
+        self.sequences.contains(&key)
+    }
+    pub(crate) fn elements_ordered(&self, key: Option<&str>) -> bool {
+        key.is_some_and(|k| {
+            self.sequences
+                .iter()
+                .any(|s| s.strip_suffix("[]") == Some(k))
+        })
+    }
+    pub(crate) fn is_map(&self, key: Option<&str>) -> bool {
+        key.is_some_and(|k| self.maps.contains(&k))
+    }
+}
+
 /// A solver for one system: takes an instance, returns the full answer.
 pub trait Engine<I: ?Sized, A> {
     /// Short name used in reports (`direct`, `sat`, `brute`).
@@ -327,10 +355,13 @@ pub trait System: Sized + 'static {
     /// The answer's fields for a batch record (one JSON object; small, not the whole
     /// answer).
     fn record(instance: &Self::Instance, answer: &Self::Answer) -> serde_json::Value;
-    /// The keys of [`System::to_json`] whose arrays are sequences (order matters) when an
-    /// outside resolver's answer is compared with it; every other array is a set
-    /// (`docs/protocol.md`). Default: none.
-    const SEQUENCES: &'static [&'static str] = &[];
+    /// How an outside resolver's answer is compared with [`System::to_json`]: the keys
+    /// whose arrays are sequences (every other array is a set) and the keys whose objects
+    /// are maps from names (`docs/protocol.md`). Default: only sets and records.
+    const SHAPE: Shape = Shape {
+        sequences: &[],
+        maps: &[],
+    };
     /// The answer in words for a person asking why gordian answers as it does (an
     /// `--explain`), or `None` where the system has no such explanation or the answer is
     /// too large to explain. Default: `None`.

@@ -14,6 +14,7 @@ use super::gen::{night, NightParams};
 use super::model::ActionKind;
 use super::resolution::{sorted_ids, Analysis};
 use super::{parse, shrink, Universe};
+use crate::systems::spec::Shape;
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use crate::text::{ParseError, ParseErrors};
 use serde_json::{json, Value};
@@ -239,7 +240,10 @@ impl System for Ar {
     fn to_json(n: &Night, f: &Factored) -> Value {
         super::answer::to_json(n, f, &super::answer::Options::default())
     }
-    const SEQUENCES: &'static [&'static str] = &["final_targets", "targets"];
+    const SHAPE: Shape = Shape {
+        sequences: &["final_targets", "targets"],
+        maps: &["final_targets"],
+    };
     fn explain(n: &Night, f: &Factored) -> Option<String> {
         match super::explain::why_night(n, f, 256)? {
             Ok(text) => Some(text),

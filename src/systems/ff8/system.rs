@@ -13,6 +13,7 @@ use super::model::*;
 use super::parse;
 use super::search;
 use super::simulate::{challenge, PerSite};
+use crate::systems::spec::Shape;
 use crate::systems::spec::{Budget, Charged, Engine, Interrupted, System};
 use crate::text::ParseErrors;
 use serde::Serialize;
@@ -202,6 +203,10 @@ impl System for Ff8 {
         };
         vec![answer.states.len().to_string(), goal.to_string()]
     }
+    const SHAPE: Shape = Shape {
+        sequences: &["rules", "trade", "carried"],
+        maps: &[],
+    };
     fn to_json(_: &Scenario, answer: &Answer) -> serde_json::Value {
         serde_json::to_value(answer).expect("answers serialise")
     }

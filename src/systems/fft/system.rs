@@ -13,6 +13,7 @@ use super::model::{Scenario, Variant};
 use super::search::{self, Property};
 use super::simulate::Outcome;
 use super::{encode, parse, variants};
+use crate::systems::spec::Shape;
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use crate::text::{ParseError, ParseErrors};
 use serde::Serialize;
@@ -292,6 +293,10 @@ impl System for Fft {
             explained_by(sc),
         ]
     }
+    const SHAPE: Shape = Shape {
+        sequences: &["log", "next_cr", "flags", "targets"],
+        maps: &[],
+    };
     fn to_json(_: &Scenario, a: &FftAnswer) -> Value {
         serde_json::to_value(a).expect("answers serialise")
     }

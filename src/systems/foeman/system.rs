@@ -7,6 +7,7 @@
 
 use super::model::{Answer, Postpone, Scenario};
 use super::{encode, gen, parse, search};
+use crate::systems::spec::Shape;
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use crate::text::ParseErrors;
 use std::path::Path;
@@ -167,6 +168,10 @@ impl System for Foeman {
         ]
     }
 
+    const SHAPE: Shape = Shape {
+        sequences: &["side_orders[]", "order"],
+        maps: &[],
+    };
     fn to_json(_: &Scenario, a: &Answer) -> serde_json::Value {
         serde_json::to_value(a).expect("answers serialise")
     }

@@ -7,6 +7,7 @@
 use super::model::{Outcome, Policy, Scenario};
 use super::search::Property;
 use super::{encode, gen, parse, search};
+use crate::systems::spec::Shape;
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -142,6 +143,10 @@ impl System for Lancer {
             yn(a.any(Property::AbortedAfterEffect)),
         ]
     }
+    const SHAPE: Shape = Shape {
+        sequences: &["events", "units", "at", "to", "target", "targets"],
+        maps: &[],
+    };
     fn to_json(sc: &Scenario, a: &Answer) -> Value {
         json!({
             "policy": a.policy.name(),
