@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// A directory to write one file per instance into (created if missing; files are
-    /// named SYSTEM-sSEED-I.EXT), or `-` for standard output (instances one after
+    /// named SYSTEM-sSEED-NNNNNN.EXT, N the instance's index), or `-` for standard output (instances one after
     /// another, each after a `#` header line).
     #[arg(long, default_value = "-")]
     out: PathBuf,
@@ -62,7 +62,6 @@ impl ForSystem for Gen<'_> {
                 return ExitCode::from(EXIT_INPUT);
             }
         }
-        let width = (a.count - 1).to_string().len();
         for i in 0..a.count {
             let seed = case_seed(a.seed, i);
             let mut text = format!(
@@ -82,7 +81,7 @@ impl ForSystem for Gen<'_> {
                 continue;
             }
             let path = a.out.join(format!(
-                "{}-s{}-{i:0width$}.{}",
+                "{}-s{}-{i:06}.{}",
                 S::NAME,
                 a.seed,
                 S::EXTENSIONS[0]

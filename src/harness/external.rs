@@ -184,10 +184,9 @@ pub fn ask(
             }
             buf
         });
-        let status = wait(&mut child, resolver.timeout, stop);
         // Whatever the command left behind (background processes holding the pipes)
-        // goes with it.
-        kill_group(&mut child);
+        // goes with it: `wait` kills the command's process group.
+        let status = wait(&mut child, resolver.timeout, stop);
         let stdout = reader.join().unwrap_or_default();
         let stderr = errs.join().unwrap_or_default();
         (status, stdout, stderr)
@@ -257,6 +256,8 @@ fn excerpt(text: &str) -> String {
 }
 
 /// Waits for the child: `None` if the time ran out or `stop` was set (it is killed then).
+/// On Unix the child is seen to exit before it is reaped, so that its process group can
+/// be killed while its id cannot have been reused by another process.
 fn wait(
     child: &mut Child,
     timeout: Option<Duration>,
@@ -265,10 +266,9 @@ fn wait(
     let start = Instant::now();
     let mut pause = Duration::from_micros(200);
     loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) => {}
-            Err(_) => return None,
+        if exited(child) {
+            kill_group(child);
+            return child.wait().ok();
         }
         if stop.load(Ordering::Relaxed) || timeout.is_some_and(|t| start.elapsed() >= t) {
             kill_group(child);
@@ -278,6 +278,30 @@ fn wait(
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(10));
     }
+}
+
+/// Whether the child has exited, without reaping it (`waitid` with `WNOWAIT`).
+#[cfg(unix)]
+fn exited(child: &mut Child) -> bool {
+    let pid: libc::id_t = child.id();
+    // SAFETY: waitid writes only into `info`, a zeroed siginfo_t we own.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let r = libc::waitid(
+            libc::P_PID,
+            pid,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        // An error (no such child) means there is nothing left to wait for.
+        r != 0 || info.si_pid() != 0
+    }
+}
+
+/// Whether the child has exited (reaping it; `wait` then returns its cached status).
+#[cfg(not(unix))]
+fn exited(child: &mut Child) -> bool {
+    !matches!(child.try_wait(), Ok(None))
 }
 
 /// Blocks SIGPIPE in the calling thread: gordian restores its default action (so that
