@@ -372,6 +372,35 @@ fn resolve_json_with_certify_and_limit_validates() {
 }
 
 #[test]
+fn a_night_answered_as_pieces_validates() {
+    // Nine mutual blocks joined into one component of 68 effects by visits to Z that S's
+    // stop makes fail (tests/faults.rs, `joined_mutual_blocks`): 2^9 resolutions, which
+    // the direct engine answers as pieces (`totals.pieces`, each piece's `component`).
+    let mut night = String::new();
+    for i in 0..9 {
+        night.push_str(&format!("A{i} block B{i}\nB{i} block A{i}\nA{i} visit Z\n"));
+    }
+    night.push_str("S stop Z\n");
+    for j in 0..40 {
+        night.push_str(&format!("P{j} visit Z\n"));
+    }
+    let dir = TempDir::new("schema-pieces");
+    let f = dir.write("pairs.night", night);
+    let v = answer_validator("ar");
+    for expand in ["--expand=never", "--expand=always"] {
+        let args = ["resolve", f.to_str().expect("UTF-8"), "--json", expand];
+        let j = stdout_json(&gordian(&args), &args.join(" "));
+        assert!(
+            j["totals"]["pieces"].as_u64().expect("pieces") > 1,
+            "{}",
+            j["totals"]
+        );
+        assert_eq!(j["components"][0]["component"], 1);
+        assert_valid(&v, &j, &args.join(" "));
+    }
+}
+
+#[test]
 fn lancer_enumerate_json_has_the_answers_shape() {
     let v = answer_validator("lancer");
     for f in shipped("lancer", &["lancer"]) {
