@@ -45,6 +45,7 @@ mod limits;
 mod progress;
 mod registry;
 mod resolve;
+mod schema;
 mod signals;
 mod system_cmd;
 mod table;
@@ -110,6 +111,16 @@ enum Command {
     Foeman(foeman::Args),
     /// Lancer event system: resolve, enumerate, query, policies, dimacs.
     Lancer(lancer::Args),
+    /// Print the JSON Schema (draft 2020-12) of a system's JSON instance format or of its
+    /// JSON answer, with every field described.
+    ///
+    /// `answer` is what the system's engines answer (for ?AR also what `resolve --json`
+    /// prints, run fields included), and the reference an external resolver's JSON is
+    /// compared with: the same field names and shapes, only the fields it gives compared.
+    /// `instance` is the JSON form of the system's input; only ?AR has one (its `.json`
+    /// nights); for the other systems it is an error (exit 2). Validate files against it
+    /// with any JSON Schema validator.
+    Schema(schema::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -202,6 +213,7 @@ pub fn run() -> ExitCode {
         Command::Lancer(args) => lancer::run(&args),
         Command::Foeman(args) => foeman::run(&args),
         Command::Ff8(args) => ff8::run(&args),
+        Command::Schema(args) => schema::run(&args),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "gordian", &mut buf);
@@ -250,6 +262,7 @@ mod tests {
                     "step", "--max-memory", "--limit", "--list", "--table",
                     "--closure-limit", "--property", "16777216", "16777217",
                     "99999999999999999999", "x.lancer", "x.foeman", "x.ff8", "x.fft",
+                    "schema", "instance", "answer",
                 ]),
                 0..8,
             )

@@ -1,0 +1,685 @@
+//! `gordian schema` and the JSON Schemas it prints (`schemas/`), checked against what
+//! gordian writes: every schema is a valid draft 2020-12 schema whose fields are all
+//! described; every shipped instance's answer validates (`System::to_json` of every engine
+//! of every system, driven through the library; `resolve --json` and `lancer enumerate
+//! --json` through the binary); the ?AR instance schema accepts the nights gordian reads
+//! back and rejects what its reader rejects; broken answers fail, so these tests can fail.
+
+mod common;
+
+use common::TempDir;
+use gordian::systems::spec::{Budget, System};
+use gordian::systems::{
+    ar::Ar, ff8::system::Ff8, fft::Fft, foeman::system::Foeman, lancer::system::Lancer,
+};
+use jsonschema::Validator;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The systems and whether each has a JSON instance format.
+const SYSTEMS: &[(&str, bool)] = &[
+    ("ar", true),
+    ("fft", false),
+    ("lancer", false),
+    ("foeman", false),
+    ("ff8", false),
+];
+
+fn gordian(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gordian"))
+        .args(args)
+        .output()
+        .expect("gordian runs")
+}
+
+/// The schema `gordian schema WHICH --system SYSTEM` prints (checked: exit 0, one
+/// trailing newline, the file of `schemas/` byte for byte).
+fn printed_schema(which: &str, system: &str) -> Value {
+    let out = gordian(&["schema", which, "--system", system]);
+    assert!(
+        out.status.success(),
+        "schema {which} --system {system}: {out:?}"
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(
+        text.ends_with("}\n") && !text.ends_with("\n\n"),
+        "one trailing newline"
+    );
+    let file = format!("{ROOT}/schemas/{system}.{which}.schema.json");
+    let shipped = std::fs::read_to_string(&file).expect("the schema file");
+    assert_eq!(
+        text.trim_end(),
+        shipped.trim_end(),
+        "{file} is what is printed"
+    );
+    serde_json::from_str(&text).expect("a schema is JSON")
+}
+
+/// A validator for a schema that is first checked against the draft 2020-12 meta-schema.
+fn validator(schema: &Value, what: &str) -> Validator {
+    if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+        panic!(
+            "{what} is not a valid draft 2020-12 schema: {e} at {}",
+            e.instance_path()
+        );
+    }
+    jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("{what} does not compile: {e}"))
+}
+
+fn answer_validator(system: &str) -> Validator {
+    validator(
+        &printed_schema("answer", system),
+        &format!("{system}.answer"),
+    )
+}
+
+fn errors(v: &Validator, instance: &Value) -> Vec<String> {
+    v.iter_errors(instance)
+        .map(|e| format!("{} (at `{}`)", e, e.instance_path()))
+        .take(10)
+        .collect()
+}
+
+fn assert_valid(v: &Validator, instance: &Value, what: &str) {
+    let errs = errors(v, instance);
+    assert!(
+        errs.is_empty(),
+        "{what} does not validate:\n  {}",
+        errs.join("\n  ")
+    );
+}
+
+fn assert_invalid(v: &Validator, instance: &Value, what: &str) {
+    assert!(!v.is_valid(instance), "{what} validates, but should not");
+}
+
+/// The shipped instance files of a system (by its extensions), sorted.
+fn shipped(system: &str, extensions: &[&str]) -> Vec<PathBuf> {
+    let dir = Path::new(ROOT).join("instances").join(system);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the instances directory")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| {
+            p.extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| extensions.contains(&x))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn stdout_json(out: &Output, what: &str) -> Value {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what}: not JSON: {e}"))
+}
+
+// ----- the schemas themselves -------------------------------------------------------------
+
+const KEYWORDS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$defs",
+    "$ref",
+    "title",
+    "description",
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minimum",
+    "maximum",
+    "minLength",
+    "pattern",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+
+/// Every keyword is one this project uses (a misspelt keyword would be silently
+/// ignored), and every property that documents a field has a `description`
+/// (conditional branches and refinements of a `$ref`erenced shape only constrain).
+fn check_keywords(s: &Value, at: &str, documenting: bool, problems: &mut Vec<String>) {
+    let Some(obj) = s.as_object() else {
+        if !s.is_boolean() {
+            problems.push(format!("{at}: a schema is an object or a boolean"));
+        }
+        return;
+    };
+    for k in obj.keys() {
+        if !KEYWORDS.contains(&k.as_str()) {
+            problems.push(format!("{at}: unknown keyword `{k}`"));
+        }
+    }
+    let refines = obj.contains_key("$ref");
+    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+        for (name, p) in props {
+            let here = format!("{at}/properties/{name}");
+            if documenting && !refines && p.get("description").is_none() {
+                problems.push(format!("{here}: no description"));
+            }
+            check_keywords(p, &here, documenting && !refines, problems);
+        }
+    }
+    if let Some(defs) = obj.get("$defs").and_then(Value::as_object) {
+        for (name, d) in defs {
+            let here = format!("{at}/$defs/{name}");
+            if d.get("description").is_none() {
+                problems.push(format!("{here}: no description"));
+            }
+            check_keywords(d, &here, true, problems);
+        }
+    }
+    for k in [
+        "items",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+    ] {
+        if let Some(sub) = obj.get(k) {
+            check_keywords(sub, &format!("{at}/{k}"), documenting, problems);
+        }
+    }
+    for k in ["not", "if", "then", "else"] {
+        if let Some(sub) = obj.get(k) {
+            check_keywords(sub, &format!("{at}/{k}"), false, problems);
+        }
+    }
+    for k in ["prefixItems", "oneOf", "anyOf", "allOf"] {
+        for (i, sub) in obj
+            .get(k)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            check_keywords(sub, &format!("{at}/{k}/{i}"), documenting, problems);
+        }
+    }
+}
+
+#[test]
+fn every_schema_is_a_valid_draft_2020_12_schema_with_every_field_described() {
+    for &(system, has_instance) in SYSTEMS {
+        let whiches: &[&str] = if has_instance {
+            &["instance", "answer"]
+        } else {
+            &["answer"]
+        };
+        for which in whiches {
+            let what = format!("{system}.{which}");
+            let s = printed_schema(which, system);
+            validator(&s, &what);
+            assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
+            for k in ["$id", "title", "description"] {
+                assert!(s[k].is_string(), "{what}: no {k}");
+            }
+            assert_eq!(s["type"], "object", "{what}: an object");
+            assert!(
+                s.get("additionalProperties").is_none() && s.get("unevaluatedProperties").is_none(),
+                "{what}: new top-level fields may be added"
+            );
+            let mut problems = Vec::new();
+            check_keywords(&s, &what, true, &mut problems);
+            assert!(problems.is_empty(), "{}", problems.join("\n"));
+        }
+    }
+}
+
+#[test]
+fn the_instance_schema_of_a_text_only_system_is_an_error_naming_its_format() {
+    for &(system, has_instance) in SYSTEMS.iter().filter(|(_, j)| !j) {
+        assert!(!has_instance);
+        let out = gordian(&["schema", "instance", "--system", system]);
+        assert_eq!(out.status.code(), Some(2), "{system}");
+        assert!(out.stdout.is_empty(), "{system}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with(&format!(
+                "error: system `{system}` has no JSON instance format"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("`.{system}`")),
+            "names the extension: {err}"
+        );
+        assert!(
+            err.contains(&format!("instances/{system}/README.md")),
+            "names the format's description: {err}"
+        );
+    }
+    let out = gordian(&["schema", "answer"]);
+    assert_eq!(out.status.code(), Some(2), "--system is required");
+}
+
+// ----- answers ------------------------------------------------------------------------------
+
+/// `System::to_json` of every engine that runs on every shipped instance of `S` validates
+/// against the system's answer schema; returns how many answers were checked.
+fn every_engines_answer_validates<S: System>() -> usize {
+    let v = answer_validator(S::NAME);
+    let files = shipped(S::NAME, S::EXTENSIONS);
+    assert!(!files.is_empty(), "{}: no shipped instances", S::NAME);
+    let mut checked = 0;
+    for f in &files {
+        let instance = gordian::harness::inputs::load::<S>(f)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        for engine in S::engines() {
+            if !S::runs_on(engine.name(), &instance) {
+                continue;
+            }
+            let answer = engine
+                .solve(&instance, &Budget::new())
+                .unwrap_or_else(|_| panic!("{}: {} interrupted", f.display(), engine.name()));
+            let what = format!("{} ({} engine)", f.display(), engine.name());
+            assert_valid(&v, &S::to_json(&instance, &answer), &what);
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn every_systems_answer_validates_on_every_shipped_instance_with_every_engine() {
+    // Direct and SAT everywhere; ?AR adds brute force on small nights.
+    assert!(every_engines_answer_validates::<Ar>() > 2 * 45);
+    assert!(every_engines_answer_validates::<Fft>() >= 2 * 9);
+    assert!(every_engines_answer_validates::<Lancer>() >= 2 * 5);
+    assert!(every_engines_answer_validates::<Foeman>() >= 2 * 11);
+    assert!(every_engines_answer_validates::<Ff8>() >= 2 * 10);
+}
+
+#[test]
+fn resolve_json_validates_on_every_shipped_night_with_every_output_option() {
+    let answer = answer_validator("ar");
+    let instance = validator(&printed_schema("instance", "ar"), "ar.instance");
+    let nights = shipped("ar", &["night", "json"]);
+    assert!(nights.len() >= 45);
+    let mut expanded = [0; 2];
+    for f in &nights {
+        let file = f.to_str().expect("UTF-8 path");
+        for opts in [
+            &["--json"][..],
+            &["--json", "--expand=never", "--seed", "3"],
+            &[
+                "--json",
+                "--expand",
+                "--engine",
+                "all",
+                "--explain",
+                "--seed",
+                "0",
+            ],
+        ] {
+            let mut args = vec!["resolve", file];
+            args.extend(opts);
+            let what = args.join(" ");
+            let j = stdout_json(&gordian(&args), &what);
+            assert_valid(&answer, &j, &what);
+            // Its `players` and `effects` read back as the night.
+            assert_valid(&instance, &j, &format!("{what}, as a night"));
+            expanded[usize::from(j["expanded"] == true)] += 1;
+        }
+    }
+    // Both shapes were seen: the flat lists, and each component with its own lists.
+    assert!(expanded[0] >= nights.len() && expanded[1] >= nights.len());
+}
+
+#[test]
+fn resolve_json_with_certify_and_limit_validates() {
+    let answer = answer_validator("ar");
+    let dir = TempDir::new("schema-certify");
+    let certs = dir.0.join("certs");
+    let paradox = format!("{ROOT}/instances/ar/odd-block-cycle.night");
+    let several = format!("{ROOT}/instances/ar/independent-components.night");
+    let resolution = format!("{ROOT}/instances/ar/mutual-roleblock.night");
+    let certs = certs.to_str().expect("UTF-8 path");
+    for (file, certified_null) in [(&paradox, false), (&resolution, true)] {
+        let args = ["resolve", file, "--json", "--certify", certs];
+        let j = stdout_json(&gordian(&args), &args.join(" "));
+        assert_valid(&answer, &j, &args.join(" "));
+        assert_eq!(j["certified"].is_null(), certified_null, "{j}");
+    }
+    // `--limit` cuts the flat lists short (exit 5): still an answer of the same shape.
+    let args = ["resolve", &several, "--json", "--expand", "--limit", "1"];
+    let out = gordian(&args);
+    assert_eq!(out.status.code(), Some(5));
+    let j: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(j["truncated"], true);
+    assert_valid(&answer, &j, &args.join(" "));
+}
+
+#[test]
+fn a_night_answered_as_pieces_validates() {
+    // Nine mutual blocks joined into one component of 68 effects by visits to Z that S's
+    // stop makes fail (tests/faults.rs, `joined_mutual_blocks`): 2^9 resolutions, which
+    // the direct engine answers as pieces (`totals.pieces`, each piece's `component`).
+    let mut night = String::new();
+    for i in 0..9 {
+        night.push_str(&format!("A{i} block B{i}\nB{i} block A{i}\nA{i} visit Z\n"));
+    }
+    night.push_str("S stop Z\n");
+    for j in 0..40 {
+        night.push_str(&format!("P{j} visit Z\n"));
+    }
+    let dir = TempDir::new("schema-pieces");
+    let f = dir.write("pairs.night", night);
+    let v = answer_validator("ar");
+    for expand in ["--expand=never", "--expand=always"] {
+        let args = ["resolve", f.to_str().expect("UTF-8"), "--json", expand];
+        let j = stdout_json(&gordian(&args), &args.join(" "));
+        assert!(
+            j["totals"]["pieces"].as_u64().expect("pieces") > 1,
+            "{}",
+            j["totals"]
+        );
+        assert_eq!(j["components"][0]["component"], 1);
+        assert_valid(&v, &j, &args.join(" "));
+    }
+}
+
+#[test]
+fn lancer_enumerate_json_has_the_answers_shape() {
+    let v = answer_validator("lancer");
+    for f in shipped("lancer", &["lancer"]) {
+        let args = ["lancer", "enumerate", f.to_str().expect("UTF-8"), "--json"];
+        let j = stdout_json(&gordian(&args), &args.join(" "));
+        assert_valid(&v, &j, &args.join(" "));
+    }
+}
+
+// ----- the ?AR instance format ---------------------------------------------------------------
+
+/// Nights the reader accepts: the README's example and the parser's sample.
+fn good_nights() -> Vec<Value> {
+    vec![
+        json!({"players": ["R1", "R2"],
+               "effects": [{"id": "e1", "actor": "R1", "kind": "block", "targets": ["R2"], "priority": 2},
+                           {"actor": "R2", "kind": "bulletproof"}]}),
+        json!({"players": ["R1", "R2", "R3", "V", "rS"],
+               "effects": [{"actor": "R1", "kind": "block", "targets": ["R2"]},
+                           {"id": "cut_me", "actor": "R3", "kind": "block", "targets": ["R1"], "priority": 1},
+                           {"actor": "V", "kind": "bulletproof"},
+                           {"actor": "rS", "kind": "reflexive:stop", "targets": [], "priority": null},
+                           {"actor": "V", "kind": "deflect", "targets": ["R1"], "id": null}]}),
+        json!({"effects": [{"actor": "A", "kind": "kill", "targets": ["B"]}], "comment": "ignored"}),
+    ]
+}
+
+/// Nights the reader rejects, each for one reason the schema states too.
+fn bad_nights() -> Vec<(&'static str, Value)> {
+    let e = |effect: Value| json!({"effects": [effect]});
+    vec![
+        ("no effects", json!({"effects": []})),
+        ("no `effects`", json!({"players": ["A"]})),
+        (
+            "`players` not names",
+            json!({"players": "A", "effects": [{"actor": "A", "kind": "visit", "targets": ["A"]}]}),
+        ),
+        (
+            "an unknown effect field",
+            e(json!({"actor": "A", "kind": "visit", "targets": ["B"], "to": "B"})),
+        ),
+        ("no actor", e(json!({"kind": "visit", "targets": ["B"]}))),
+        (
+            "the kind `passive`",
+            e(json!({"actor": "A", "kind": "passive"})),
+        ),
+        (
+            "an unknown kind",
+            e(json!({"actor": "A", "kind": "blok", "targets": ["B"]})),
+        ),
+        (
+            "reflexive:deflect",
+            e(json!({"actor": "A", "kind": "reflexive:deflect"})),
+        ),
+        (
+            "a kill with two targets",
+            e(json!({"actor": "A", "kind": "kill", "targets": ["B", "C"]})),
+        ),
+        (
+            "a block without targets",
+            e(json!({"actor": "A", "kind": "block"})),
+        ),
+        (
+            "a passive with a target",
+            e(json!({"actor": "A", "kind": "bulletproof", "targets": ["B"]})),
+        ),
+        (
+            "a negative priority",
+            e(json!({"actor": "A", "kind": "visit", "targets": ["B"], "priority": -1})),
+        ),
+        (
+            "a priority past u32",
+            e(json!({"actor": "A", "kind": "visit", "targets": ["B"], "priority": 4294967296u64})),
+        ),
+        (
+            "the id `players`",
+            e(json!({"id": "players", "actor": "A", "kind": "visit", "targets": ["B"]})),
+        ),
+        (
+            "a bad name",
+            e(json!({"actor": "A B", "kind": "visit", "targets": ["B"]})),
+        ),
+    ]
+}
+
+#[test]
+fn the_ar_instance_schema_accepts_what_the_reader_reads_and_rejects_what_it_rejects() {
+    let v = validator(&printed_schema("instance", "ar"), "ar.instance");
+    let dir = TempDir::new("schema-instance");
+    for f in shipped("ar", &["json"]) {
+        let j: Value =
+            serde_json::from_str(&std::fs::read_to_string(&f).expect("readable")).expect("JSON");
+        assert_valid(&v, &j, &f.display().to_string());
+    }
+    for (k, night) in good_nights().into_iter().enumerate() {
+        assert_valid(&v, &night, &night.to_string());
+        let p = dir.write(&format!("good{k}.json"), night.to_string());
+        let out = gordian(&["resolve", p.to_str().expect("UTF-8"), "--json"]);
+        assert!(
+            out.status.success(),
+            "{night}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for (why, night) in bad_nights() {
+        assert_invalid(&v, &night, why);
+        let p = dir.write("bad.json", night.to_string());
+        let out = gordian(&["resolve", p.to_str().expect("UTF-8")]);
+        assert_eq!(out.status.code(), Some(2), "the reader rejects {why} too");
+    }
+    // Every shipped night, as gordian writes it in `resolve --json`, reads back as a
+    // `.json` night with the same answer.
+    for f in shipped("ar", &["night"]) {
+        let a = stdout_json(
+            &gordian(&["resolve", f.to_str().expect("UTF-8"), "--json"]),
+            "resolve",
+        );
+        let night = json!({"players": a["players"], "effects": a["effects"]});
+        assert_valid(&v, &night, &f.display().to_string());
+        let p = dir.write("back.json", night.to_string());
+        let b = stdout_json(
+            &gordian(&["resolve", p.to_str().expect("UTF-8"), "--json"]),
+            "read back",
+        );
+        for k in [
+            "classification",
+            "totals",
+            "cut_cost",
+            "death_chances",
+            "effects",
+        ] {
+            assert_eq!(a[k], b[k], "{}: {k}", f.display());
+        }
+    }
+}
+
+// ----- broken answers fail -------------------------------------------------------------------
+
+/// `answer` with `edit` applied must fail validation.
+fn breaks(v: &Validator, answer: &Value, what: &str, edit: impl Fn(&mut Value)) {
+    let mut broken = answer.clone();
+    edit(&mut broken);
+    assert_ne!(&broken, answer, "{what}: the edit changed nothing");
+    assert_invalid(v, &broken, what);
+}
+
+fn resolve(file: &str, extra: &[&str]) -> Value {
+    let path = format!("{ROOT}/instances/ar/{file}");
+    let mut args = vec!["resolve", path.as_str(), "--json"];
+    args.extend(extra);
+    stdout_json(&gordian(&args), &args.join(" "))
+}
+
+#[test]
+fn broken_ar_answers_fail_validation() {
+    let v = answer_validator("ar");
+    let paradox = resolve("odd-block-cycle.night", &["--seed", "1"]);
+    assert_valid(&v, &paradox, "the paradox");
+    let quasi = resolve("mutual-roleblock.night", &[]);
+    assert_eq!(quasi["classification"], "quasi-paradox");
+    assert_valid(&v, &quasi, "the quasi-paradox");
+    let several = resolve("independent-components.night", &["--expand=never"]);
+    assert_valid(&v, &several, "three components, not expanded");
+    let maybe = |a: &mut Value| a["classification"] = json!("maybe");
+    breaks(&v, &paradox, "classification `maybe`", maybe);
+    breaks(&v, &paradox, "no `totals`", |a| {
+        a.as_object_mut().expect("an object").remove("totals");
+    });
+    breaks(&v, &paradox, "a decimal probability", |a| {
+        a["outcomes"][0]["probability"] = json!("0.333")
+    });
+    breaks(&v, &paradox, "a count as a number", |a| {
+        a["totals"]["resolutions"] = json!(0)
+    });
+    breaks(&v, &paradox, "a paradox without a cut cost", |a| {
+        a["cut_cost"] = Value::Null
+    });
+    breaks(&v, &paradox, "an unknown field in a resolution", |a| {
+        a["cuts"]["optimal"][0]["resolutions"][0]["weight"] = json!(1)
+    });
+    breaks(&v, &paradox, "a way without deaths", |a| {
+        a["cuts"]["optimal"][0]["resolutions"][0]["ways"][0]
+            .as_object_mut()
+            .expect("an object")
+            .remove("deaths");
+    });
+    breaks(&v, &paradox, "expanded without the flat lists", |a| {
+        a.as_object_mut().expect("an object").remove("outcomes");
+    });
+    breaks(&v, &paradox, "a pick without its seed", |a| {
+        a["pick"].as_object_mut().expect("a pick").remove("seed");
+    });
+    breaks(&v, &paradox, "an unknown engine", |a| {
+        a["engine"] = json!("magic")
+    });
+    breaks(&v, &quasi, "a quasi-paradox with a cut cost", |a| {
+        a["cut_cost"] = json!([{"priority": 2, "count": 1}])
+    });
+    breaks(&v, &quasi, "a quasi-paradox with optimal cuts", |a| {
+        a["cuts"] = json!({"cost": [], "optimal": []})
+    });
+    breaks(
+        &v,
+        &several,
+        "a component without its lists when not expanded",
+        |a| {
+            a["components"][0]
+                .as_object_mut()
+                .expect("a component")
+                .remove("outcomes");
+        },
+    );
+    breaks(&v, &several, "a target that is not a player name", |a| {
+        a["effects"][0]["targets"] = json!(["B C"])
+    });
+    // New top-level fields are allowed.
+    let mut more = paradox.clone();
+    more["solver_version"] = json!("x");
+    assert_valid(&v, &more, "an added top-level field");
+}
+
+/// `System::to_json` of one shipped instance of `S`, by its direct engine.
+fn answer_of<S: System>(file: &str) -> Value {
+    let f = Path::new(ROOT).join("instances").join(S::NAME).join(file);
+    let instance = gordian::harness::inputs::load::<S>(&f).expect("loads");
+    let answer = S::engines()[0]
+        .solve(&instance, &Budget::new())
+        .expect("answers");
+    S::to_json(&instance, &answer)
+}
+
+#[test]
+fn broken_answers_of_the_other_systems_fail_validation() {
+    let v = answer_validator("fft");
+    let a = answer_of::<Fft>("naive-refuter-mini.fft");
+    assert_valid(&v, &a, "fft");
+    breaks(&v, &a, "fft: variants out of order", |a| {
+        a["variants"].as_array_mut().expect("variants").swap(0, 1)
+    });
+    breaks(&v, &a, "fft: an unknown flag", |a| {
+        a["variants"][0]["outcomes"][0]["flags"][0] = json!("maybe")
+    });
+    breaks(&v, &a, "fft: a character by name", |a| {
+        a["variants"][0]["outcomes"][0]["next_cr"] = json!(["A"])
+    });
+
+    let v = answer_validator("lancer");
+    let a = answer_of::<Lancer>("seed-2-brace.lancer");
+    assert_valid(&v, &a, "lancer");
+    breaks(&v, &a, "lancer: status `maybe`", |a| {
+        a["outcomes"][0]["events"][0]["status"] = json!("maybe")
+    });
+    breaks(&v, &a, "lancer: an unknown policy", |a| {
+        a["policy"] = json!("random")
+    });
+    breaks(&v, &a, "lancer: a detail with two results", |a| {
+        a["outcomes"][0]["events"][0]["detail"] = json!({"hit": true, "dealt": 1})
+    });
+
+    let v = answer_validator("foeman");
+    let a = answer_of::<Foeman>("figure_tie.foeman");
+    assert_valid(&v, &a, "foeman");
+    breaks(&v, &a, "foeman: no `actions`", |a| {
+        a.as_object_mut().expect("an object").remove("actions");
+    });
+    breaks(&v, &a, "foeman: a negative figure", |a| {
+        a["actions"][0]["order"][0]["figure"] = json!(-1)
+    });
+
+    let v = answer_validator("ff8");
+    let a = answer_of::<Ff8>("queen_moves.ff8");
+    assert_valid(&v, &a, "ff8");
+    breaks(&v, &a, "ff8: amount 11", |a| {
+        a["states"][0]["amount"] = json!(11)
+    });
+    breaks(&v, &a, "ff8: an unknown region", |a| {
+        a["states"][0]["queen"] = json!("Winhill")
+    });
+    breaks(&v, &a, "ff8: a goal as text", |a| {
+        a["goal"] = json!("Open in Balamb")
+    });
+}
