@@ -13,8 +13,8 @@ use std::process::ExitCode;
 pub enum Which {
     /// The JSON instance format (what the system reads; only ?AR has one).
     Instance,
-    /// The JSON answer (what the system's engines answer, as `System::to_json` writes
-    /// it).
+    /// The JSON answer (what the system's engines answer, and what an outside resolver is
+    /// compared with).
     Answer,
 }
 
