@@ -47,11 +47,12 @@ fn fuzz_against(resolver: &str, cases: u32, out: &Path, extra: &[&str]) -> Run {
         resolver,
         "--cases",
         &cases,
-        "--case-timeout",
-        "3",
         "--out",
         s(out),
     ];
+    if !extra.contains(&"--case-timeout") {
+        args.extend_from_slice(&["--case-timeout", "3"]);
+    }
     args.extend_from_slice(extra);
     let o = gordian(&args);
     let stdout = text(&o.stdout);
@@ -270,4 +271,77 @@ fn gen_refuses_another_systems_flags() {
         "{}",
         text(&o.stderr)
     );
+}
+
+#[test]
+fn the_priority_list_example_is_caught_within_1000_cases_and_shrunk_to_a_minimal_night() {
+    let d = TempDir::new("against-priority");
+    let r = fuzz_against("python3 examples/against/priority_list.py", 1000, &d.0, &[]);
+    assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
+    let saved = r.saved.expect("a saved night");
+    let n = effects(&saved);
+    assert!((1..=3).contains(&n), "{n} effects:\n{saved}");
+    assert!(saved.contains("# first field that differs: "), "{saved}");
+}
+
+/// The brute-force example agrees with gordian on `cases` random nights (and on every
+/// shipped night).
+fn brute_force_agrees(cases: u32, seed: &str) {
+    let d = TempDir::new("against-brute");
+    let brute = "python3 examples/against/ar_brute.py";
+    let r = fuzz_against(
+        brute,
+        cases,
+        &d.0,
+        &["--seed", seed, "--case-timeout", "20"],
+    );
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(&format!("{cases} agreed")),
+        "{}",
+        r.stdout
+    );
+    for field in [
+        "classification",
+        "cuts",
+        "death_probabilities",
+        "resolutions",
+    ] {
+        assert!(
+            r.stdout.contains(field),
+            "{field} not compared: {}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn the_brute_force_example_agrees_on_random_and_shipped_nights() {
+    brute_force_agrees(200, "1");
+    let d = TempDir::new("against-brute-check");
+    let o = gordian(&[
+        "check",
+        "--against",
+        "python3 examples/against/ar_brute.py",
+        "--out",
+        s(&d.0),
+        "instances/ar",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains(": 45 agree, 0 differ or fail"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+/// The long run: `BRUTE_CASES=10000 cargo test --release --test against -- --ignored`.
+#[test]
+#[ignore = "long: 10,000 nights through a Python brute force"]
+fn the_brute_force_example_agrees_on_ten_thousand_nights() {
+    let cases = std::env::var("BRUTE_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(10_000);
+    brute_force_agrees(cases, "2026");
 }
