@@ -96,7 +96,10 @@ pub fn judge<S: System>(
     resolver: &Resolver,
     stop: &AtomicBool,
 ) -> Judged {
-    let text = S::to_text(instance);
+    let mut text = S::to_text(instance);
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
     let (ours, theirs) = std::thread::scope(|scope| {
         let theirs = scope.spawn(|| external::ask(resolver, S::NAME, &text, stop));
         let budget = cfg.budget();
