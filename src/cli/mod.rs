@@ -90,10 +90,12 @@ enum Command {
     /// Print the SAT encoding of one night as DIMACS CNF (cut variables left free).
     Dimacs(dimacs::Args),
     /// Check instances of any system (files, or directories walked recursively) with
-    /// every engine and compare their answers in full; a table at the end.
+    /// every engine and compare their answers in full, or compare an outside resolver's
+    /// answers with gordian's (`--against CMD`); a table at the end.
     Check(check::Args),
-    /// Fuzz a system's engines against each other on random instances; shrink and save
-    /// the first disagreement.
+    /// Fuzz a system's engines against each other on random instances, or an outside
+    /// resolver against gordian (`--against CMD`); shrink and save the first
+    /// disagreement.
     Fuzz(fuzz::Args),
     /// Write reproducible random instances of any system (the generators `fuzz` uses),
     /// as files in the system's own format or one after another on standard output.

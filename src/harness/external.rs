@@ -108,7 +108,16 @@ impl std::fmt::Display for Fault {
                 )
             }
             Fault::Exit { code, stderr } => {
-                write!(f, "the resolver exited with code {code}{}", tail(stderr))
+                let hint = match code {
+                    127 => " (the shell's code for a command not found)",
+                    126 => " (the shell's code for a command that cannot be run)",
+                    _ => "",
+                };
+                write!(
+                    f,
+                    "the resolver exited with code {code}{hint}{}",
+                    tail(stderr)
+                )
             }
             Fault::Timeout(t) => write!(
                 f,
