@@ -14,14 +14,12 @@
 
 use super::differential::{with_timeout, Differential, Verdict};
 use super::external::{self, Fault, Resolver};
-use super::fuzz::{case_seed, Config, Limit};
+use super::fuzz::Config;
 use super::protocol::{self, Difference};
 use crate::systems::spec::System;
-use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 /// How the resolver's answer differs from gordian's.
 #[derive(Clone, Debug)]
@@ -225,60 +223,42 @@ pub fn fuzz<S: System>(
     stop: &AtomicBool,
     on_case: &(dyn Fn() + Sync),
 ) -> Summary<S::Instance> {
-    let start = Instant::now();
-    let failed = AtomicBool::new(false);
-    let (end, deadline) = match cfg.limit {
-        Limit::Cases(n) => (n, None),
-        Limit::Time(t) => (u64::MAX, start.checked_add(t)),
+    let one = |i: u64, seed: u64| {
+        let instance = S::generate(gen, seed);
+        let judged = judge::<S>(&instance, diff, cfg, resolver, stop);
+        let mut s = Summary {
+            cases: 1,
+            ..Summary::default()
+        };
+        match &judged {
+            Judged::Agree {
+                label,
+                fields,
+                unknown,
+            } => {
+                s.labels.insert(label.clone(), 1);
+                s.fields = fields.iter().map(|f| (f.clone(), 1)).collect();
+                s.unknown = unknown.iter().map(|f| (f.clone(), 1)).collect();
+            }
+            Judged::Skipped(_) => s.skipped = 1,
+            // A resolver killed because the run was asked to stop did not time out.
+            Judged::Fault(Fault::Timeout(_)) if stop.load(Ordering::Relaxed) => return None,
+            _ => {
+                s.failure = Some(Failure {
+                    index: i,
+                    seed,
+                    instance,
+                    judged,
+                });
+            }
+        }
+        let failed = s.failure.is_some();
+        Some((s, failed))
     };
-    let mut summary = (0..end)
-        .par_bridge()
-        .map(|i| {
-            if failed.load(Ordering::Relaxed)
-                || stop.load(Ordering::Relaxed)
-                || deadline.is_some_and(|d| Instant::now() >= d)
-            {
-                return None;
-            }
-            let seed = case_seed(cfg.seed, i);
-            let instance = S::generate(gen, seed);
-            let judged = judge::<S>(&instance, diff, cfg, resolver, stop);
-            let mut s = Summary {
-                cases: 1,
-                ..Summary::default()
-            };
-            match &judged {
-                Judged::Agree {
-                    label,
-                    fields,
-                    unknown,
-                } => {
-                    s.labels.insert(label.clone(), 1);
-                    s.fields = fields.iter().map(|f| (f.clone(), 1)).collect();
-                    s.unknown = unknown.iter().map(|f| (f.clone(), 1)).collect();
-                }
-                Judged::Skipped(_) => s.skipped = 1,
-                // A resolver killed because the run was asked to stop did not time out.
-                Judged::Fault(Fault::Timeout(_)) if stop.load(Ordering::Relaxed) => {
-                    s.cases = 0;
-                }
-                _ => {
-                    failed.store(true, Ordering::Relaxed);
-                    s.failure = Some(Failure {
-                        index: i,
-                        seed,
-                        instance,
-                        judged,
-                    });
-                }
-            }
-            on_case();
-            Some(s)
-        })
-        .while_some()
-        .reduce(Summary::default, Summary::merge);
+    let (mut summary, elapsed) =
+        super::fuzz::cases(cfg, stop, on_case, one, Summary::default, Summary::merge);
     summary.stopped = stop.load(Ordering::Relaxed);
-    summary.elapsed = start.elapsed();
+    summary.elapsed = elapsed;
     summary
 }
 

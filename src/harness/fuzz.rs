@@ -129,6 +129,47 @@ impl<I> Summary<I> {
     }
 }
 
+/// The parallel loop every fuzz run shares: `case(i, seed)` for case indices in order
+/// (rayon), until a case reports a failure (`true`) or ends the run (`None`), the limit of
+/// `cfg`, or `stop`; each
+/// case's result is merged with `merge` (starting from `zero`); `on_case` after each case.
+/// Returns the merged result and the elapsed time.
+pub fn cases<T: Send>(
+    cfg: &Config,
+    stop: &AtomicBool,
+    on_case: &(dyn Fn() + Sync),
+    case: impl Fn(u64, u64) -> Option<(T, bool)> + Sync,
+    zero: impl Fn() -> T + Sync + Send,
+    merge: impl Fn(T, T) -> T + Sync + Send,
+) -> (T, Duration) {
+    let start = Instant::now();
+    let failed = AtomicBool::new(false);
+    let (end, deadline) = match cfg.limit {
+        Limit::Cases(n) => (n, None),
+        Limit::Time(t) => (u64::MAX, start.checked_add(t)),
+    };
+    // `par_bridge` hands out indices in order, so the cases run are (about) a prefix.
+    let out = (0..end)
+        .par_bridge()
+        .map(|i| {
+            if failed.load(Ordering::Relaxed)
+                || stop.load(Ordering::Relaxed)
+                || deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                return None;
+            }
+            let (t, fail) = case(i, case_seed(cfg.seed, i))?;
+            if fail {
+                failed.store(true, Ordering::Relaxed);
+            }
+            on_case();
+            Some(t)
+        })
+        .while_some()
+        .reduce(&zero, &merge);
+    (out, start.elapsed())
+}
+
 /// Runs the cases in parallel; calls `on_case` after each one (for progress display).
 /// Setting `stop` ends the run early (cases already started finish).
 pub fn run<S: System>(
@@ -138,67 +179,49 @@ pub fn run<S: System>(
     stop: &AtomicBool,
     on_case: &(dyn Fn() + Sync),
 ) -> Summary<S::Instance> {
-    let start = Instant::now();
-    let failed = AtomicBool::new(false);
-    let (end, deadline) = match cfg.limit {
-        Limit::Cases(n) => (n, None),
-        Limit::Time(t) => (u64::MAX, start.checked_add(t)),
+    let one = |i: u64, seed: u64| {
+        let instance = S::generate(gen, seed);
+        let budget = cfg.budget();
+        let c = with_timeout(cfg.case_timeout, &budget, || {
+            diff.compare(&instance, &budget)
+        });
+        let mut s = Summary {
+            cases: 1,
+            ..Summary::default()
+        };
+        for r in &c.runs {
+            s.engine_runs.insert(r.engine, 1);
+        }
+        match c.verdict() {
+            Verdict::Agree(a) => {
+                s.labels.insert(S::label(a), 1);
+            }
+            Verdict::Interrupted | Verdict::Alone(_) => {
+                let limited = c
+                    .runs
+                    .iter()
+                    .any(|r| matches!(r.result, Err(RunError::Limit(_))));
+                if limited {
+                    s.over_memory = 1;
+                } else {
+                    s.skipped = 1;
+                }
+            }
+            Verdict::Disagree => {
+                s.failure = Some(Failure {
+                    index: i,
+                    seed,
+                    answers: c.describe(|a| S::summary(&instance, a)),
+                    instance,
+                });
+            }
+        }
+        let failed = s.failure.is_some();
+        Some((s, failed))
     };
-    // `par_bridge` hands out indices in order, so the cases run are (about) a prefix.
-    let mut summary = (0..end)
-        .par_bridge()
-        .map(|i| {
-            if failed.load(Ordering::Relaxed)
-                || stop.load(Ordering::Relaxed)
-                || deadline.is_some_and(|d| Instant::now() >= d)
-            {
-                return None;
-            }
-            let seed = case_seed(cfg.seed, i);
-            let instance = S::generate(gen, seed);
-            let budget = cfg.budget();
-            let c = with_timeout(cfg.case_timeout, &budget, || {
-                diff.compare(&instance, &budget)
-            });
-            let mut s = Summary {
-                cases: 1,
-                ..Summary::default()
-            };
-            for r in &c.runs {
-                s.engine_runs.insert(r.engine, 1);
-            }
-            match c.verdict() {
-                Verdict::Agree(a) => {
-                    s.labels.insert(S::label(a), 1);
-                }
-                Verdict::Interrupted | Verdict::Alone(_) => {
-                    let limited = c
-                        .runs
-                        .iter()
-                        .any(|r| matches!(r.result, Err(RunError::Limit(_))));
-                    if limited {
-                        s.over_memory = 1;
-                    } else {
-                        s.skipped = 1;
-                    }
-                }
-                Verdict::Disagree => {
-                    failed.store(true, Ordering::Relaxed);
-                    s.failure = Some(Failure {
-                        index: i,
-                        seed,
-                        answers: c.describe(|a| S::summary(&instance, a)),
-                        instance,
-                    });
-                }
-            }
-            on_case();
-            Some(s)
-        })
-        .while_some()
-        .reduce(Summary::default, Summary::merge);
+    let (mut summary, elapsed) = cases(cfg, stop, on_case, one, Summary::default, Summary::merge);
     summary.stopped = stop.load(Ordering::Relaxed);
-    summary.elapsed = start.elapsed();
+    summary.elapsed = elapsed;
     summary
 }
 
