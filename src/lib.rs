@@ -5,7 +5,16 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+mod facade;
 pub mod harness;
 pub mod sat;
 pub mod systems;
 pub mod text;
+
+pub use facade::{ar, ff8, fft, foeman, lancer};
+pub use facade::{case_seed, Engines, Error, Limits};
+#[doc(no_inline)]
+pub use num_bigint::BigUint;
+#[doc(no_inline)]
+pub use num_rational::BigRational;
+pub use text::{ParseError, ParseErrors};

@@ -44,7 +44,8 @@ pub struct FftAnswer {
 }
 
 impl FftAnswer {
-    fn of(&self, v: Variant) -> &VariantAnswer {
+    /// The answer of one variant.
+    pub(crate) fn of(&self, v: Variant) -> &VariantAnswer {
         self.variants
             .iter()
             .find(|a| a.variant == v)
