@@ -11,6 +11,8 @@ pub mod sat;
 pub mod systems;
 pub mod text;
 
+#[doc(hidden)]
+pub use facade::bench_only;
 pub use facade::{ar, ff8, fft, foeman, lancer};
 pub use facade::{case_seed, Engines, Error, Limits};
 #[doc(no_inline)]

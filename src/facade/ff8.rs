@@ -54,6 +54,11 @@ impl Scenario {
     pub fn to_text(&self) -> String {
         Ff8::to_text(&self.inner)
     }
+
+    /// The system's scenario (for `bench_only`).
+    pub(crate) fn inner(&self) -> &model::Scenario {
+        &self.inner
+    }
 }
 
 impl From<model::Scenario> for Scenario {

@@ -13,6 +13,8 @@
 //! the answers, their JSON and the generators are the systems' own (`System`).
 
 pub mod ar;
+#[doc(hidden)]
+pub mod bench_only;
 pub mod ff8;
 pub mod fft;
 pub mod foeman;
