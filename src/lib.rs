@@ -1,15 +1,15 @@
 //! gordian: checks how simultaneous and nested game actions resolve.
 //!
 //! Every system (?AR night resolution, FFT turn flow, ...) is solved twice, by a SAT encoding
-//! ([`sat`]) and by a direct engine, and the answers are cross-checked.
+//! (varisat) and by a direct engine, and the answers are cross-checked.
 #![warn(missing_docs)]
 
-pub mod cli;
+mod cli;
 mod facade;
-pub mod harness;
-pub mod sat;
-pub mod systems;
-pub mod text;
+mod harness;
+mod sat;
+mod systems;
+mod text;
 
 #[doc(hidden)]
 pub use facade::bench_only;
@@ -20,3 +20,10 @@ pub use num_bigint::BigUint;
 #[doc(no_inline)]
 pub use num_rational::BigRational;
 pub use text::{ParseError, ParseErrors};
+
+/// The `gordian` command line (`src/main.rs`): parses the arguments, runs the command,
+/// returns its exit code. Not part of the library's API.
+#[doc(hidden)]
+pub fn run_cli() -> std::process::ExitCode {
+    cli::run()
+}
