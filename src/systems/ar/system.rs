@@ -57,7 +57,7 @@ impl Default for ArGen {
 
 impl ArGen {
     /// The generator parameters for a night of `effects` effects.
-    pub fn params(&self, effects: usize) -> NightParams {
+    pub(crate) fn params(&self, effects: usize) -> NightParams {
         NightParams {
             players: self.players,
             effects,
