@@ -92,7 +92,8 @@ impl Limits {
     }
 
     /// Gives up after `timeout` ([`Error::Timeout`]): the engines are cancelled and
-    /// return within a moment.
+    /// return within a moment. An engine that answered before is not enough (the answer
+    /// would not be cross-checked); [`Limits::grace`] accepts a first answer alone.
     pub fn timeout(mut self, timeout: Duration) -> Limits {
         self.timeout = Some(timeout);
         self
