@@ -4,10 +4,9 @@
 //! differential (both engines, every variant and property).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use gordian::systems::fft::gen::small_scenario;
-use gordian::systems::fft::model::{Scenario, Variant};
-use gordian::systems::fft::{encode, parse, replay, search};
-use gordian::systems::spec::Budget;
+use gordian::bench_only::{fft_enumerate_final, fft_replay_final, fft_small_scenario};
+use gordian::fft::{self, Scenario};
+use gordian::Limits;
 use std::hint::black_box;
 use std::path::Path;
 
@@ -15,7 +14,7 @@ fn instance(name: &str) -> Scenario {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("instances/fft")
         .join(name);
-    parse::load(&p).expect("shipped instance parses")
+    Scenario::from_file(&p).expect("shipped instance parses")
 }
 
 const SEEDS: [&str; 4] = [
@@ -29,10 +28,7 @@ fn bench_replay(c: &mut Criterion) {
     let mut g = c.benchmark_group("fft/replay");
     for name in SEEDS {
         let sc = instance(name);
-        let log = sc.log.clone().expect("seed instances have logs");
-        g.bench_function(name, |b| {
-            b.iter(|| black_box(replay::replay(&sc, &log, Variant::Final)))
-        });
+        g.bench_function(name, |b| b.iter(|| black_box(fft_replay_final(&sc))));
     }
     g.finish();
 }
@@ -40,31 +36,27 @@ fn bench_replay(c: &mut Criterion) {
 fn bench_enumerate(c: &mut Criterion) {
     let mut g = c.benchmark_group("fft/enumerate");
     g.sample_size(10);
-    let budget = Budget::new();
     for name in SEEDS {
         let sc = instance(name);
         g.bench_with_input(BenchmarkId::new("direct", name), &sc, |b, sc| {
-            b.iter(|| black_box(search::enumerate(sc, Variant::Final, &budget).unwrap()))
+            b.iter(|| black_box(fft_enumerate_final(sc, false)))
         });
         g.bench_with_input(BenchmarkId::new("sat", name), &sc, |b, sc| {
-            b.iter(|| black_box(encode::enumerate(sc, Variant::Final, &budget).unwrap()))
+            b.iter(|| black_box(fft_enumerate_final(sc, true)))
         });
     }
     g.finish();
 }
 
 fn bench_differential(c: &mut Criterion) {
-    let scenarios: Vec<Scenario> = (0..50).map(small_scenario).collect();
+    let scenarios: Vec<Scenario> = (0..50).map(fft_small_scenario).collect();
     let mut g = c.benchmark_group("fft/differential");
     g.sample_size(10);
     g.throughput(Throughput::Elements(scenarios.len() as u64));
     g.bench_function("50 random scenarios", |b| {
         b.iter(|| {
             for sc in &scenarios {
-                black_box(
-                    gordian::harness::Differential::<gordian::systems::fft::Fft>::all()
-                        .compare(sc, &Budget::new()),
-                );
+                black_box(fft::solve(sc, &Limits::new()).expect("answered"));
             }
         })
     });

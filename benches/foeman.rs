@@ -4,8 +4,9 @@
 //! ratio SAT time / direct time can be read off (README, Foeman section).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use gordian::systems::foeman::{encode, gen, parse, search, Scenario};
-use gordian::systems::spec::Budget;
+use gordian::bench_only::foeman_round;
+use gordian::foeman::{self, Scenario};
+use gordian::{Engines, Limits};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
@@ -21,7 +22,10 @@ fn shipped() -> Vec<(String, Scenario)> {
     v.into_iter()
         .map(|p| {
             let name = p.file_name().expect("name").to_string_lossy().to_string();
-            (name, parse::load(&p).expect("shipped instance parses"))
+            (
+                name,
+                Scenario::from_file(&p).expect("shipped instance parses"),
+            )
         })
         .collect()
 }
@@ -31,13 +35,16 @@ fn pair(c: &mut Criterion, group: &str, cases: Vec<(String, Scenario)>) {
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(2));
     g.warm_up_time(Duration::from_millis(300));
-    let budget = Budget::new();
+    let (direct, sat) = (
+        Limits::new().engines(Engines::Direct),
+        Limits::new().engines(Engines::Sat),
+    );
     for (name, sc) in &cases {
         g.bench_with_input(BenchmarkId::new("direct", name), sc, |b, sc| {
-            b.iter(|| black_box(search::enumerate(sc, &budget).expect("no limit")))
+            b.iter(|| black_box(foeman::solve(sc, &direct).expect("no limit")))
         });
         g.bench_with_input(BenchmarkId::new("sat", name), sc, |b, sc| {
-            b.iter(|| black_box(encode::enumerate(sc, &budget).expect("no limit")))
+            b.iter(|| black_box(foeman::solve(sc, &sat).expect("no limit")))
         });
     }
     g.finish();
@@ -50,7 +57,7 @@ fn bench_shipped(c: &mut Criterion) {
 fn bench_rounds(c: &mut Criterion) {
     let cases = [4usize, 6, 8, 10, 12]
         .into_iter()
-        .map(|n| (format!("{n}-figures"), gen::round(n, 7)))
+        .map(|n| (format!("{n}-figures"), foeman_round(n, 7)))
         .collect();
     pair(c, "foeman/rounds", cases);
 }

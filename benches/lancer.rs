@@ -3,10 +3,8 @@
 //! and on a fixed set of random scenarios.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use gordian::systems::lancer::gen::{generate, GenArgs};
-use gordian::systems::lancer::model::Scenario;
-use gordian::systems::lancer::{encode, parse, search};
-use gordian::systems::spec::Budget;
+use gordian::lancer::{self, Knobs, Scenario};
+use gordian::{Engines, Limits};
 use std::hint::black_box;
 use std::path::Path;
 
@@ -22,7 +20,12 @@ fn instance(name: &str) -> Scenario {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("instances/lancer")
         .join(name);
-    parse::load(&p).expect("shipped instance parses")
+    Scenario::from_file(&p).expect("shipped instance parses")
+}
+
+/// Every outcome of `sc` under its policy, by one engine.
+fn outcomes(sc: &Scenario, engines: Engines) -> Option<lancer::Answer> {
+    lancer::solve(sc, &Limits::new().engines(engines)).ok()
 }
 
 fn bench_shipped(c: &mut Criterion) {
@@ -30,31 +33,31 @@ fn bench_shipped(c: &mut Criterion) {
     for name in SHIPPED {
         let sc = instance(name);
         g.bench_function(format!("direct/{name}"), |b| {
-            b.iter(|| black_box(search::outcomes(&sc, sc.policy, &Budget::new())))
+            b.iter(|| black_box(outcomes(&sc, Engines::Direct)))
         });
         g.bench_function(format!("sat/{name}"), |b| {
-            b.iter(|| black_box(encode::outcomes(&sc, sc.policy, &Budget::new())))
+            b.iter(|| black_box(outcomes(&sc, Engines::Sat)))
         });
     }
     g.finish();
 }
 
 fn bench_random(c: &mut Criterion) {
-    let args = GenArgs::default();
-    let scs: Vec<Scenario> = (0..50).map(|s| generate(&args, s)).collect();
+    let knobs = Knobs::default();
+    let scs: Vec<Scenario> = (0..50).map(|s| lancer::generate(&knobs, s)).collect();
     let mut g = c.benchmark_group("lancer/random50");
     g.sample_size(10);
     g.bench_function("direct", |b| {
         b.iter(|| {
             for sc in &scs {
-                black_box(search::outcomes(sc, sc.policy, &Budget::new()).ok());
+                black_box(outcomes(sc, Engines::Direct));
             }
         })
     });
     g.bench_function("sat", |b| {
         b.iter(|| {
             for sc in &scs {
-                black_box(encode::outcomes(sc, sc.policy, &Budget::new()).ok());
+                black_box(outcomes(sc, Engines::Sat));
             }
         })
     });

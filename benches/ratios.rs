@@ -7,23 +7,18 @@
 //! random ?AR night (one component of about 1,800 effects): the direct engine's product
 //! form (the baseline) against the SAT engine's flat answer.
 
-use gordian::systems::ar::gen::{night, small_night, NightParams};
-use gordian::systems::ar::{Direct, Night, Sat};
-use gordian::systems::fft::gen::small_scenario;
-use gordian::systems::fft::model::{Scenario, Variant};
-use gordian::systems::fft::{encode, parse, search};
-use gordian::systems::spec::{Budget, Engine};
+use gordian::ar::{self, Night};
+use gordian::bench_only::{fft_enumerate_final, fft_small_scenario};
+use gordian::fft::Scenario;
 use rayon::prelude::*;
 use std::time::Instant;
 
 mod common;
 
-use common::{solve, EngineKind};
+use common::{random_night, small_nights, solve, unbounded, EngineKind};
 
 fn main() {
-    let nights: Vec<Night> = (0..10_000u64)
-        .map(|seed| Night::of(&small_night(seed)))
-        .collect();
+    let nights: Vec<Night> = small_nights(10_000);
     let engines = [
         ("direct", EngineKind::Direct),
         ("sat", EngineKind::Sat),
@@ -75,24 +70,20 @@ fn main() {
 /// ?AR: a dense random night of 2,000 effects over 1,000 players, direct vs SAT,
 /// alternating rounds; the answers are compared.
 fn dense_ratio() {
-    let params = NightParams {
-        players: 1_000,
-        effects: 2_000,
-        priority_levels: 3,
-        ..NightParams::default()
-    };
-    let n = Night::of(&night(&params, 1));
-    let budget = Budget::new();
+    let n = random_night(2_000, 1_000, 3, 1);
+    let both = ar::solve(&n, &unbounded()).expect("solved");
+    assert!(both.cross_checked(), "the engines agree on the dense night");
     let rounds = 5;
     let mut secs = [Vec::new(), Vec::new()];
     for _ in 0..rounds {
-        let t = Instant::now();
-        let d = std::hint::black_box(Direct.solve(&n, &budget).expect("solved"));
-        secs[0].push(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        let s = std::hint::black_box(Sat.solve(&n, &budget).expect("solved"));
-        secs[1].push(t.elapsed().as_secs_f64());
-        assert_eq!(d, s, "the engines disagree on the dense night");
+        for (i, kind) in [EngineKind::Direct, EngineKind::Sat]
+            .into_iter()
+            .enumerate()
+        {
+            let t = Instant::now();
+            solve(&n, kind);
+            secs[i].push(t.elapsed().as_secs_f64());
+        }
     }
     for s in &mut secs {
         s.sort_by(f64::total_cmp);
@@ -108,16 +99,23 @@ fn dense_ratio() {
 /// FFT: simulator search vs SAT enumeration, same scenarios, alternating rounds.
 fn fft_ratios() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/fft");
-    let mut shipped: Vec<Scenario> = std::fs::read_dir(&dir)
+    let mut shipped: Vec<(usize, Scenario)> = std::fs::read_dir(&dir)
         .expect("instances/fft")
         .filter_map(|e| {
             let p = e.ok()?.path();
-            (p.extension()? == "fft").then(|| parse::load(&p).expect("shipped scenario parses"))
+            (p.extension()? == "fft").then(|| {
+                let text = std::fs::read_to_string(&p).expect("shipped scenario reads");
+                let chars = text.lines().filter(|l| l.starts_with("char ")).count();
+                (
+                    chars,
+                    Scenario::parse(&text).expect("shipped scenario parses"),
+                )
+            })
         })
         .collect();
-    shipped.sort_by_key(|s| s.characters.len());
-    let random: Vec<Scenario> = (0..300).map(small_scenario).collect();
-    let budget = Budget::new();
+    shipped.sort_by_key(|(chars, _)| *chars);
+    let shipped: Vec<Scenario> = shipped.into_iter().map(|(_, s)| s).collect();
+    let random: Vec<Scenario> = (0..300).map(fft_small_scenario).collect();
     for (what, set) in [
         ("random small scenarios", &random),
         ("shipped scenarios", &shipped),
@@ -130,12 +128,7 @@ fn fft_ratios() {
                 let t = Instant::now();
                 outcomes = 0;
                 for sc in set.iter() {
-                    let e = if i == 0 {
-                        search::enumerate(sc, Variant::Final, &budget)
-                    } else {
-                        encode::enumerate(sc, Variant::Final, &budget)
-                    };
-                    outcomes += std::hint::black_box(e.expect("enumerated")).outcomes.len();
+                    outcomes += std::hint::black_box(fft_enumerate_final(sc, i == 1));
                 }
                 s.push(t.elapsed().as_secs_f64());
             }

@@ -8,57 +8,32 @@ use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
-use gordian::systems::ar::answer::{self, Options};
-use gordian::systems::ar::gen::{night, small_night, NightParams};
-use gordian::systems::ar::{parse, Direct, Ensemble, Night, Sat};
-use gordian::systems::spec::{Budget, Engine};
+use gordian::ar::{self, Classification, Night};
+use gordian::{Engines, Limits};
 mod common;
 
-use common::{solve, EngineKind};
-use std::hint::black_box;
+use common::{random_night, small_nights, solve, unbounded, EngineKind};
 use std::path::Path;
 
-/// `count` random 12-player nights of 4 to 12 effects, every kind and passives.
-fn small_nights(count: u64) -> Vec<Night> {
-    (0..count)
-        .map(|seed| Night::of(&small_night(seed)))
-        .collect()
+/// The SAT engine alone.
+fn sat() -> Limits {
+    unbounded().engines(Engines::Sat)
 }
 
 /// The first random night of `effects` effects (three priority levels) that is a paradox.
 pub fn large_paradox(effects: usize) -> Night {
     (0..)
-        .map(|seed| {
-            let params = NightParams {
-                players: effects / 2,
-                effects,
-                priority_levels: 3,
-                ..NightParams::default()
-            };
-            Night::of(&night(&params, seed))
-        })
-        .find(|n| {
-            Sat.solve(n, &Budget::new())
-                .is_ok_and(|f| f.cost(n).is_some())
-        })
+        .map(|seed| random_night(effects, effects / 2, 3, seed))
+        .find(|n| ar::solve(n, &sat()).is_ok_and(|a| a.classification() == Classification::Paradox))
         .expect("some seed gives a paradox")
 }
 
 /// `pairs` disjoint mutual roleblocks: 2^pairs resolutions.
 fn mutual_pairs(pairs: usize) -> Night {
-    let names: Vec<(String, String)> = (0..pairs)
-        .map(|i| (format!("A{i}"), format!("B{i}")))
+    let text: String = (0..pairs)
+        .map(|i| format!("A{i} block B{i}\nB{i} block A{i}\n"))
         .collect();
-    let mut triples: Vec<(&str, &str, Vec<&str>)> = Vec::new();
-    for (a, b) in &names {
-        triples.push((a, "block", vec![b.as_str()]));
-        triples.push((b, "block", vec![a.as_str()]));
-    }
-    let refs: Vec<(&str, &str, &[&str])> = triples
-        .iter()
-        .map(|(a, k, t)| (*a, *k, t.as_slice()))
-        .collect();
-    Night::of(&Ensemble::from_triples(&refs))
+    Night::parse(&text).expect("a valid night")
 }
 
 /// One benchmark per engine choice, each resolving every night in `nights`.
@@ -88,7 +63,7 @@ fn shipped() -> Vec<Night> {
     paths.sort();
     paths
         .iter()
-        .map(|p| Night::of(&parse::load(p).expect("shipped instances parse")))
+        .map(|p| Night::from_file(p).expect("shipped instances parse"))
         .collect()
 }
 
@@ -114,14 +89,13 @@ fn paradoxes(c: &mut Criterion) {
     for effects in [100, 300, 1000] {
         let u = large_paradox(effects);
         g.bench_with_input(BenchmarkId::new("sat", effects), &u, |b, u| {
-            b.iter(|| black_box(Sat.solve(u, &Budget::new()).expect("solved")))
+            b.iter(|| solve(u, EngineKind::Sat))
         });
         // What `resolve --engine sat --json` does: solve, then write the whole answer.
         g.bench_with_input(BenchmarkId::new("sat-json", effects), &u, |b, u| {
             b.iter(|| {
-                let f = Sat.solve(u, &Budget::new()).expect("solved");
-                answer::write_json(&mut std::io::sink(), u, &f, &Options::default(), &[])
-                    .expect("written")
+                let a = ar::solve(u, &sat()).expect("solved");
+                a.write_json(&mut std::io::sink()).expect("written")
             })
         });
     }
@@ -145,13 +119,7 @@ fn enumeration(c: &mut Criterion) {
 /// The first random night of `effects` effects over `effects / 2` players (three levels):
 /// one large component, which the direct engine answers as pieces.
 fn dense_night(effects: usize) -> Night {
-    let params = NightParams {
-        players: effects / 2,
-        effects,
-        priority_levels: 3,
-        ..NightParams::default()
-    };
-    Night::of(&night(&params, 1))
+    random_night(effects, effects / 2, 3, 1)
 }
 
 fn pieces(c: &mut Criterion) {
@@ -160,7 +128,7 @@ fn pieces(c: &mut Criterion) {
     for effects in [2_000, 5_000] {
         let u = dense_night(effects);
         g.bench_with_input(BenchmarkId::new("direct", effects), &u, |b, u| {
-            b.iter(|| black_box(Direct.solve(u, &Budget::new()).expect("solved")))
+            b.iter(|| solve(u, EngineKind::Direct))
         });
     }
     g.finish();

@@ -8,10 +8,8 @@
 //! `--deflect` adds `deflect` to the kinds (the small random nights of
 //! `bench/clingo/crosscheck.py`).
 
-use gordian::systems::ar::gen::{night, NightParams};
-use gordian::systems::ar::model::ActionKind;
-use gordian::systems::ar::{parse, Night, Sat};
-use gordian::systems::spec::{Budget, Engine};
+use gordian::ar::{self, ActionKind, Classification};
+use gordian::{Engines, Limits};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -58,30 +56,29 @@ fn main() {
         fail("EFFECTS is missing".into())
     };
     let effects = effects as usize;
-    let mut params = NightParams {
+    let mut knobs = ar::Knobs {
         players: players.unwrap_or(effects / 2).max(1),
-        effects,
+        effects: Some(effects),
+        kinds: ActionKind::ALL[..5].to_vec(),
         priority_levels: levels,
-        ..NightParams::default()
+        ..ar::Knobs::default()
     };
     if let Some(rate) = passives {
-        params.passive_rate = rate;
+        knobs.passive_rate = rate;
     }
     if deflect {
-        params.kinds.push(ActionKind::Deflect);
+        knobs.kinds.push(ActionKind::Deflect);
     }
+    let sat = Limits::new().engines(Engines::Sat).max_memory(u64::MAX);
     let mut seed = nums.get(1).copied().unwrap_or(0);
     loop {
-        let ens = night(&params, seed);
-        let ok = !paradox || {
-            let n = Night::of(&ens);
-            Sat.solve(&n, &Budget::new())
-                .is_ok_and(|f| f.cost(&n).is_some())
-        };
+        let n = ar::generate(&knobs, seed);
+        let ok = !paradox
+            || ar::solve(&n, &sat).is_ok_and(|a| a.classification() == Classification::Paradox);
         if ok {
             print!(
                 "# random night: {effects} effects, seed {seed}\n{}",
-                parse::to_night(&ens)
+                n.to_text()
             );
             return;
         }

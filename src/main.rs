@@ -1,4 +1,5 @@
-//! The `gordian` command line: parses arguments and hands over to `gordian::cli`.
+//! The `gordian` command line: parses arguments and hands over to the library's CLI
+//! (`gordian::run_cli`).
 
 use std::process::ExitCode;
 
@@ -16,5 +17,5 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    gordian::cli::run()
+    gordian::run_cli()
 }

@@ -8,9 +8,7 @@
 //! repository). The soak test (batch over 2,000 nights with random SIGKILLs and resumes)
 //! is at the end.
 
-use gordian::systems::ar::gen::{night, NightParams};
-use gordian::systems::ar::{Ar, Night};
-use gordian::systems::spec::System;
+use gordian::{ar, fft};
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -64,13 +62,20 @@ fn stderr(o: &Output) -> String {
 /// direct engine answers the 10,000-effect one as a product of pieces in seconds, the SAT
 /// engine not within a minute (README, Limits).
 fn random_night(effects: usize, seed: u64) -> String {
-    let params = NightParams {
-        players: effects / 2,
-        effects,
-        priority_levels: 3,
-        ..NightParams::default()
+    night(effects / 2, effects, 3, seed)
+}
+
+/// A random night of exactly `effects` effects over `players` players, with every kind
+/// but `deflect` and `levels` priority levels, in the night format.
+fn night(players: usize, effects: usize, levels: u32, seed: u64) -> String {
+    let knobs = ar::Knobs {
+        players,
+        effects: Some(effects),
+        kinds: ar::ActionKind::ALL[..5].to_vec(),
+        priority_levels: levels,
+        ..ar::Knobs::default()
     };
-    Ar::to_text(&Night::of(&night(&params, seed)))
+    ar::generate(&knobs, seed).to_text()
 }
 
 /// The 10,000-effect night most cases use (generated once).
@@ -158,14 +163,8 @@ fn large_nights_end_at_the_timeout_with_exit_5() {
 #[test]
 fn sparse_large_nights_are_answered_and_cross_checked() {
     // 10,000 effects over 20,000 players: thousands of small components (README, Limits).
-    let params = NightParams {
-        players: 20_000,
-        effects: 10_000,
-        priority_levels: 3,
-        ..NightParams::default()
-    };
     let d = TempDir::new("sparse");
-    let f = d.write("sparse.night", Ar::to_text(&Night::of(&night(&params, 1))));
+    let f = d.write("sparse.night", night(20_000, 10_000, 3, 1));
     let (o, took) = timed(&["resolve", s(&f), "--json", "--timeout", "60"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
@@ -375,16 +374,16 @@ fn fft_listing_over_the_output_bound_is_refused() {
 /// `the_memory_bound_stops_every_systems_engines` with no bound, in a fraction of a
 /// second).
 fn large_fft() -> String {
-    let params = gordian::systems::fft::gen::ScenarioParams {
+    let knobs = fft::Knobs {
         characters: 6,
         slow: 3,
         mime_menu: 3,
         quick_menu: 3,
         reaction_rate: 0.8,
         bound: 5,
-        ..Default::default()
+        ..fft::Knobs::default()
     };
-    gordian::systems::fft::parse::to_fft(&gordian::systems::fft::gen::scenario(&params, 1))
+    fft::generate(&knobs, 1).to_text()
 }
 
 /// An area attack on `k` targets with a weapon of four damage values and no reactions.
@@ -734,12 +733,7 @@ fn signalled(mut child: Child, signal: i32, ready: impl Fn() -> bool) -> Output 
 /// Writes `n` small random nights (4 to 12 effects over 8 players) into `dir`.
 fn small_nights(dir: &TempDir, n: usize) {
     for i in 0..n {
-        let params = NightParams {
-            players: 8,
-            effects: 4 + i % 9,
-            ..NightParams::default()
-        };
-        let text = Ar::to_text(&Night::of(&night(&params, i as u64)));
+        let text = night(8, 4 + i % 9, 0, i as u64);
         dir.write(&format!("n{i:05}.night"), &text);
     }
 }

@@ -1,17 +1,14 @@
 //! `gordian schema` and the JSON Schemas it prints (`schemas/`), checked against what
 //! gordian writes: every schema is a valid draft 2020-12 schema whose fields are all
-//! described; every shipped instance's answer validates (`System::to_json` of every engine
-//! of every system, driven through the library; `resolve --json` and `lancer enumerate
+//! described; every shipped instance's answer validates (the JSON answer of the direct and
+//! the SAT engine of every system, through the library; `resolve --json` and `lancer enumerate
 //! --json` through the binary); the ?AR instance schema accepts the nights gordian reads
 //! back and rejects what its reader rejects; broken answers fail, so these tests can fail.
 
 mod common;
 
 use common::TempDir;
-use gordian::systems::spec::{Budget, System};
-use gordian::systems::{
-    ar::Ar, ff8::system::Ff8, fft::Fft, foeman::system::Foeman, lancer::system::Lancer,
-};
+use gordian::{Engines, Limits};
 use jsonschema::Validator;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -276,39 +273,38 @@ fn the_instance_schema_of_a_text_only_system_is_an_error_naming_its_format() {
 
 // ----- answers ------------------------------------------------------------------------------
 
-/// `System::to_json` of every engine that runs on every shipped instance of `S` validates
-/// against the system's answer schema; returns how many answers were checked.
-fn every_engines_answer_validates<S: System>() -> usize {
-    let v = answer_validator(S::NAME);
-    let files = shipped(S::NAME, S::EXTENSIONS);
-    assert!(!files.is_empty(), "{}: no shipped instances", S::NAME);
-    let mut checked = 0;
-    for f in &files {
-        let instance = gordian::harness::inputs::load::<S>(f)
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        for engine in S::engines() {
-            if !S::runs_on(engine.name(), &instance) {
-                continue;
+/// The JSON answer of the direct and of the SAT engine on every shipped instance of a
+/// system (its facade module, its name, its extensions) validates against the system's
+/// answer schema; gives how many answers were checked.
+macro_rules! every_engines_answer_validates {
+    ($sys:ident, $ty:ident, $name:expr, $exts:expr) => {{
+        let v = answer_validator($name);
+        let files = shipped($name, $exts);
+        assert!(!files.is_empty(), "{}: no shipped instances", $name);
+        let mut checked = 0;
+        for f in &files {
+            let instance =
+                gordian::$sys::$ty::from_file(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            for engine in [Engines::Direct, Engines::Sat] {
+                let answer = gordian::$sys::solve(&instance, &Limits::new().engines(engine))
+                    .unwrap_or_else(|e| panic!("{}: {engine:?}: {e}", f.display()));
+                let what = format!("{} ({engine:?} engine)", f.display());
+                assert_valid(&v, &answer.to_json(), &what);
+                checked += 1;
             }
-            let answer = engine
-                .solve(&instance, &Budget::new())
-                .unwrap_or_else(|_| panic!("{}: {} interrupted", f.display(), engine.name()));
-            let what = format!("{} ({} engine)", f.display(), engine.name());
-            assert_valid(&v, &S::to_json(&instance, &answer), &what);
-            checked += 1;
         }
-    }
-    checked
+        checked
+    }};
 }
 
 #[test]
 fn every_systems_answer_validates_on_every_shipped_instance_with_every_engine() {
     // Direct and SAT everywhere; ?AR adds brute force on small nights.
-    assert!(every_engines_answer_validates::<Ar>() > 2 * 45);
-    assert!(every_engines_answer_validates::<Fft>() >= 2 * 9);
-    assert!(every_engines_answer_validates::<Lancer>() >= 2 * 5);
-    assert!(every_engines_answer_validates::<Foeman>() >= 2 * 11);
-    assert!(every_engines_answer_validates::<Ff8>() >= 2 * 10);
+    assert!(every_engines_answer_validates!(ar, Night, "ar", &["night", "json"]) >= 2 * 45);
+    assert!(every_engines_answer_validates!(fft, Scenario, "fft", &["fft"]) >= 2 * 9);
+    assert!(every_engines_answer_validates!(lancer, Scenario, "lancer", &["lancer"]) >= 2 * 5);
+    assert!(every_engines_answer_validates!(foeman, Scenario, "foeman", &["foeman"]) >= 2 * 11);
+    assert!(every_engines_answer_validates!(ff8, Scenario, "ff8", &["ff8"]) >= 2 * 10);
 }
 
 #[test]
@@ -622,20 +618,24 @@ fn broken_ar_answers_fail_validation() {
     assert_valid(&v, &more, "an added top-level field");
 }
 
-/// `System::to_json` of one shipped instance of `S`, by its direct engine.
-fn answer_of<S: System>(file: &str) -> Value {
-    let f = Path::new(ROOT).join("instances").join(S::NAME).join(file);
-    let instance = gordian::harness::inputs::load::<S>(&f).expect("loads");
-    let answer = S::engines()[0]
-        .solve(&instance, &Budget::new())
-        .expect("answers");
-    S::to_json(&instance, &answer)
+/// The JSON answer of one shipped instance of a system, by its direct engine.
+macro_rules! answer_of {
+    ($sys:ident, $ty:ident, $file:expr) => {{
+        let f = Path::new(ROOT)
+            .join("instances")
+            .join(stringify!($sys))
+            .join($file);
+        let instance = gordian::$sys::$ty::from_file(&f).expect("loads");
+        gordian::$sys::solve(&instance, &Limits::new().engines(Engines::Direct))
+            .expect("answers")
+            .to_json()
+    }};
 }
 
 #[test]
 fn broken_answers_of_the_other_systems_fail_validation() {
     let v = answer_validator("fft");
-    let a = answer_of::<Fft>("naive-refuter-mini.fft");
+    let a = answer_of!(fft, Scenario, "naive-refuter-mini.fft");
     assert_valid(&v, &a, "fft");
     breaks(&v, &a, "fft: variants out of order", |a| {
         a["variants"].as_array_mut().expect("variants").swap(0, 1)
@@ -648,7 +648,7 @@ fn broken_answers_of_the_other_systems_fail_validation() {
     });
 
     let v = answer_validator("lancer");
-    let a = answer_of::<Lancer>("seed-2-brace.lancer");
+    let a = answer_of!(lancer, Scenario, "seed-2-brace.lancer");
     assert_valid(&v, &a, "lancer");
     breaks(&v, &a, "lancer: status `maybe`", |a| {
         a["outcomes"][0]["events"][0]["status"] = json!("maybe")
@@ -661,7 +661,7 @@ fn broken_answers_of_the_other_systems_fail_validation() {
     });
 
     let v = answer_validator("foeman");
-    let a = answer_of::<Foeman>("figure_tie.foeman");
+    let a = answer_of!(foeman, Scenario, "figure_tie.foeman");
     assert_valid(&v, &a, "foeman");
     breaks(&v, &a, "foeman: no `actions`", |a| {
         a.as_object_mut().expect("an object").remove("actions");
@@ -671,7 +671,7 @@ fn broken_answers_of_the_other_systems_fail_validation() {
     });
 
     let v = answer_validator("ff8");
-    let a = answer_of::<Ff8>("queen_moves.ff8");
+    let a = answer_of!(ff8, Scenario, "queen_moves.ff8");
     assert_valid(&v, &a, "ff8");
     breaks(&v, &a, "ff8: amount 11", |a| {
         a["states"][0]["amount"] = json!(11)

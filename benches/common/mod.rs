@@ -1,11 +1,12 @@
-//! What the ?AR benchmarks share: running one engine directly, or both through the
-//! harness as `resolve` does.
+//! What the ?AR benchmarks share: one engine alone, or both compared as `resolve` runs
+//! them (in parallel, a 10 s grace), through the library's facade.
 
-use gordian::systems::ar::{self, Night};
-use gordian::systems::spec::{Budget, Engine};
+use gordian::ar::{self, Night};
+use gordian::{Engines, Limits};
+use std::time::Duration;
 
-/// Which engine(s) a benchmark runs: one engine called directly, or both through the
-/// harness (raced in parallel, compared), as `resolve` does.
+/// Which engine(s) a benchmark runs: one engine alone, or both (raced in parallel,
+/// compared), as `resolve` does.
 #[derive(Clone, Copy, Debug)]
 pub enum EngineKind {
     Direct,
@@ -13,22 +14,41 @@ pub enum EngineKind {
     Both,
 }
 
+/// No memory bound (the benchmarks time the engines, never their limits).
+pub fn unbounded() -> Limits {
+    Limits::new().max_memory(u64::MAX)
+}
+
 pub fn solve(u: &Night, kind: EngineKind) {
-    let budget = Budget::new();
-    match kind {
-        EngineKind::Direct => {
-            std::hint::black_box(ar::Direct.solve(u, &budget).expect("solved"));
-        }
-        EngineKind::Sat => {
-            std::hint::black_box(ar::Sat.solve(u, &budget).expect("solved"));
-        }
-        EngineKind::Both => {
-            let d = gordian::harness::Differential::<ar::Ar>::only(&["direct", "sat"])
-                .expect("engines exist")
-                .with_grace(Some(ar::DEFAULT_GRACE));
-            let c = d.compare(u, &budget);
-            assert!(c.cross_checked(), "the engines agree");
-            std::hint::black_box(c);
-        }
+    let limits = match kind {
+        EngineKind::Direct => unbounded().engines(Engines::Direct),
+        EngineKind::Sat => unbounded().engines(Engines::Sat),
+        EngineKind::Both => unbounded().grace(Duration::from_secs(10)),
+    };
+    let a = ar::solve(u, &limits).expect("solved");
+    if let EngineKind::Both = kind {
+        assert!(a.cross_checked(), "the engines agree");
     }
+    std::hint::black_box(a);
+}
+
+/// A random night of exactly `effects` effects over `players` players, with the kinds
+/// but `deflect` and `levels` priority levels (the nights of the README's benchmarks).
+pub fn random_night(effects: usize, players: usize, levels: u32, seed: u64) -> Night {
+    let knobs = ar::Knobs {
+        players,
+        effects: Some(effects),
+        kinds: ar::ActionKind::ALL[..5].to_vec(),
+        priority_levels: levels,
+        ..ar::Knobs::default()
+    };
+    ar::generate(&knobs, seed)
+}
+
+/// `count` random 12-player nights of 4 to 12 effects, every kind but `deflect` and
+/// passives, three priority levels.
+pub fn small_nights(count: u64) -> Vec<Night> {
+    (0..count)
+        .map(|seed| random_night(4 + (seed % 9) as usize, 12, 3, seed))
+        .collect()
 }

@@ -54,8 +54,6 @@ mod why;
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
-pub use registry::{EngineChoice, SystemName};
-
 /// Exit code for bad input.
 pub const EXIT_INPUT: u8 = 2;
 /// Exit code for an engine disagreement.

@@ -49,13 +49,34 @@ pub struct Args {
     /// needs `=` (`--expand=never`), so that `--expand FILE` reads FILE as the night.
     #[arg(long, value_enum, default_value = "auto", num_args = 0..=1, require_equals = true,
           default_missing_value = "always", value_name = "WHEN")]
-    expand: Expand,
+    expand: ExpandArg,
     /// Stop each flat list after N items (exit 5 when a list was cut short; the totals
     /// stay exact).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     limit: Option<u64>,
     #[command(flatten)]
     why: super::why::Args,
+}
+
+/// `--expand`'s values: [`Expand`] as a command-line choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ExpandArg {
+    /// While they hold at most 256 entries (ways listed plus outcomes).
+    Auto,
+    /// Always (streamed; `--limit` bounds each list).
+    Always,
+    /// Never: the factorised answer only.
+    Never,
+}
+
+impl From<ExpandArg> for Expand {
+    fn from(e: ExpandArg) -> Expand {
+        match e {
+            ExpandArg::Auto => Expand::Auto,
+            ExpandArg::Always => Expand::Always,
+            ExpandArg::Never => Expand::Never,
+        }
+    }
 }
 
 /// A solved night, ready to be written.
@@ -105,7 +126,7 @@ pub fn run(args: &Args) -> ExitCode {
 fn write(args: &Args, s: &Solved) -> ExitCode {
     let opts = Options {
         seed: args.seed,
-        expand: args.expand,
+        expand: args.expand.into(),
         limit: args.limit,
     };
     let mut o = std::io::BufWriter::new(std::io::stdout().lock());

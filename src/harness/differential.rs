@@ -204,6 +204,7 @@ impl<S: System> Differential<S> {
     }
 
     /// Whether the engines disagree on `instance` (the predicate the fuzzer shrinks with).
+    #[cfg(test)]
     pub fn fails(&self, instance: &S::Instance, timeout: Option<Duration>) -> bool {
         let budget = Budget::new();
         with_timeout(timeout, &budget, || self.compare(instance, &budget)).disagrees()

@@ -17,7 +17,7 @@ pub mod fuzz;
 pub mod inputs;
 pub mod protocol;
 
-pub use differential::{Comparison, Differential, DynEngine, Run, RunError, Verdict};
+pub use differential::{Comparison, Differential, Verdict};
 
 #[cfg(test)]
 pub(crate) mod toy;

@@ -12,10 +12,9 @@ use std::path::Path;
 pub struct Toy;
 
 /// The toy generator's knobs.
-#[derive(clap::Args, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub struct ToyGen {
     /// Numbers per list.
-    #[arg(long = "toy-len", default_value_t = 6)]
     pub len: usize,
 }
 

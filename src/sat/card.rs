@@ -49,18 +49,9 @@ impl Totalizer {
     }
 
     /// The outputs `o_1..o_min(cap, n)` (index `k - 1` holds `o_k`).
+    #[cfg(test)]
     pub fn outputs(&self) -> &[Lit] {
         &self.outputs
-    }
-
-    /// Number of input literals.
-    pub fn num_inputs(&self) -> usize {
-        self.num_inputs
-    }
-
-    /// The cap the totalizer was built with.
-    pub fn cap(&self) -> usize {
-        self.cap
     }
 
     /// An assumption literal (`!o_{k+1}`) enforcing that at most `k` inputs are true.

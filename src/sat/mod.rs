@@ -19,7 +19,7 @@ mod solver;
 #[cfg(test)]
 mod test_util;
 
-pub use card::{CapTooSmall, Totalizer};
-pub use enumerate::{enumerate_projected, Enumeration, EnumerationEnd};
-pub use lexmin::{lexmin, Lexmin};
-pub use solver::{Interrupted, Lit, SatResult, Solver, Var};
+pub use card::Totalizer;
+pub use enumerate::{enumerate_projected, EnumerationEnd};
+pub use lexmin::lexmin;
+pub use solver::{Lit, SatResult, Solver};

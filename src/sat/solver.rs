@@ -109,6 +109,7 @@ impl Solver {
     }
 
     /// Number of variables allocated so far (including the constant-true one).
+    #[cfg(test)]
     pub fn num_vars(&self) -> usize {
         self.num_vars
     }
@@ -225,6 +226,7 @@ impl Solver {
 
     /// The stored model, indexed by variable index, if the last solve was
     /// [`SatResult::Sat`].
+    #[cfg(test)]
     pub fn model(&self) -> Option<&[bool]> {
         (!self.model.is_empty()).then_some(self.model.as_slice())
     }

@@ -306,8 +306,9 @@ pub trait System: Sized + 'static {
     type Instance: Clone + Send + Sync + std::fmt::Debug;
     /// An engine's whole answer. Two engines agree iff their answers are `==`.
     type Answer: Clone + PartialEq + Send + Sync + std::fmt::Debug;
-    /// The generator's knobs, flattened into `fuzz`'s flags (names unique across systems).
-    type GenArgs: clap::Args + Clone + Send + Sync + std::fmt::Debug;
+    /// The generator's knobs: a plain struct whose `Default` is what `fuzz` and `gen` use
+    /// without flags (their flags live in `cli/generators.rs` and convert into it).
+    type GenArgs: Clone + Send + Sync + std::fmt::Debug;
 
     /// Parses and validates `text`, read from `file`; every error is located.
     fn parse(

@@ -38,11 +38,6 @@ impl<'a> Sink<'a> {
         }
     }
 
-    /// The file the source came from.
-    pub fn file(&self) -> &'a Path {
-        self.file
-    }
-
     /// Whether no more errors are wanted.
     pub fn full(&self) -> bool {
         self.errors.len() >= MAX_ERRORS || self.error_text >= MAX_ERROR_TEXT

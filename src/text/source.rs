@@ -99,8 +99,7 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// All the errors found in one file (at least one, at most [`MAX_ERRORS`]), in order of
-/// position.
+/// All the errors found in one file (at least one, at most 20), in order of position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct ParseErrors(pub Vec<ParseError>);
 

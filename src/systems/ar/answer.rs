@@ -29,7 +29,7 @@ use std::io::{self, Write};
 pub const EXPAND_UP_TO: u64 = 256;
 
 /// Whether to write the flat lists of the whole night.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Expand {
     /// While they hold at most 256 entries (ways listed plus outcomes).
     #[default]

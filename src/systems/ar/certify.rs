@@ -62,7 +62,8 @@ pub struct Certificate {
     pub claim: Claim,
     /// The formula, DIMACS CNF with naming comments.
     pub cnf: String,
-    /// The clauses, as added to the checker.
+    /// The clauses, as added to the checker (tests tamper with them).
+    #[cfg(test)]
     pub clauses: Vec<Vec<Lit>>,
     /// varisat's native proof (what `varisat-checker` reads).
     pub proof: Vec<u8>,
@@ -222,6 +223,7 @@ pub fn certify(u: &Universe, cost: &[usize], claim: &Claim) -> Result<Certificat
     Ok(Certificate {
         claim: claim.clone(),
         cnf,
+        #[cfg(test)]
         clauses,
         proof,
         drat,

@@ -601,6 +601,7 @@ fn shape(u: &Universe, d: &Derivation) -> Shape {
 
 /// Whether every branch of the derivation is closed by a contradiction or a rejection (no
 /// branch was cut short).
+#[cfg(test)]
 pub fn is_closed(d: &Derivation) -> bool {
     match d {
         Derivation::Closed {

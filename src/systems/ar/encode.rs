@@ -132,6 +132,7 @@ impl<'u> Encoding<'u> {
 
     /// How many players have a final position that depends on the model (0 exactly when
     /// redirection cannot move any slot).
+    #[cfg(test)]
     pub fn movable_players(&self) -> usize {
         self.movable().count()
     }
@@ -639,14 +640,6 @@ impl Resolver for Encoding<'_> {
     fn optimal_cuts(&mut self) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
         Encoding::optimal_cuts(self)
     }
-}
-
-/// The DIMACS CNF of the encoding (cut variables free), unless `budget` stopped the
-/// encoding.
-pub fn dimacs(u: &Universe, budget: &Budget) -> Result<String, Interrupted> {
-    let enc = Encoding::new(u, budget);
-    budget.check()?;
-    Ok(enc.solver.to_dimacs())
 }
 
 #[cfg(test)]

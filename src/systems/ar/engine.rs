@@ -13,7 +13,6 @@ use super::universe::Universe;
 use super::{brute, direct, encode, expand, semantics};
 use crate::systems::spec::{Budget, Engine, Interrupted};
 use rayon::prelude::*;
-use std::time::Duration;
 
 /// Nights of at most this many universe effects solve their components in turn.
 const PARALLEL_FROM: usize = 64;
@@ -73,9 +72,6 @@ pub fn solve_parts(
     };
     Ok(Factored::assemble(night, parts))
 }
-
-/// How long the slower engine may go on after the faster one answered, by default.
-pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
 /// Brute force runs in differential checks up to this universe size: it stays fast there.
 pub const BRUTE_UP_TO: usize = 12;

@@ -101,15 +101,3 @@ pub fn night(params: &NightParams, seed: u64) -> Ensemble {
     }
     Ensemble { players, effects }
 }
-
-/// The benchmark corpus's night number `seed`: 12 players, 4 to 12 effects, three priority
-/// levels, every kind but `deflect`, passives.
-pub fn small_night(seed: u64) -> Ensemble {
-    let params = NightParams {
-        players: 12,
-        effects: 4 + (seed % 9) as usize,
-        priority_levels: 3,
-        ..NightParams::default()
-    };
-    night(&params, seed)
-}

@@ -30,9 +30,9 @@ mod tests;
 #[cfg(test)]
 mod tests_why;
 
-pub use engine::{self_check, self_check_part, Brute, Direct, Sat, BRUTE_UP_TO, DEFAULT_GRACE};
+pub use engine::self_check;
 pub use factor::{Factored, Night, Part};
-pub use model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
-pub use resolution::{Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap};
+pub use model::{ActionKind, Ensemble, Player};
+pub use resolution::{Analysis, Classification, Cut, Resolution};
 pub use system::Ar;
 pub use universe::Universe;

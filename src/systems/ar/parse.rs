@@ -67,8 +67,7 @@
 
 use super::model::{ActionKind, Effect, Ensemble, Kind, Player, Span};
 use crate::text::lex::{is_name_char, strip_bom};
-use crate::text::{decode_utf8, read_limited, Sink};
-pub use crate::text::{LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
+use crate::text::{ParseErrors, Sink};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::cell::Cell;
@@ -108,16 +107,23 @@ pub fn parse_str(src: &str, file: &Path) -> Result<Ensemble, ParseErrors> {
     }
 }
 
-/// Like [`parse_str`] on raw bytes (for example standard input): content that is not
-/// UTF-8 is a located error at the first invalid byte.
+/// Like [`parse_str`] on raw bytes: content that is not UTF-8 is a located error at the
+/// first invalid byte (tests; the CLI and the library read through `harness::inputs`).
+#[cfg(test)]
 pub fn parse_bytes(bytes: &[u8], file: &Path) -> Result<Ensemble, ParseErrors> {
-    parse_str(decode_utf8(bytes, file, "night and JSON files")?, file)
+    parse_str(
+        crate::text::decode_utf8(bytes, file, "night and JSON files")?,
+        file,
+    )
 }
 
-/// Reads and parses a night file (either format, see [`parse_str`]). Files larger than
-/// [`MAX_FILE_BYTES`] are rejected as an [`LoadError::Io`] error.
-pub fn load(path: &Path) -> Result<Ensemble, LoadError> {
-    Ok(parse_bytes(&read_limited(path, "night files")?, path)?)
+/// Reads and parses a night file (either format, see [`parse_str`]; tests).
+#[cfg(test)]
+pub fn load(path: &Path) -> Result<Ensemble, crate::text::LoadError> {
+    Ok(parse_bytes(
+        &crate::text::read_limited(path, "night files")?,
+        path,
+    )?)
 }
 
 /// Writes an ensemble as a `.night` file: a `players:` line, then one line per effect
@@ -985,6 +991,7 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
 mod tests {
     use super::*;
     use crate::systems::ar::model::PassiveKind;
+    use crate::text::{LoadError, ParseError, MAX_ERRORS, MAX_FILE_BYTES};
     use proptest::prelude::*;
     use std::path::PathBuf;
 

@@ -13,7 +13,7 @@ use super::resolution::{
 use super::universe::Universe;
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Zero};
+use num_traits::Zero;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::ser::{SerializeMap, Serializer};
@@ -518,12 +518,4 @@ fn human(u: &Universe, a: &Analysis, seed: Option<u64>, with_effects: bool) -> S
         }
     }
     out
-}
-
-/// Whether the probabilities of `outcomes` sum to exactly 1.
-pub fn sums_to_one(outs: &[Outcome]) -> bool {
-    outs.iter()
-        .map(|o| o.probability.clone())
-        .sum::<BigRational>()
-        == BigRational::one()
 }

@@ -100,7 +100,7 @@ pub enum Classification {
 
 impl Classification {
     /// Classifies a list of acceptable resolutions.
-    pub fn of(resolutions: &[Resolution]) -> Classification {
+    pub(crate) fn of(resolutions: &[Resolution]) -> Classification {
         match resolutions {
             [] => Classification::Paradox,
             [r] if r.ways.len() == 1 => Classification::NonParadox,

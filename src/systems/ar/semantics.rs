@@ -9,7 +9,7 @@
 
 use super::model::{ActionKind, Kind, PassiveKind};
 use super::resolution::{Cut, TargetMap};
-use super::universe::{Ix, Origin, Universe};
+use super::universe::{Ix, Universe};
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
 use std::collections::BTreeSet;
@@ -249,11 +249,6 @@ pub fn check(
         return Err(Violation::Creation);
     }
     Ok(())
-}
-
-/// Whether universe effect `i` is a created effect.
-pub fn is_created(u: &Universe, i: Ix) -> bool {
-    matches!(u.effects[i].origin, Origin::Created { .. })
 }
 
 #[cfg(test)]

@@ -50,8 +50,6 @@ pub struct Group {
 /// A component's optimal labellings as a product.
 #[derive(Clone, Debug)]
 pub struct Product {
-    /// The component's least cost vector, one count per level of the universe.
-    pub cost: Vec<usize>,
     /// The labels of every effect both of whose variables are fixed by the backbone.
     pub fixed: Labelling,
     /// The independent groups.
@@ -91,9 +89,9 @@ fn split(
     l: &mut Learner,
     budget: &Budget,
 ) -> Result<Option<Product>, Interrupted> {
-    let Some(cost) = minimise(w, l, levels, budget)? else {
+    if minimise(w, l, levels, budget)?.is_none() {
         return Ok(None);
-    };
+    }
     let (b, model) = backbone(w, vars, l, budget)?;
     let m = w.m();
     // Created effects that the backbone alone derives (live in every labelling, with a
@@ -214,7 +212,6 @@ fn split(
         });
     }
     Ok(Some(Product {
-        cost,
         fixed: fixed_labels,
         groups,
     }))

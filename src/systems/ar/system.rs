@@ -23,46 +23,44 @@ use std::path::Path;
 /// The ?AR system.
 pub struct Ar;
 
-/// The night generator's knobs (`gordian fuzz --system ar`).
-#[derive(clap::Args, Clone, Debug)]
+/// The night generator's knobs (`gordian fuzz|gen --system ar` sets them with its flags,
+/// `cli/generators.rs`; `Default` is their defaults).
+#[derive(Clone, Debug, PartialEq)]
 pub struct ArGen {
-    /// Players per night.
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    pub players: u64,
-    /// Each night has between 1 and this many effects.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
-    pub max_effects: u64,
-    /// Action kinds to draw from, comma-separated.
-    #[arg(long, value_delimiter = ',', value_parser = parse_kind,
-          default_value = "visit,block,stop,protect,kill,deflect")]
+    /// Players per night (the CLI allows 1..=1000).
+    pub players: usize,
+    /// Each night has between 1 and this many effects, drawn from the seed (the CLI
+    /// allows 1..=10,000).
+    pub max_effects: usize,
+    /// Exactly this many effects instead of a number drawn from the seed (`None`, the
+    /// default and what the CLI uses: between 1 and `max_effects`).
+    pub effects: Option<usize>,
+    /// Action kinds to draw from.
     pub kinds: Vec<ActionKind>,
     /// Probability that an effect is a passive.
-    #[arg(long, default_value_t = 0.15, value_parser = parse_rate)]
     pub passive_rate: f64,
     /// Number of distinct priority levels drawn at random (0: the kinds' defaults).
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub priority_levels: u32,
 }
 
-fn parse_kind(s: &str) -> Result<ActionKind, String> {
-    ActionKind::from_name(s.trim()).ok_or_else(|| {
-        let all: Vec<&str> = ActionKind::ALL.iter().map(|k| k.name()).collect();
-        format!("unknown action kind `{s}` (one of {})", all.join(", "))
-    })
-}
-
-fn parse_rate(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
-        _ => Err(format!("`{s}` is not a probability between 0 and 1")),
+impl Default for ArGen {
+    fn default() -> ArGen {
+        ArGen {
+            players: 6,
+            max_effects: 10,
+            effects: None,
+            kinds: ActionKind::ALL.to_vec(),
+            passive_rate: 0.15,
+            priority_levels: 0,
+        }
     }
 }
 
 impl ArGen {
     /// The generator parameters for a night of `effects` effects.
-    pub fn params(&self, effects: usize) -> NightParams {
+    pub(crate) fn params(&self, effects: usize) -> NightParams {
         NightParams {
-            players: self.players as usize,
+            players: self.players,
             effects,
             kinds: self.kinds.clone(),
             passive_rate: self.passive_rate,
@@ -197,11 +195,12 @@ impl System for Ar {
     fn runs_on(engine: &str, n: &Night) -> bool {
         engine != "brute" || n.largest_part() <= BRUTE_UP_TO
     }
-    /// Between 1 and `max_effects` effects, chosen from the seed (as every case of a fuzz
-    /// run is a pure function of its seed).
+    /// `effects` effects, or between 1 and `max_effects`, chosen from the seed (as every
+    /// case of a fuzz run is a pure function of its seed).
     fn generate(args: &ArGen, seed: u64) -> Night {
-        let effects =
-            1 + (crate::harness::fuzz::splitmix64(seed) % args.max_effects.max(1)) as usize;
+        let effects = args.effects.unwrap_or_else(|| {
+            1 + (crate::harness::fuzz::splitmix64(seed) % args.max_effects.max(1) as u64) as usize
+        });
         Night::of(&night(&args.params(effects), seed))
     }
     fn simplifications(n: &Night) -> Vec<Night> {
@@ -318,9 +317,9 @@ mod tests {
         let args = ArGen {
             players: 5,
             max_effects: 9,
-            kinds: ActionKind::ALL.to_vec(),
             passive_rate: 0.3,
             priority_levels: 3,
+            ..ArGen::default()
         };
         for seed in 0..200 {
             let u = Ar::generate(&args, seed);

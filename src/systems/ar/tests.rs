@@ -2,6 +2,7 @@
 //! brute force, the direct engine and the SAT engine must agree, every answer re-checked by
 //! the reference semantics.
 
+use super::engine::{Brute, Direct, Sat};
 use super::*;
 use crate::systems::ar::gen::{night, NightParams};
 use crate::systems::spec::{Budget, Engine};

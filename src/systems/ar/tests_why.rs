@@ -275,7 +275,7 @@ fn explanation_of_created_effects_starts_at_a_declared_action() {
     );
 }
 
-fn paradox_cuts(u: &Universe) -> Option<super::CutAnalysis> {
+fn paradox_cuts(u: &Universe) -> Option<super::resolution::CutAnalysis> {
     let a = encode::analyse(u, &Budget::new()).expect("not interrupted");
     a.cuts
 }

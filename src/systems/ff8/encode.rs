@@ -541,17 +541,6 @@ fn goal_lit(c: &mut C, s: &SState, g: &Goal) -> Lit {
 }
 
 impl Encoding {
-    /// Unrolls the scenario's `horizon()` challenges (choices fixed if it has a sequence,
-    /// else free among the allowed regions).
-    pub fn new(sc: &Scenario) -> Encoding {
-        let unbounded = Budget::new();
-        let mut clauses = Charged::new(&unbounded, "SAT clauses");
-        match Encoding::within(sc, &mut clauses) {
-            Ok(e) => e,
-            Err(Interrupted) => unreachable!("a budget without a bound is never cancelled"),
-        }
-    }
-
     /// [`Encoding::new`], charging the clauses to `clauses` after each challenge (past the
     /// memory bound: `Interrupted`).
     pub fn within(sc: &Scenario, clauses: &mut Charged) -> Result<Encoding, Interrupted> {

@@ -8,18 +8,16 @@ use super::model::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The generator's knobs (flags of `fuzz --system ff8`).
-#[derive(clap::Args, Clone, Debug)]
+/// The generator's knobs (`gordian fuzz|gen --system ff8` sets them with its `--ff8-*`
+/// flags).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenArgs {
     /// Most regions the player may challenge in (1..=8).
-    #[arg(id = "ff8_regions", long = "ff8-regions", default_value_t = 2)]
     pub regions: usize,
     /// Most challenges (the bound k of reachability).
-    #[arg(id = "ff8_bound", long = "ff8-bound", default_value_t = 2)]
     pub bound: usize,
     /// Percent of scenarios with a fixed challenge sequence (bytes free) instead of free
     /// choices.
-    #[arg(id = "ff8_fixed", long = "ff8-fixed", default_value_t = 40)]
     pub fixed_percent: u32,
 }
 

@@ -5,7 +5,7 @@
 //! column of the offending word; `parse(to_text(s)) == s`.
 
 use super::model::*;
-use crate::text::{decode_utf8, read_limited, LoadError, ParseError, ParseErrors, MAX_ERRORS};
+use crate::text::{ParseError, ParseErrors, MAX_ERRORS};
 use std::path::Path;
 
 /// Most challenges a scenario may ask `reach`/`plan` to explore.
@@ -414,18 +414,6 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
         challenges: challenges.into_iter().map(|c| c.3).collect(),
         goal,
     })
-}
-
-/// Parses raw bytes (UTF-8 checked with a located error).
-pub fn parse_bytes(bytes: &[u8], file: &Path) -> Result<Scenario, ParseErrors> {
-    let text = decode_utf8(bytes, file, ".ff8 files")?;
-    parse_ff8(text, file)
-}
-
-/// Reads and parses a `.ff8` file.
-pub fn load(path: &Path) -> Result<Scenario, LoadError> {
-    let bytes = read_limited(path, ".ff8 files")?;
-    Ok(parse_bytes(&bytes, path)?)
 }
 
 /// The scenario as `.ff8` text, every field explicit.

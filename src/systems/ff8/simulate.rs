@@ -47,25 +47,6 @@ pub enum Site {
 }
 
 impl Site {
-    /// Every site, in order.
-    pub const ALL: [Site; 16] = [
-        Site::Push,
-        Site::Mix,
-        Site::Adopt,
-        Site::QueenRule,
-        Site::AbolishCheck,
-        Site::AbolishRule,
-        Site::Rule1,
-        Site::Rule2,
-        Site::Rule3,
-        Site::Abolish3,
-        Site::Trading,
-        Site::TradeRegion,
-        Site::Points,
-        Site::OneCheck,
-        Site::OneRegion,
-        Site::QueenMove,
-    ];
     /// Index 0..16.
     pub fn id(self) -> usize {
         self as usize

@@ -16,8 +16,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 
-/// Knobs of the random scenario generator.
-#[derive(Clone, Debug)]
+/// Knobs of the random scenario generator (`gordian fuzz|gen --system fft` sets
+/// `characters`, `slow` and `bound` with its flags, `cli/generators.rs`; `Default` is
+/// their defaults).
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScenarioParams {
     /// Number of characters.
     pub characters: usize,

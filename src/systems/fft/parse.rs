@@ -53,7 +53,7 @@ use super::model::{
 };
 use crate::text::lex::{words, Word};
 use crate::text::{decode_utf8, read_limited, Sink};
-pub use crate::text::{LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES};
+use crate::text::{LoadError, ParseErrors};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -92,8 +92,9 @@ pub fn parse_bytes(bytes: &[u8], file: &Path) -> Result<Scenario, ParseErrors> {
     parse_fft(decode_utf8(bytes, file, ".fft files")?, file)
 }
 
-/// Reads and parses an `.fft` file. Files larger than [`MAX_FILE_BYTES`] are rejected as
-/// a [`LoadError::Io`] error; content that is not UTF-8 is a located parse error.
+/// Reads and parses an `.fft` file. Files larger than
+/// [`MAX_FILE_BYTES`](crate::text::MAX_FILE_BYTES) are rejected as a [`LoadError::Io`]
+/// error; content that is not UTF-8 is a located parse error.
 pub fn load(path: &Path) -> Result<Scenario, LoadError> {
     Ok(parse_bytes(&read_limited(path, ".fft files")?, path)?)
 }
@@ -102,6 +103,7 @@ pub fn load(path: &Path) -> Result<Scenario, LoadError> {
 /// `rMEL - mcq`, `REI - wait`) against `sc`'s character and action names. Indentation,
 /// a `{ ...` commentary and a `# ...` comment are ignored. The error is a one-line
 /// message naming the offending token.
+#[cfg(test)]
 pub fn parse_log_line(sc: &Scenario, text: &str) -> Result<Line, String> {
     let code = code_of(text);
     if code.trim().is_empty() {
@@ -1425,6 +1427,7 @@ fn read_targets(sc: &Scenario, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::{ParseError, MAX_ERRORS};
     use proptest::prelude::*;
     use std::path::PathBuf;
 

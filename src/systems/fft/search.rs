@@ -51,7 +51,7 @@ impl Property {
     }
 
     /// Whether a complete run has the property.
-    pub fn holds(self, run: &Run) -> bool {
+    pub(crate) fn holds(self, run: &Run) -> bool {
         match self {
             Property::FlagSurvives => run.flags.iter().any(|f| f.is_set()),
             Property::TwoQuickTurns => {

@@ -45,26 +45,13 @@ pub struct FftAnswer {
 }
 
 impl FftAnswer {
-    fn of(&self, v: Variant) -> &VariantAnswer {
+    /// The answer of one variant.
+    pub(crate) fn of(&self, v: Variant) -> &VariantAnswer {
         self.variants
             .iter()
             .find(|a| a.variant == v)
             .expect("every variant is answered")
     }
-}
-
-/// The scenario generator's knobs (`gordian fuzz --system fft`).
-#[derive(clap::Args, Clone, Debug)]
-pub struct FftGen {
-    /// Characters per scenario.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=26))]
-    pub characters: u64,
-    /// Slow actions per scenario.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(0..=26))]
-    pub slow_actions: u64,
-    /// Most quick turns per phase.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(0..=32))]
-    pub bound: u64,
 }
 
 struct Simulator;
@@ -219,7 +206,7 @@ impl System for Fft {
     const NOUN: &'static str = "scenario";
     type Instance = Scenario;
     type Answer = FftAnswer;
-    type GenArgs = FftGen;
+    type GenArgs = ScenarioParams;
 
     fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
         let sc = parse::parse_fft(text, file)?;
@@ -242,14 +229,8 @@ impl System for Fft {
     fn engines() -> Vec<Box<dyn Engine<Scenario, FftAnswer> + Send + Sync>> {
         vec![Box::new(Simulator), Box::new(Sat)]
     }
-    fn generate(args: &FftGen, seed: u64) -> Scenario {
-        let params = ScenarioParams {
-            characters: args.characters as usize,
-            slow: args.slow_actions as usize,
-            bound: args.bound as usize,
-            ..ScenarioParams::default()
-        };
-        scenario(&params, seed)
+    fn generate(args: &ScenarioParams, seed: u64) -> Scenario {
+        scenario(args, seed)
     }
     fn simplifications(sc: &Scenario) -> Vec<Scenario> {
         simplifications(sc)
@@ -366,10 +347,9 @@ mod tests {
     fn simplifications_are_smaller() {
         for seed in 0..100 {
             let sc = Fft::generate(
-                &FftGen {
-                    characters: 5,
-                    slow_actions: 3,
-                    bound: 3,
+                &ScenarioParams {
+                    slow: 3,
+                    ..ScenarioParams::default()
                 },
                 seed,
             );

@@ -7,38 +7,24 @@
 use super::model::{Decl, Figure, Ini, Opt, Postpone, Scenario, Side, MAX_FIGURES, MAX_SIDES};
 use rand::{Rng, SeedableRng};
 
-/// The generator's knobs (flag names prefixed `foeman-`, so they never clash).
-#[derive(clap::Args, Clone, Debug)]
+/// The generator's knobs (`gordian fuzz|gen --system foeman` sets them with its
+/// `--foeman-*` flags).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenArgs {
     /// Most sides (1..=8).
-    #[arg(id = "foeman_sides", long = "foeman-sides", default_value_t = 3)]
     pub sides: usize,
     /// Most figures (0..=16).
-    #[arg(id = "foeman_figures", long = "foeman-figures", default_value_t = 4)]
     pub figures: usize,
     /// modDX values are drawn from 10..10+spread (small spreads give ties).
-    #[arg(
-        id = "foeman_dx_spread",
-        long = "foeman-dx-spread",
-        default_value_t = 2
-    )]
     pub dx_spread: i32,
     /// Most declarations in a choice set.
-    #[arg(id = "foeman_menu", long = "foeman-menu", default_value_t = 2)]
     pub menu: usize,
     /// Most choice sets in a plan.
-    #[arg(id = "foeman_plan", long = "foeman-plan", default_value_t = 2)]
     pub plan: usize,
     /// Percentage of figures with a menu (more than one choice); the rest get fixed plans.
-    #[arg(
-        id = "foeman_menu_rate",
-        long = "foeman-menu-rate",
-        default_value_t = 40
-    )]
     pub menu_rate: u32,
     /// Percentage of declarations carrying a modDX adjustment (`@+N`/`@-N`, N in 1..=2):
     /// options that change the figure's modDX, which exercises FigSeq re-zeroing.
-    #[arg(id = "foeman_adj_rate", long = "foeman-adj-rate", default_value_t = 30)]
     pub adj_rate: u32,
 }
 

@@ -21,4 +21,3 @@ pub mod system;
 mod tests;
 
 pub use model::{Answer, Scenario};
-pub use system::Foeman;

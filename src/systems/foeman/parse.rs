@@ -471,10 +471,3 @@ pub fn to_text(sc: &Scenario) -> String {
     }
     out
 }
-
-/// Reads (size-limited), decodes and parses a `.foeman` file.
-pub fn load(path: &Path) -> Result<Scenario, crate::text::LoadError> {
-    let bytes = crate::text::read_limited(path, ".foeman files")?;
-    let text = crate::text::decode_utf8(&bytes, path, ".foeman files")?;
-    Ok(parse(path, text)?)
-}

@@ -834,11 +834,6 @@ impl Template {
     pub fn property(&self, p: Property) -> Lit {
         self.props[&p]
     }
-
-    /// Number of template nodes (events that may occur).
-    pub fn num_nodes(&self) -> usize {
-        self.nodes.len()
-    }
 }
 
 /// Every distinct outcome by projected enumeration, sorted.

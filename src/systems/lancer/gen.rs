@@ -9,26 +9,24 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The generator's knobs (flattened into `fuzz`'s flags).
-#[derive(clap::Args, Clone, Debug)]
+/// The generator's knobs (`gordian fuzz|gen --system lancer` sets them with its
+/// `--lancer-*` flags).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GenArgs {
-    /// Lancer: most units in a random scenario (2..=5).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(2..=5))]
-    pub lancer_units: u8,
-    /// Lancer: most reactions in a random scenario.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=8))]
-    pub lancer_reactions: u8,
-    /// Lancer: largest reaction nesting bound in a random scenario.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=4))]
-    pub lancer_depth: u8,
+    /// Most units in a random scenario (2..=5; other values are clamped).
+    pub units: u8,
+    /// Most reactions in a random scenario.
+    pub reactions: u8,
+    /// Largest reaction nesting bound in a random scenario.
+    pub depth: u8,
 }
 
 impl Default for GenArgs {
     fn default() -> Self {
         GenArgs {
-            lancer_units: 3,
-            lancer_reactions: 3,
-            lancer_depth: 2,
+            units: 3,
+            reactions: 3,
+            depth: 2,
         }
     }
 }
@@ -43,7 +41,7 @@ fn cell(rng: &mut ChaCha8Rng) -> Cell {
 /// A random valid scenario.
 pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let n = rng.gen_range(2..=args.lancer_units.max(2) as usize);
+    let n = rng.gen_range(2..=args.units.clamp(2, 5) as usize);
     let mut cells: Vec<Cell> = (0..4u8)
         .flat_map(|x| (0..3u8).map(move |y| Cell { x, y }))
         .collect();
@@ -82,7 +80,7 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
         });
     }
     let mut reactions = Vec::new();
-    let k = rng.gen_range(0..=args.lancer_reactions as usize);
+    let k = rng.gen_range(0..=args.reactions as usize);
     const KINDS: [Kind; 11] = [
         Kind::Attack,
         Kind::Attack,
@@ -179,7 +177,7 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
         reactions,
         action,
         policy: Policy::ALL[rng.gen_range(0..4)],
-        depth: rng.gen_range(0..=args.lancer_depth as usize),
+        depth: rng.gen_range(0..=args.depth as usize),
     }
 }
 

@@ -490,6 +490,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
 }
 
 /// Reads and parses a `.lancer` file.
+#[cfg(test)]
 pub fn load(path: &Path) -> Result<Scenario, crate::text::LoadError> {
     let bytes = crate::text::read_limited(path, ".lancer files")?;
     let text = crate::text::decode_utf8(&bytes, path, ".lancer files")?;

@@ -39,10 +39,12 @@ impl Answer {
             outcomes,
         }
     }
-    fn any(&self, p: Property) -> bool {
+    /// Whether some outcome has the property.
+    pub(crate) fn any(&self, p: Property) -> bool {
         self.outcomes.iter().any(|o| p.holds(o))
     }
-    fn destroyable(&self) -> Vec<String> {
+    /// The units that can end destroyed.
+    pub(crate) fn destroyable(&self) -> Vec<String> {
         (0..self.units.len())
             .filter(|&u| self.any(Property::Destroyed(u)))
             .map(|u| self.units[u].clone())

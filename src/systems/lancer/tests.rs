@@ -438,9 +438,9 @@ fn engines_agree_on_random_scenarios() {
     assert_eq!(bad, 0, "{bad} of {n} random scenarios disagree");
     assert_eq!(skipped, 0);
     let big = GenArgs {
-        lancer_units: 4,
-        lancer_reactions: 5,
-        lancer_depth: 3,
+        units: 4,
+        reactions: 5,
+        depth: 3,
     };
     let (n, bad, skipped) = differential(&big, 100, 0, limit);
     assert_eq!(bad, 0, "{bad} of {n} larger random scenarios disagree");
@@ -502,9 +502,9 @@ fn fuzz_long() {
             .unwrap_or(d)
     };
     let args = GenArgs {
-        lancer_units: var("LANCER_FUZZ_UNITS", 3),
-        lancer_reactions: var("LANCER_FUZZ_REACTIONS", 3),
-        lancer_depth: var("LANCER_FUZZ_DEPTH", 2),
+        units: var("LANCER_FUZZ_UNITS", 3),
+        reactions: var("LANCER_FUZZ_REACTIONS", 3),
+        depth: var("LANCER_FUZZ_DEPTH", 2),
     };
     let secs: u64 = std::env::var("LANCER_FUZZ_CASE_SECS")
         .ok()
@@ -534,9 +534,9 @@ fn print_generated() {
             .unwrap_or(d)
     };
     let args = GenArgs {
-        lancer_units: var("LANCER_FUZZ_UNITS", 3),
-        lancer_reactions: var("LANCER_FUZZ_REACTIONS", 3),
-        lancer_depth: var("LANCER_FUZZ_DEPTH", 2),
+        units: var("LANCER_FUZZ_UNITS", 3),
+        reactions: var("LANCER_FUZZ_REACTIONS", 3),
+        depth: var("LANCER_FUZZ_DEPTH", 2),
     };
     print!("{}", parse::to_text(&generate(&args, seed)));
 }
