@@ -345,3 +345,43 @@ fn the_brute_force_example_agrees_on_ten_thousand_nights() {
         .unwrap_or(10_000);
     brute_force_agrees(cases, "2026");
 }
+
+#[test]
+fn a_large_answer_is_compared_in_full() {
+    // Nine independent mutual blocks: 2^9 = 512 resolutions, more than `resolve` writes
+    // out by default; the resolver's full lists are compared all the same.
+    let d = TempDir::new("against-large");
+    let night: String = (0..9)
+        .map(|i| format!("A{i} block B{i}\nB{i} block A{i}\n"))
+        .collect();
+    let f = d.write("pairs.night", night);
+    let out = d.0.join("failures");
+    let o = gordian(&[
+        "check",
+        "--json",
+        "--against",
+        &planted("honest"),
+        "--out",
+        s(&out),
+        s(&f),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let compared = v["files"][0]["compared"].to_string();
+    for field in ["resolutions", "outcomes", "death_probabilities"] {
+        assert!(compared.contains(field), "{compared}");
+    }
+    // A resolver that misses one of the 512 resolutions differs there.
+    let o = gordian(&[
+        "check",
+        "--json",
+        "--against",
+        "python3 -c \"import json,os,subprocess,sys; a=json.loads(subprocess.run([os.environ['GORDIAN_BIN'],'resolve','--json','--expand=always','-'],stdin=sys.stdin,capture_output=True,text=True).stdout); a['resolutions'].pop(); print(json.dumps({'resolutions': a['resolutions']}))\"",
+        "--out",
+        s(&out),
+        s(&f),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["files"][0]["field"], "resolutions");
+}

@@ -121,10 +121,6 @@ pub fn run(args: &Args) -> ExitCode {
         timeout: args.timeout,
         max_memory: args.memory.bytes(),
     };
-    if let Some(cmd) = &args.against {
-        return against(args, cmd, &found.files, &found.errors, &opts, &signals);
-    }
-    let bar = progress::bar(Some(found.files.len() as u64), "files");
     let threads = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,
@@ -136,6 +132,10 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(cmd) = &args.against {
+        return pool.install(|| against(args, cmd, &found.files, &found.errors, &opts, &signals));
+    }
+    let bar = progress::bar(Some(found.files.len() as u64), "files");
     let results: Vec<Option<Checked>> = pool.install(|| {
         found
             .files

@@ -126,7 +126,7 @@ pub fn judge<S: System>(
         Ok(t) => t,
         Err(f) => return Judged::Fault(f),
     };
-    let reference = S::to_json(instance, answer);
+    let reference = S::protocol_json(instance, answer);
     let c = protocol::compare(&reference, &theirs, &S::SHAPE);
     match c.difference {
         None => Judged::Agree {

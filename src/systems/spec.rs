@@ -363,6 +363,12 @@ pub trait System: Sized + 'static {
         sequences: &[],
         maps: &[],
     };
+    /// The reference an outside resolver's answer is compared with (`docs/protocol.md`):
+    /// [`System::to_json`] unless the system writes its answer for people differently from
+    /// what it compares (lists it leaves out of large answers, presentation fields).
+    fn protocol_json(instance: &Self::Instance, answer: &Self::Answer) -> serde_json::Value {
+        Self::to_json(instance, answer)
+    }
     /// The answer in words for a person asking why gordian answers as it does (an
     /// `--explain`), or `None` where the system has no such explanation or the answer is
     /// too large to explain. Default: `None`.

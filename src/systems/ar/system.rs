@@ -158,6 +158,10 @@ fn non_empty(file: &Path, text: &str, u: Universe) -> Result<Universe, ParseErro
     }]))
 }
 
+/// The most flat entries (ways and outcomes) an answer compared with an outside resolver
+/// writes out.
+pub const PROTOCOL_FLAT: u64 = 100_000;
+
 impl System for Ar {
     const NAME: &'static str = "ar";
     const EXTENSIONS: &'static [&'static str] = &["night", "json"];
@@ -243,6 +247,30 @@ impl System for Ar {
         sequences: &["final_targets", "targets"],
         maps: &["final_targets"],
     };
+    /// Every flat list written out, up to [`PROTOCOL_FLAT`] entries (beyond, the
+    /// factorised answer only: the resolver's lists are then not compared), without the
+    /// presentation fields `expanded` and `truncated`.
+    fn protocol_json(n: &Night, f: &Factored) -> Value {
+        use super::answer::{flat_entries, Expand, Options};
+        let expand = if flat_entries(n, f) <= PROTOCOL_FLAT.into() {
+            Expand::Always
+        } else {
+            Expand::Never
+        };
+        let mut v = super::answer::to_json(
+            n,
+            f,
+            &Options {
+                expand,
+                ..Options::default()
+            },
+        );
+        if let Some(m) = v.as_object_mut() {
+            m.remove("expanded");
+            m.remove("truncated");
+        }
+        v
+    }
     fn explain(n: &Night, f: &Factored) -> Option<String> {
         match super::explain::why_night(n, f, 256)? {
             Ok(text) => Some(text),
