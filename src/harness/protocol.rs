@@ -13,6 +13,9 @@
 //!   first cut down to the keys the resolver's elements use), except arrays under a key
 //!   the shape names in `sequences`, and everything inside them, which are compared in
 //!   order; `key[]` there names a set under `key` whose elements are sequences;
+//! * a *partial* set (`partial`: the set under a key with one entry per value of an id
+//!   field, such as FFT's rule variants) is compared on the entries whose id the resolver
+//!   gives, so a resolver may answer for one variant;
 //! * an integer and a string of its digits are equal, and strings that are fractions
 //!   (`2/4`) are compared as exact rationals (`1/2`).
 //!
@@ -295,11 +298,28 @@ fn diff(r: &Value, t: &Value, path: &str, cx: Cx, shape: &Shape) -> Option<Diffe
         (Value::Array(ra), Value::Array(ta)) => {
             let inner = cx.element(shape);
             let like: Vec<&Value> = ta.iter().collect();
+            // A partial set: only the entries whose id the resolver answers for.
+            let ra: Vec<&Value> = match shape.partial_id(cx.key) {
+                Some(id) => {
+                    let given: BTreeSet<String> = ta
+                        .iter()
+                        .filter_map(|t| t.get(id))
+                        .map(|v| scalar(v).to_string())
+                        .collect();
+                    ra.iter()
+                        .filter(|r| {
+                            r.get(id)
+                                .is_some_and(|v| given.contains(&scalar(v).to_string()))
+                        })
+                        .collect()
+                }
+                None => ra.iter().collect(),
+            };
             let ours: BTreeSet<String> = ra
                 .iter()
                 .map(|x| {
                     let p = if like.is_empty() {
-                        x.clone()
+                        (*x).clone()
                     } else {
                         project(x, &like, inner, shape)
                     };
@@ -348,6 +368,7 @@ mod tests {
     const AR: Shape = Shape {
         sequences: &["final_targets"],
         maps: &["final_targets"],
+        partial: &[],
     };
 
     fn cmp(r: Value, t: Value) -> Compared {
@@ -425,6 +446,7 @@ mod tests {
         let seqs = Shape {
             sequences: &["side_orders[]", "at"],
             maps: &[],
+            partial: &[],
         };
         let r = json!({"side_orders": [[0, 1], [1, 0]], "units": [{"at": [1, 2]}]});
         let same = json!({"side_orders": [[1, 0], [0, 1]], "units": [{"at": [1, 2]}]});
@@ -436,6 +458,25 @@ mod tests {
         let moved = json!({"units": [{"at": [2, 1]}]});
         let d = compare(&r, moved.as_object().expect("object"), &seqs).difference;
         assert_eq!(d.expect("x and y are not a set").field, "units");
+    }
+
+    #[test]
+    fn a_partial_set_is_compared_on_the_entries_the_resolver_gives() {
+        let shape = Shape {
+            sequences: &[],
+            maps: &[],
+            partial: &[("variants", "variant")],
+        };
+        let r = json!({"variants": [{"variant": "final", "n": 1}, {"variant": "naive", "n": 2}]});
+        let t = json!({"variants": [{"variant": "final", "n": 1}]});
+        let c = compare(&r, t.as_object().expect("object"), &shape);
+        assert_eq!(c.difference, None);
+        let t = json!({"variants": [{"variant": "naive", "n": 1}]});
+        let d = compare(&r, t.as_object().expect("object"), &shape).difference;
+        assert_eq!(d.expect("naive differs").field, "variants");
+        let t = json!({"variants": [{"variant": "other", "n": 1}]});
+        let d = compare(&r, t.as_object().expect("object"), &shape).difference;
+        assert!(d.is_some(), "an id gordian does not have is a difference");
     }
 
     #[test]

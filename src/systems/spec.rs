@@ -259,6 +259,10 @@ pub struct Shape {
     pub sequences: &'static [&'static str],
     /// Keys whose objects are maps from names to values.
     pub maps: &'static [&'static str],
+    /// `(key, id)`: the set under `key` holds one entry per value of its field `id` (a rule
+    /// variant, say), and a resolver may answer for some of them: only gordian's entries
+    /// with an `id` the resolver gives are compared.
+    pub partial: &'static [(&'static str, &'static str)],
 }
 
 impl Shape {
@@ -274,6 +278,13 @@ impl Shape {
     }
     pub(crate) fn is_map(&self, key: Option<&str>) -> bool {
         key.is_some_and(|k| self.maps.contains(&k))
+    }
+    pub(crate) fn partial_id(&self, key: Option<&str>) -> Option<&'static str> {
+        let k = key?;
+        self.partial
+            .iter()
+            .find(|(a, _)| *a == k)
+            .map(|(_, id)| *id)
     }
 }
 
@@ -362,6 +373,7 @@ pub trait System: Sized + 'static {
     const SHAPE: Shape = Shape {
         sequences: &[],
         maps: &[],
+        partial: &[],
     };
     /// The reference an outside resolver's answer is compared with (`docs/protocol.md`):
     /// [`System::to_json`] unless the system writes its answer for people differently from

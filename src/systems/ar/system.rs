@@ -246,6 +246,7 @@ impl System for Ar {
     const SHAPE: Shape = Shape {
         sequences: &["final_targets", "targets"],
         maps: &["final_targets"],
+        partial: &[],
     };
     /// Every flat list written out, up to [`PROTOCOL_FLAT`] entries (beyond, the
     /// factorised answer only: the resolver's lists are then not compared), without the

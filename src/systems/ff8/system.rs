@@ -206,6 +206,7 @@ impl System for Ff8 {
     const SHAPE: Shape = Shape {
         sequences: &["rules", "trade", "carried"],
         maps: &[],
+        partial: &[],
     };
     fn to_json(_: &Scenario, answer: &Answer) -> serde_json::Value {
         serde_json::to_value(answer).expect("answers serialise")

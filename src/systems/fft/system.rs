@@ -277,6 +277,7 @@ impl System for Fft {
     const SHAPE: Shape = Shape {
         sequences: &["log", "next_cr", "flags", "targets"],
         maps: &[],
+        partial: &[("variants", "variant")],
     };
     fn to_json(_: &Scenario, a: &FftAnswer) -> Value {
         serde_json::to_value(a).expect("answers serialise")

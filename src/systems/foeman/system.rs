@@ -171,6 +171,7 @@ impl System for Foeman {
     const SHAPE: Shape = Shape {
         sequences: &["side_orders[]", "order"],
         maps: &[],
+        partial: &[],
     };
     fn to_json(_: &Scenario, a: &Answer) -> serde_json::Value {
         serde_json::to_value(a).expect("answers serialise")

@@ -148,6 +148,7 @@ impl System for Lancer {
     const SHAPE: Shape = Shape {
         sequences: &["events", "units", "at", "to", "target", "targets"],
         maps: &[],
+        partial: &[],
     };
     fn to_json(sc: &Scenario, a: &Answer) -> Value {
         json!({
