@@ -29,44 +29,25 @@ use crate::systems::ar::{self as sys, answer, Ar, Factored, Part, Resolution};
 use crate::systems::spec::System;
 use num_bigint::BigUint;
 use num_rational::BigRational;
-use std::path::Path;
 use std::sync::Arc;
 
 pub use crate::systems::ar::model::ActionKind;
 pub use crate::systems::ar::system::ArGen as Knobs;
 pub use crate::systems::ar::Classification;
 
-/// A night: its effects, with every effect reflexive passives could create, split into
-/// independent components.
-#[derive(Clone, Debug)]
-pub struct Night {
-    inner: Arc<sys::Night>,
-}
-
-impl Night {
-    /// Parses a night in the `.night` line format, or JSON (text starting with `{`).
-    /// Errors are located in `<text>`.
-    pub fn parse(text: &str) -> Result<Night, Error> {
-        Ok(Night::from(super::parse::<Ar>(text)?))
-    }
-
-    /// Reads and parses a night file (`.json`: JSON; otherwise the line format, or JSON
-    /// when it starts with `{`); errors name the file.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Night, Error> {
-        Ok(Night::from(super::load::<Ar>(path.as_ref())?))
-    }
-
-    /// The night in the `.night` format, with explicit ids and priorities
-    /// ([`Night::parse`] reads it back).
-    pub fn to_text(&self) -> String {
-        Ar::to_text(&self.inner)
-    }
-}
-
-impl From<sys::Night> for Night {
-    fn from(n: sys::Night) -> Night {
-        Night { inner: Arc::new(n) }
-    }
+instance! {
+    /// A night: its effects, with every effect reflexive passives could create, split into
+    /// independent components.
+    pub struct Night(Ar, sys::Night);
+    parse: "Parses a night in the `.night` line format, or JSON (text starting with \
+        `{`). Errors are located in `<text>`.",
+    from_file: "Reads and parses a night file (`.json`: JSON; otherwise the line format, \
+        or JSON when it starts with `{`); errors name the file.",
+    to_text: "The night in the `.night` format, with explicit ids and priorities \
+        ([`Night::parse`] reads it back).",
+    generate: "A random night: `gordian gen --system ar` with the flags that set `knobs` \
+        writes `generate(&knobs, case_seed(SEED, i))` as its instance `i` \
+        ([`crate::case_seed`]).",
 }
 
 /// Solves a night with the engines of `limits` (by default the direct and the SAT engine
@@ -76,12 +57,6 @@ pub fn solve(night: &Night, limits: &Limits) -> Result<Answer, Error> {
         night: night.inner.clone(),
         solved: super::solve::<Ar>(&night.inner, limits)?,
     })
-}
-
-/// A random night: `gordian gen --system ar` with the flags that set `knobs` writes
-/// `generate(&knobs, case_seed(SEED, i))` as its instance `i` ([`crate::case_seed`]).
-pub fn generate(knobs: &Knobs, seed: u64) -> Night {
-    Night::from(Ar::generate(knobs, seed))
 }
 
 /// A night's answer, factorised: the night is the product of its independent

@@ -12,7 +12,7 @@ use crate::systems::spec::Budget;
 /// The number of distinct outcomes of `scenario` under the final variant, enumerated by
 /// the simulator's search (`sat`: by SAT bounded model checking).
 pub fn fft_enumerate_final(scenario: &fft::Scenario, sat: bool) -> usize {
-    let (sc, budget) = (scenario.inner(), Budget::new());
+    let (sc, budget) = (scenario.inner.as_ref(), Budget::new());
     let e = if sat {
         encode::enumerate(sc, Variant::Final, &budget)
     } else {
@@ -30,7 +30,7 @@ pub fn fft_small_scenario(seed: u64) -> fft::Scenario {
 /// Whether replaying the scenario's log under the final variant confirms it (`None`: no
 /// log).
 pub fn fft_replay_final(scenario: &fft::Scenario) -> Option<bool> {
-    let sc = scenario.inner();
+    let sc = scenario.inner.as_ref();
     let log = sc.log.as_ref()?;
     Some(replay::replay(sc, log, Variant::Final).explains())
 }
@@ -39,7 +39,7 @@ pub fn fft_replay_final(scenario: &fft::Scenario) -> Option<bool> {
 /// (`Balamb play`, against a player, when it has none), as `gordian ff8 step` computes it.
 pub fn ff8_step(scenario: &ff8::Scenario) -> usize {
     use crate::systems::ff8::model::{Action, Choice, Opponent, Region};
-    let sc = scenario.inner();
+    let sc = scenario.inner.as_ref();
     let first = sc.challenges.first().copied().unwrap_or(Choice {
         region: Region::Balamb,
         opponent: Opponent::Player,
@@ -52,7 +52,7 @@ pub fn ff8_step(scenario: &ff8::Scenario) -> usize {
 /// (a decision table of at most 10 rows, a closure of at most 20,000 states), as a
 /// fraction.
 pub fn ff8_plan(scenario: &ff8::Scenario, horizon: usize) -> String {
-    let sc = scenario.inner();
+    let sc = scenario.inner.as_ref();
     let goal = sc.goal.as_ref().expect("the scenario has a goal");
     let plan = crate::systems::ff8::search::plan(sc, goal, horizon, 10, 20_000, &Budget::new());
     plan.expect("no limit").probability.to_string()

@@ -26,45 +26,21 @@ use super::{Error, Limits, Solved};
 use crate::systems::ff8::model;
 use crate::systems::ff8::system::{self as sys, Ff8};
 use crate::systems::spec::System;
-use std::path::Path;
 use std::sync::Arc;
 
 pub use crate::systems::ff8::gen::GenArgs as Knobs;
 
-/// A scenario: the state (regions' rules and trade rules, carried rules, trading,
-/// points, the Queen, Squall), the regions Squall may challenge in, the bound or a fixed
-/// sequence of challenges, and optionally a goal.
-#[derive(Clone, Debug)]
-pub struct Scenario {
-    inner: Arc<model::Scenario>,
-}
-
-impl Scenario {
-    /// Parses a scenario in the `.ff8` format; errors are located in `<text>`.
-    pub fn parse(text: &str) -> Result<Scenario, Error> {
-        Ok(Scenario::from(super::parse::<Ff8>(text)?))
-    }
-
-    /// Reads and parses a `.ff8` file; errors name the file.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, Error> {
-        Ok(Scenario::from(super::load::<Ff8>(path.as_ref())?))
-    }
-
-    /// The scenario in the `.ff8` format ([`Scenario::parse`] reads it back).
-    pub fn to_text(&self) -> String {
-        Ff8::to_text(&self.inner)
-    }
-
-    /// The system's scenario (for `bench_only`).
-    pub(crate) fn inner(&self) -> &model::Scenario {
-        &self.inner
-    }
-}
-
-impl From<model::Scenario> for Scenario {
-    fn from(s: model::Scenario) -> Scenario {
-        Scenario { inner: Arc::new(s) }
-    }
+instance! {
+    /// A scenario: the state (regions' rules and trade rules, carried rules, trading,
+    /// points, the Queen, Squall), the regions Squall may challenge in, the bound or a fixed
+    /// sequence of challenges, and optionally a goal.
+    pub struct Scenario(Ff8, model::Scenario);
+    parse: "Parses a scenario in the `.ff8` format; errors are located in `<text>`.",
+    from_file: "Reads and parses a `.ff8` file; errors name the file.",
+    to_text: "The scenario in the `.ff8` format ([`Scenario::parse`] reads it back).",
+    generate: "A random scenario: `gordian gen --system ff8` with the flags that set \
+        `knobs` writes `generate(&knobs, case_seed(SEED, i))` as its instance `i` \
+        ([`crate::case_seed`]).",
 }
 
 /// Finds every state reachable within the scenario's challenges and whether its goal can
@@ -76,12 +52,6 @@ pub fn solve(scenario: &Scenario, limits: &Limits) -> Result<Answer, Error> {
         scenario: scenario.inner.clone(),
         solved: super::solve::<Ff8>(&scenario.inner, limits)?,
     })
-}
-
-/// A random scenario: `gordian gen --system ff8` with the flags that set `knobs` writes
-/// `generate(&knobs, case_seed(SEED, i))` as its instance `i` ([`crate::case_seed`]).
-pub fn generate(knobs: &Knobs, seed: u64) -> Scenario {
-    Scenario::from(Ff8::generate(knobs, seed))
 }
 
 /// A scenario's answer: the reachable states and whether the goal can hold.

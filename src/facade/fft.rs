@@ -28,46 +28,22 @@ use super::{Error, Limits, Solved};
 use crate::systems::fft::system::FftAnswer;
 use crate::systems::fft::{model, Fft};
 use crate::systems::spec::System;
-use std::path::Path;
 use std::sync::Arc;
 
 pub use crate::systems::fft::gen::ScenarioParams as Knobs;
 pub use crate::systems::fft::model::Variant;
 pub use crate::systems::fft::search::Property;
 
-/// One SR phase: the characters, the slow actions that resolve in it, the menus that
-/// bound the choices, optionally an observed log.
-#[derive(Clone, Debug)]
-pub struct Scenario {
-    inner: Arc<model::Scenario>,
-}
-
-impl Scenario {
-    /// Parses a scenario in the `.fft` format; errors are located in `<text>`.
-    pub fn parse(text: &str) -> Result<Scenario, Error> {
-        Ok(Scenario::from(super::parse::<Fft>(text)?))
-    }
-
-    /// Reads and parses a `.fft` file; errors name the file.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, Error> {
-        Ok(Scenario::from(super::load::<Fft>(path.as_ref())?))
-    }
-
-    /// The scenario in the `.fft` format ([`Scenario::parse`] reads it back).
-    pub fn to_text(&self) -> String {
-        Fft::to_text(&self.inner)
-    }
-
-    /// The system's scenario (for `bench_only`).
-    pub(crate) fn inner(&self) -> &model::Scenario {
-        &self.inner
-    }
-}
-
-impl From<model::Scenario> for Scenario {
-    fn from(s: model::Scenario) -> Scenario {
-        Scenario { inner: Arc::new(s) }
-    }
+instance! {
+    /// One SR phase: the characters, the slow actions that resolve in it, the menus that
+    /// bound the choices, optionally an observed log.
+    pub struct Scenario(Fft, model::Scenario);
+    parse: "Parses a scenario in the `.fft` format; errors are located in `<text>`.",
+    from_file: "Reads and parses a `.fft` file; errors name the file.",
+    to_text: "The scenario in the `.fft` format ([`Scenario::parse`] reads it back).",
+    generate: "A random scenario: `gordian gen --system fft` with the flags that set \
+        `knobs` writes `generate(&knobs, case_seed(SEED, i))` as its instance `i` \
+        ([`crate::case_seed`]).",
 }
 
 /// Enumerates every outcome under every variant and looks for a witness of every
@@ -78,12 +54,6 @@ pub fn solve(scenario: &Scenario, limits: &Limits) -> Result<Answer, Error> {
         scenario: scenario.inner.clone(),
         solved: super::solve::<Fft>(&scenario.inner, limits)?,
     })
-}
-
-/// A random scenario: `gordian gen --system fft` with the flags that set `knobs` writes
-/// `generate(&knobs, case_seed(SEED, i))` as its instance `i` ([`crate::case_seed`]).
-pub fn generate(knobs: &Knobs, seed: u64) -> Scenario {
-    Scenario::from(Fft::generate(knobs, seed))
 }
 
 /// A scenario's answer: per variant, the distinct outcomes (log, flags left, next CR

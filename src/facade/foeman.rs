@@ -25,38 +25,19 @@ use super::{Error, Limits, Solved};
 use crate::systems::foeman::model;
 use crate::systems::foeman::system::Foeman;
 use crate::systems::spec::System;
-use std::path::Path;
 use std::sync::Arc;
 
 pub use crate::systems::foeman::gen::GenArgs as Knobs;
 
-/// One round: the sides with their initiative, the figures with their modDX and plans.
-#[derive(Clone, Debug)]
-pub struct Scenario {
-    inner: Arc<model::Scenario>,
-}
-
-impl Scenario {
-    /// Parses a round in the `.foeman` format; errors are located in `<text>`.
-    pub fn parse(text: &str) -> Result<Scenario, Error> {
-        Ok(Scenario::from(super::parse::<Foeman>(text)?))
-    }
-
-    /// Reads and parses a `.foeman` file; errors name the file.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, Error> {
-        Ok(Scenario::from(super::load::<Foeman>(path.as_ref())?))
-    }
-
-    /// The round in the `.foeman` format ([`Scenario::parse`] reads it back).
-    pub fn to_text(&self) -> String {
-        Foeman::to_text(&self.inner)
-    }
-}
-
-impl From<model::Scenario> for Scenario {
-    fn from(s: model::Scenario) -> Scenario {
-        Scenario { inner: Arc::new(s) }
-    }
+instance! {
+    /// One round: the sides with their initiative, the figures with their modDX and plans.
+    pub struct Scenario(Foeman, model::Scenario);
+    parse: "Parses a round in the `.foeman` format; errors are located in `<text>`.",
+    from_file: "Reads and parses a `.foeman` file; errors name the file.",
+    to_text: "The round in the `.foeman` format ([`Scenario::parse`] reads it back).",
+    generate: "A random round: `gordian gen --system foeman` with the flags that set \
+        `knobs` writes `generate(&knobs, case_seed(SEED, i))` as its instance `i` \
+        ([`crate::case_seed`]).",
 }
 
 /// Finds every reachable side order and Action-phase outcome with the engines of
@@ -67,12 +48,6 @@ pub fn solve(round: &Scenario, limits: &Limits) -> Result<Answer, Error> {
         round: round.inner.clone(),
         solved: super::solve::<Foeman>(&round.inner, limits)?,
     })
-}
-
-/// A random round: `gordian gen --system foeman` with the flags that set `knobs` writes
-/// `generate(&knobs, case_seed(SEED, i))` as its instance `i` ([`crate::case_seed`]).
-pub fn generate(knobs: &Knobs, seed: u64) -> Scenario {
-    Scenario::from(Foeman::generate(knobs, seed))
 }
 
 /// A round's answer: the reachable side orders and Action-phase outcomes (the two

@@ -35,38 +35,19 @@ use crate::systems::lancer::model;
 use crate::systems::lancer::search::Property;
 use crate::systems::lancer::system::{self as sys, Lancer};
 use crate::systems::spec::System;
-use std::path::Path;
 use std::sync::Arc;
 
 pub use crate::systems::lancer::gen::GenArgs as Knobs;
 
-/// A scenario: units, weapons, reactions, the initiating action and the policy.
-#[derive(Clone, Debug)]
-pub struct Scenario {
-    inner: Arc<model::Scenario>,
-}
-
-impl Scenario {
-    /// Parses a scenario in the `.lancer` format; errors are located in `<text>`.
-    pub fn parse(text: &str) -> Result<Scenario, Error> {
-        Ok(Scenario::from(super::parse::<Lancer>(text)?))
-    }
-
-    /// Reads and parses a `.lancer` file; errors name the file.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario, Error> {
-        Ok(Scenario::from(super::load::<Lancer>(path.as_ref())?))
-    }
-
-    /// The scenario in the `.lancer` format ([`Scenario::parse`] reads it back).
-    pub fn to_text(&self) -> String {
-        Lancer::to_text(&self.inner)
-    }
-}
-
-impl From<model::Scenario> for Scenario {
-    fn from(s: model::Scenario) -> Scenario {
-        Scenario { inner: Arc::new(s) }
-    }
+instance! {
+    /// A scenario: units, weapons, reactions, the initiating action and the policy.
+    pub struct Scenario(Lancer, model::Scenario);
+    parse: "Parses a scenario in the `.lancer` format; errors are located in `<text>`.",
+    from_file: "Reads and parses a `.lancer` file; errors name the file.",
+    to_text: "The scenario in the `.lancer` format ([`Scenario::parse`] reads it back).",
+    generate: "A random scenario: `gordian gen --system lancer` with the flags that set \
+        `knobs` writes `generate(&knobs, case_seed(SEED, i))` as its instance `i` \
+        ([`crate::case_seed`]).",
 }
 
 /// Enumerates every distinct outcome under the scenario's policy with the engines of
@@ -77,13 +58,6 @@ pub fn solve(scenario: &Scenario, limits: &Limits) -> Result<Answer, Error> {
         scenario: scenario.inner.clone(),
         solved: super::solve::<Lancer>(&scenario.inner, limits)?,
     })
-}
-
-/// A random scenario: `gordian gen --system lancer` with the flags that set `knobs`
-/// writes `generate(&knobs, case_seed(SEED, i))` as its instance `i`
-/// ([`crate::case_seed`]).
-pub fn generate(knobs: &Knobs, seed: u64) -> Scenario {
-    Scenario::from(Lancer::generate(knobs, seed))
 }
 
 /// A scenario's answer: every distinct outcome under its policy.

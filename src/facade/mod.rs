@@ -12,6 +12,57 @@
 //! `spec::Budget` and `harness::differential::with_timeout`, exactly as the CLI runs it;
 //! the answers, their JSON and the generators are the systems' own (`System`).
 
+/// The instance type of one system's facade module, the same for every system: an
+/// immutable, cheaply cloned instance with `parse`, `from_file` and `to_text`, made from
+/// the system's model with `From`; and the module's `generate`. The docs name the system's
+/// format.
+macro_rules! instance {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident($sys:ty, $model:ty);
+        parse: $parse:literal,
+        from_file: $file:literal,
+        to_text: $text:literal,
+        generate: $gen:literal $(,)?
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug)]
+        pub struct $name {
+            pub(super) inner: std::sync::Arc<$model>,
+        }
+
+        impl $name {
+            #[doc = $parse]
+            pub fn parse(text: &str) -> Result<$name, Error> {
+                Ok($name::from(super::parse::<$sys>(text)?))
+            }
+
+            #[doc = $file]
+            pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<$name, Error> {
+                Ok($name::from(super::load::<$sys>(path.as_ref())?))
+            }
+
+            #[doc = $text]
+            pub fn to_text(&self) -> String {
+                <$sys as crate::systems::spec::System>::to_text(&self.inner)
+            }
+        }
+
+        impl From<$model> for $name {
+            fn from(m: $model) -> $name {
+                $name {
+                    inner: std::sync::Arc::new(m),
+                }
+            }
+        }
+
+        #[doc = $gen]
+        pub fn generate(knobs: &Knobs, seed: u64) -> $name {
+            $name::from(<$sys as crate::systems::spec::System>::generate(knobs, seed))
+        }
+    };
+}
+
 pub mod ar;
 #[doc(hidden)]
 pub mod bench_only;
