@@ -343,7 +343,7 @@ fn against_detail(c: &AgainstCheck) -> String {
         AgainstCheck::Judged { judged, .. } => match judged {
             Judged::Agree { fields, .. } => format!("compared: {}", fields.join(" ")),
             Judged::Differ(d) => format!("first differs at {}", d.difference.field),
-            Judged::Fault(f) => f.to_string(),
+            Judged::Fault(f) => f.short(),
             Judged::GordianDisagrees(_) => "a bug in gordian".to_string(),
             Judged::Skipped(why) => why.clone(),
         },

@@ -74,11 +74,11 @@ impl Judged {
     }
 
     /// Whether `other` fails the same way (the shrinker's predicate): any difference for a
-    /// difference, the same kind of fault for a fault.
+    /// difference, the same fault for a fault (see `Fault::same_as`).
     fn same_failure(&self, other: &Judged) -> bool {
         match (self, other) {
             (Judged::Differ(_), Judged::Differ(_)) => true,
-            (Judged::Fault(a), Judged::Fault(b)) => a.kind() == b.kind(),
+            (Judged::Fault(a), Judged::Fault(b)) => a.same_as(b),
             (Judged::GordianDisagrees(_), Judged::GordianDisagrees(_)) => true,
             _ => false,
         }

@@ -88,6 +88,28 @@ impl Fault {
     }
 }
 
+impl Fault {
+    /// A short description for a table cell: the kind with its code, signal or time.
+    pub fn short(&self) -> String {
+        match self {
+            Fault::Crashed { signal, .. } => format!("crash (signal {signal})"),
+            Fault::Exit { code, .. } => format!("exit code {code}"),
+            Fault::Timeout(t) => format!("no answer within {} s", t.as_secs_f64()),
+            f => f.kind().to_string(),
+        }
+    }
+
+    /// Whether `other` is the same fault (the shrinker's predicate): the same kind, and
+    /// for a crash the same signal, for an exit the same code.
+    pub fn same_as(&self, other: &Fault) -> bool {
+        match (self, other) {
+            (Fault::Crashed { signal: a, .. }, Fault::Crashed { signal: b, .. }) => a == b,
+            (Fault::Exit { code: a, .. }, Fault::Exit { code: b, .. }) => a == b,
+            (a, b) => a.kind() == b.kind(),
+        }
+    }
+}
+
 fn tail(s: &str) -> String {
     let s = s.trim();
     if s.is_empty() {
@@ -390,6 +412,27 @@ mod tests {
             run("exec /nonexistent/resolver", 5000),
             Err(Fault::Exit { code: 127, .. })
         ));
+    }
+
+    #[test]
+    fn the_same_fault_has_the_same_code_or_signal() {
+        let exit = |code| Fault::Exit {
+            code,
+            stderr: String::new(),
+        };
+        let crash = |signal| Fault::Crashed {
+            signal,
+            stderr: String::new(),
+        };
+        assert!(exit(7).same_as(&exit(7)) && !exit(7).same_as(&exit(1)));
+        assert!(crash(11).same_as(&crash(11)) && !crash(11).same_as(&crash(6)));
+        assert!(!exit(11).same_as(&crash(11)));
+        let empty = |e: &str| Fault::Empty { stderr: e.into() };
+        assert!(
+            empty("a").same_as(&empty("b")),
+            "the message does not matter"
+        );
+        assert_eq!(exit(7).short(), "exit code 7");
     }
 
     #[test]
