@@ -315,11 +315,7 @@ fn print_json(
             v
         })
         .collect();
-    let doc = json!({"files": files, "counts": counts, "not_checked": skipped});
-    super::out(&format!(
-        "{}\n",
-        serde_json::to_string_pretty(&doc).expect("JSON values serialise")
-    ))
+    json_doc(files, counts, skipped)
 }
 
 /// One file checked against the resolver.
@@ -566,6 +562,16 @@ fn against_json(
             v
         })
         .collect();
+    json_doc(files, counts, skipped)
+}
+
+/// `check --json`'s document: every file's object, the counts by verdict, and how many
+/// files were not checked.
+fn json_doc(
+    files: Vec<Value>,
+    counts: &BTreeMap<&str, usize>,
+    skipped: usize,
+) -> Result<(), ExitCode> {
     let doc = json!({"files": files, "counts": counts, "not_checked": skipped});
     super::out(&format!(
         "{}\n",

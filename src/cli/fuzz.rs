@@ -167,15 +167,7 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
     }
     say!("{line}");
     let Some(failure) = summary.failure else {
-        if summary.stopped {
-            say!(
-                "interrupted: no disagreement in the cases run (seed {})",
-                cfg.seed
-            );
-            return signals.exit_code().unwrap_or(ExitCode::from(130));
-        }
-        say!("no disagreement (seed {})", cfg.seed);
-        return ExitCode::SUCCESS;
+        return no_failure(summary.stopped, cfg.seed, &signals);
     };
     eprintln!(
         "case {} (generator seed {}): the engines disagree; shrinking ...",
@@ -186,18 +178,10 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
     }
     let shrunk = fuzz::shrink_failure::<S>(&failure.instance, &diff, cfg);
     let text = fuzz::failure_file::<S>(gen, cfg, &failure, &shrunk);
-    let path = out.join(format!(
-        "fuzz-{}-seed{}-case{}.{}",
-        S::NAME,
-        cfg.seed,
-        failure.index,
-        S::EXTENSIONS[0]
-    ));
-    if let Err(e) = std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, &text)) {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        eprint!("{text}");
-        return ExitCode::FAILURE;
-    }
+    let path = match save::<S>(out, "fuzz", cfg.seed, failure.index, &text) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     for line in shrunk
         .comparison
         .describe(|a| S::summary(&shrunk.instance, a))
@@ -213,6 +197,40 @@ fn counts(m: &std::collections::BTreeMap<String, u64>) -> String {
         .map(|(k, n)| format!("{k} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The end of a run without a failure: its last line and exit code.
+fn no_failure(stopped: bool, seed: u64, signals: &Signals) -> ExitCode {
+    if stopped {
+        say!("interrupted: no disagreement in the cases run (seed {seed})");
+        return signals.exit_code().unwrap_or(ExitCode::from(130));
+    }
+    say!("no disagreement (seed {seed})");
+    ExitCode::SUCCESS
+}
+
+/// Writes a shrunk failure as `out/KIND-SYSTEM-seedS-caseI.EXT`; on a write error, prints
+/// the file's text on standard error instead (exit 1).
+fn save<S: System>(
+    out: &Path,
+    kind: &str,
+    seed: u64,
+    index: u64,
+    text: &str,
+) -> Result<PathBuf, ExitCode> {
+    let path = out.join(format!(
+        "{kind}-{}-seed{seed}-case{index}.{}",
+        S::NAME,
+        S::EXTENSIONS[0]
+    ));
+    match std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, text)) {
+        Ok(()) => Ok(path),
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            eprint!("{text}");
+            Err(ExitCode::FAILURE)
+        }
+    }
 }
 
 /// Field names, each with the number of cases it was in when that is not every case.
@@ -287,15 +305,7 @@ fn fuzz_against<S: System>(
         );
     }
     let Some(failure) = summary.failure else {
-        if summary.stopped {
-            say!(
-                "interrupted: no disagreement in the cases run (seed {})",
-                cfg.seed
-            );
-            return signals.exit_code().unwrap_or(ExitCode::from(130));
-        }
-        say!("no disagreement (seed {})", cfg.seed);
-        return ExitCode::SUCCESS;
+        return no_failure(summary.stopped, cfg.seed, &signals);
     };
     eprintln!(
         "case {} (generator seed {}): {}; shrinking ...",
@@ -330,18 +340,10 @@ fn fuzz_against<S: System>(
         S::size(&small)
     );
     let text = against::failure_file::<S>(&origin, resolver, &small, &judged);
-    let path = out.join(format!(
-        "against-{}-seed{}-case{}.{}",
-        S::NAME,
-        cfg.seed,
-        failure.index,
-        S::EXTENSIONS[0]
-    ));
-    if let Err(e) = std::fs::create_dir_all(out).and_then(|()| std::fs::write(&path, &text)) {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        eprint!("{text}");
-        return ExitCode::FAILURE;
-    }
+    let path = match save::<S>(out, "against", cfg.seed, failure.index, &text) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
     eprint!("{}", against::report::<S>(&small, &judged));
     say!("{}", path.display());
     ExitCode::FAILURE

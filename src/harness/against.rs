@@ -30,7 +30,8 @@ pub struct Differing {
     pub gordian: Value,
     /// The resolver's answer.
     pub theirs: Map<String, Value>,
-    /// gordian's explanation of its answer, where the system has one.
+    /// gordian's explanation of its answer, where the system has one (set by [`shrink`]
+    /// on the instance it keeps).
     pub explanation: Option<String>,
 }
 
@@ -138,7 +139,7 @@ pub fn judge<S: System>(
             difference,
             gordian: reference,
             theirs,
-            explanation: S::explain(instance, answer),
+            explanation: None,
         })),
     }
 }
@@ -288,6 +289,15 @@ pub fn shrink<S: System>(
         }
         same
     });
+    // gordian's explanation, of the shrunk instance only (for ?AR it searches a minimal
+    // core, which no candidate of the shrinker needs).
+    if let Judged::Differ(d) = &mut last {
+        let budget = cfg.budget();
+        let c = with_timeout(cfg.case_timeout, &budget, || diff.compare(&small, &budget));
+        if let Verdict::Agree(a) | Verdict::Alone(a) = c.verdict() {
+            d.explanation = S::explain(&small, a);
+        }
+    }
     (small, last)
 }
 
