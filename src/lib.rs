@@ -4,6 +4,7 @@
 #![doc = include_str!("../docs/library.md")]
 #![warn(missing_docs)]
 
+mod cancel;
 mod cli;
 mod facade;
 mod harness;
@@ -20,6 +21,17 @@ pub use num_bigint::BigUint;
 #[doc(no_inline)]
 pub use num_rational::BigRational;
 pub use text::{ParseError, ParseErrors};
+
+/// The playground's requests (the browser page and the npm package): an instance as
+/// text in, the CLI's report and `--json` answer out, as JSON (`docs/playground.md`). Not
+/// part of the library's API.
+#[doc(hidden)]
+pub mod playground {
+    pub use crate::cli::page::{detect, solve, systems};
+}
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 /// The `gordian` command line (`src/main.rs`): parses the arguments, runs the command,
 /// returns its exit code. Not part of the library's API.

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 /// mimalloc: the engines allocate many small, short-lived vectors (frames, labellings,
 /// answers); on small nights the system allocator was a fifth of the run.
+#[cfg(not(target_arch = "wasm32"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -78,6 +78,7 @@ pub fn run(args: &Args) -> ExitCode {
         grace: Some(args.grace),
         timeout: args.timeout,
         max_memory: args.memory.bytes(),
+        answers: false,
     };
     let forced = args.system;
     let resolve = move |job: &Job| match registry::system_of(&job.path, forced) {

@@ -43,8 +43,8 @@ pub struct Args {
     /// Which engines answer and are compared.
     #[arg(long, value_enum, default_value = "all")]
     engine: EngineChoice,
-    /// Print one JSON document (every file's verdict and row, and the counts) instead of
-    /// the tables.
+    /// Print one JSON document (every file's verdict, row and whole answer, and the counts)
+    /// instead of the tables.
     #[arg(long)]
     json: bool,
     /// Files checked in parallel (default: the available parallelism).
@@ -120,6 +120,7 @@ pub fn run(args: &Args) -> ExitCode {
         grace: None,
         timeout: args.timeout,
         max_memory: args.memory.bytes(),
+        answers: args.json,
     };
     let threads = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -293,7 +294,7 @@ fn print_json(
                 "verdict": verdict(&c.result).to_lowercase(),
             });
             match &c.result {
-                FileCheck::Agree { row, label } => {
+                FileCheck::Agree { row, label, answer } => {
                     let cols = (registry::get(c.system.expect("checked")).columns)();
                     let cells: serde_json::Map<String, Value> = cols
                         .iter()
@@ -302,10 +303,16 @@ fn print_json(
                         .collect();
                     v["row"] = Value::Object(cells);
                     v["label"] = json!(label);
+                    v["answer"] = answer.clone().unwrap_or(Value::Null);
                 }
-                FileCheck::Alone { row, unfinished } => {
+                FileCheck::Alone {
+                    row,
+                    unfinished,
+                    answer,
+                } => {
                     v["row"] = json!(row);
                     v["unfinished"] = json!(unfinished);
+                    v["answer"] = answer.clone().unwrap_or(Value::Null);
                 }
                 FileCheck::Disagree { answers } => v["answers"] = answers.clone(),
                 FileCheck::Input(m) | FileCheck::BadEngine(m) => v["error"] = json!(m),

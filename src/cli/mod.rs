@@ -42,6 +42,7 @@ mod gen;
 mod generators;
 mod lancer;
 mod limits;
+pub(crate) mod page;
 mod progress;
 mod registry;
 mod resolve;

@@ -74,6 +74,8 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     /// Memory bound on each engine's state, in bytes.
     pub max_memory: u64,
+    /// Whether `check` keeps each answer as JSON (`System::to_json`, for `--json`).
+    pub answers: bool,
 }
 
 /// What checking one file gave.
@@ -85,6 +87,8 @@ pub enum FileCheck {
         row: Vec<String>,
         /// The answer's label.
         label: String,
+        /// The answer (`System::to_json`), when [`RunOptions::answers`] asks for it.
+        answer: Option<Value>,
     },
     /// Some engine answered, the others were stopped: not cross-checked.
     Alone {
@@ -92,6 +96,8 @@ pub enum FileCheck {
         row: Vec<String>,
         /// The engines that did not finish.
         unfinished: Vec<&'static str>,
+        /// The answer (`System::to_json`), when [`RunOptions::answers`] asks for it.
+        answer: Option<Value>,
     },
     /// The engines disagree (or one panicked): every answer, as JSON by engine.
     Disagree {
@@ -128,6 +134,12 @@ pub struct Entry {
     /// Loads one file and compares an outside resolver's answer with gordian's; a
     /// failure is shrunk.
     pub against: fn(&Path, &RunOptions, &Resolver, &AtomicBool) -> AgainstCheck,
+    /// Whether a text reads as an instance (recognising the system of a text).
+    pub reads: fn(&Path, &str) -> bool,
+    /// Where a text's reading first fails, (line, column) (see `page::first_error`).
+    pub first_error: fn(&Path, &str) -> (usize, usize),
+    /// Answers a playground request (`cli/page.rs`).
+    pub page: fn(&super::page::Input) -> Result<Value, Value>,
 }
 
 /// What checking one file against an outside resolver gave.
@@ -165,13 +177,20 @@ fn entry<S: System>(name: SystemName) -> Entry {
         check: check_file::<S>,
         batch: batch_job::<S>,
         against: against_file::<S>,
+        reads: super::page::reads::<S>,
+        first_error: super::page::first_error::<S>,
+        page: super::page::generic::<S>,
     }
 }
 
 /// Every system, in `SystemName` order.
 pub fn entries() -> Vec<Entry> {
     vec![
-        entry::<Ar>(SystemName::Ar),
+        Entry {
+            // A night's page answer is `resolve`'s, not `check`'s.
+            page: super::page::night,
+            ..entry::<Ar>(SystemName::Ar)
+        },
         entry::<Fft>(SystemName::Fft),
         entry::<Lancer>(SystemName::Lancer),
         entry::<Foeman>(SystemName::Foeman),
@@ -241,7 +260,7 @@ fn check_file<S: System>(path: &Path, opts: &RunOptions) -> FileCheck {
             Err(_) => return stopped(budget.limit_hit()),
         };
         let c = diff.compare(&instance, &budget);
-        compared::<S>(&instance, &c)
+        compared::<S>(&instance, &c, opts.answers)
     })
 }
 
@@ -255,15 +274,19 @@ fn stopped(limit: Option<crate::systems::spec::LimitHit>) -> FileCheck {
 fn compared<S: System>(
     instance: &S::Instance,
     c: &crate::harness::Comparison<S::Answer>,
+    answers: bool,
 ) -> FileCheck {
+    let json = |a| answers.then(|| S::to_json(instance, a));
     match c.verdict() {
         Verdict::Agree(a) => FileCheck::Agree {
             row: S::row(instance, a),
             label: S::label(a),
+            answer: json(a),
         },
         Verdict::Alone(a) => FileCheck::Alone {
             row: S::row(instance, a),
             unfinished: c.unfinished(),
+            answer: json(a),
         },
         Verdict::Interrupted => stopped(c.limit_hit()),
         Verdict::Disagree => {

@@ -10,7 +10,8 @@ use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
 use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::ar::answer::{self, Expand, Options};
 use crate::systems::ar::{self, Ar, Factored, Night};
-use std::io::Write as _;
+use crate::systems::spec::Budget;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -60,7 +61,7 @@ pub struct Args {
 
 /// `--expand`'s values: [`Expand`] as a command-line choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum ExpandArg {
+pub(super) enum ExpandArg {
     /// While they hold at most 256 entries (ways listed plus outcomes).
     Auto,
     /// Always (streamed; `--limit` bounds each list).
@@ -80,7 +81,7 @@ impl From<ExpandArg> for Expand {
 }
 
 /// A solved night, ready to be written.
-struct Solved {
+pub(super) struct Solved {
     night: Night,
     analysis: Factored,
     engine: String,
@@ -88,6 +89,66 @@ struct Solved {
     unfinished: Vec<&'static str>,
     answered: Vec<&'static str>,
     extras: super::why::Extras,
+}
+
+impl Solved {
+    /// The Graphviz picture the why flags asked for, if any.
+    pub(super) fn dot(&self) -> Option<&str> {
+        self.extras.dot.as_deref()
+    }
+    /// Whether the engines were compared and agreed.
+    pub(super) fn cross_checked(&self) -> bool {
+        self.cross_checked
+    }
+}
+
+/// How a loaded night is solved and what its report adds: `resolve`'s flags, or the
+/// playground's choices.
+pub(super) struct How<'a> {
+    /// The engines.
+    pub engine: EngineChoice,
+    /// The slower engines' time after the first answered.
+    pub grace: Duration,
+    /// Re-validate the answer with the reference semantics.
+    pub self_check: bool,
+    /// Explanations and pictures.
+    pub why: &'a super::why::Args,
+    /// The seed of the reproducible pick.
+    pub seed: Option<u64>,
+    /// The time limit (for its message).
+    pub timeout: Option<Duration>,
+}
+
+/// Why a night has no report: the message (for standard error), and the exit code.
+pub(super) struct Failed {
+    /// The exit code.
+    pub code: u8,
+    /// What went wrong, as the CLI writes it on standard error.
+    pub message: String,
+    /// For a disagreement: every engine's answer, as JSON (the CLI writes it on
+    /// standard output).
+    pub answers: Option<String>,
+}
+
+impl Failed {
+    fn new(code: u8, message: String) -> Failed {
+        Failed {
+            code,
+            message,
+            answers: None,
+        }
+    }
+
+    /// Prints the failure as the CLI does and returns its exit code.
+    fn report(self) -> ExitCode {
+        eprintln!("{}", self.message);
+        if let Some(a) = self.answers {
+            if let Err(code) = super::out(&a) {
+                return code;
+            }
+        }
+        ExitCode::from(self.code)
+    }
 }
 
 /// Runs the subcommand.
@@ -114,50 +175,36 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let what = args.file.display().to_string();
     let budget = args.memory.budget();
-    let solved = match limits::within(&what, args.timeout, &budget, || answer(args, &budget)) {
-        Ok(s) => s,
-        Err(code) => return code,
+    let how = How {
+        engine: args.engine,
+        grace: args.grace,
+        self_check: args.self_check,
+        why: &args.why,
+        seed: args.seed,
+        timeout: args.timeout,
     };
-    write(args, &solved)
-}
-
-/// Streams the report to standard output (after the watchdog: output is bounded by
-/// `--limit`, not by the time budget).
-fn write(args: &Args, s: &Solved) -> ExitCode {
+    let solved = limits::within(&what, args.timeout, &budget, || {
+        let u = match inputs::load_within::<Ar>(&args.file, &budget) {
+            Ok(Ok(u)) => u,
+            Ok(Err(e)) => {
+                return Err(Failed::new(EXIT_INPUT, registry::render_load_error(&e)));
+            }
+            Err(_) => return Err(stopped(&what, &budget, None, args.timeout)),
+        };
+        solve(&what, u, &how, &budget)
+    });
+    let solved = match solved {
+        Ok(s) => s,
+        Err(f) => return f.report(),
+    };
     let opts = Options {
         seed: args.seed,
         expand: args.expand.into(),
         limit: args.limit,
     };
     let mut o = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = if args.json {
-        let mut extra = vec![
-            ("engine", serde_json::json!(s.engine)),
-            ("cross_checked", serde_json::json!(s.cross_checked)),
-            ("unfinished", serde_json::json!(s.unfinished.first())),
-        ];
-        extra.extend(s.extras.json.iter().map(|(k, v)| (*k, v.clone())));
-        answer::write_json(&mut o, &s.night, &s.analysis, &opts, &extra)
-    } else {
-        let how = if s.cross_checked {
-            format!("cross-checked: {} engines agree", s.answered.join(" and "))
-        } else if !s.unfinished.is_empty() {
-            format!(
-                "answered by the {} engine alone: NOT cross-checked, the {} engine did \
-                 not finish within {}s after it",
-                s.engine,
-                s.unfinished.join(", "),
-                args.grace.as_secs_f64()
-            )
-        } else {
-            format!("answered by the {} engine alone", s.engine)
-        };
-        answer::write_human(&mut o, &s.night, &s.analysis, &opts).and_then(|w| {
-            o.write_all(s.extras.text.as_bytes())?;
-            writeln!(o, "({how})").map(|()| w)
-        })
-    };
-    match written.and_then(|w| o.flush().map(|()| w)) {
+    match render(&solved, &opts, args.json, args.grace, &mut o).and_then(|w| o.flush().map(|()| w))
+    {
         Err(e) => super::write_failed(e),
         Ok(w) if w.truncated => {
             eprintln!(
@@ -172,29 +219,82 @@ fn write(args: &Args, s: &Solved) -> ExitCode {
     }
 }
 
+/// `error: WHAT: <reason>` for a night stopped by its budget (exit 5).
+fn stopped(
+    what: &str,
+    budget: &Budget,
+    limit: Option<crate::systems::spec::LimitHit>,
+    timeout: Option<Duration>,
+) -> Failed {
+    Failed::new(
+        EXIT_LIMIT,
+        format!(
+            "error: {what}: {}",
+            limits::stop_reason(budget, limit, timeout)
+        ),
+    )
+}
+
+/// Writes the report of `s`: the human report, or with `json` the JSON object (after the
+/// watchdog: output is bounded by `--limit`, not by the time budget).
+pub(super) fn render(
+    s: &Solved,
+    opts: &Options,
+    json: bool,
+    grace: Duration,
+    o: &mut dyn Write,
+) -> std::io::Result<answer::Written> {
+    if json {
+        let mut extra = vec![
+            ("engine", serde_json::json!(s.engine)),
+            ("cross_checked", serde_json::json!(s.cross_checked)),
+            ("unfinished", serde_json::json!(s.unfinished.first())),
+        ];
+        extra.extend(s.extras.json.iter().map(|(k, v)| (*k, v.clone())));
+        return answer::write_json(o, &s.night, &s.analysis, opts, &extra);
+    }
+    let how = if s.cross_checked {
+        format!("cross-checked: {} engines agree", s.answered.join(" and "))
+    } else if !s.unfinished.is_empty() {
+        format!(
+            "answered by the {} engine alone: NOT cross-checked, the {} engine did \
+             not finish within {}s after it",
+            s.engine,
+            s.unfinished.join(", "),
+            grace.as_secs_f64()
+        )
+    } else {
+        format!("answered by the {} engine alone", s.engine)
+    };
+    let w = answer::write_human(o, &s.night, &s.analysis, opts)?;
+    o.write_all(s.extras.text.as_bytes())?;
+    writeln!(o, "({how})")?;
+    Ok(w)
+}
+
 /// Explanations, cores, certificates and pictures work on the flat answer of the whole
 /// night: up to this many flat entries (see `answer::flat_entries`).
 const WHY_UP_TO: u64 = 4096;
 
 /// What `--explain`, `--certify`, `--dot`, `--svg` add: computed on the component itself
 /// for a night of one component, else on the flat answer of the whole night.
-fn why(args: &Args, n: &Night, f: &Factored) -> Result<super::why::Extras, ExitCode> {
-    let w = &args.why;
-    if !(w.explain || w.certify.is_some() || w.dot.is_some() || w.svg.is_some()) {
+fn why(how: &How, what: &str, n: &Night, f: &Factored) -> Result<super::why::Extras, Failed> {
+    let w = how.why;
+    if !w.wanted() {
         return Ok(super::why::Extras::default());
     }
     let fail = |e: String| {
-        eprintln!("error: {}: {e}", args.file.display());
-        ExitCode::from(if e.contains("bug in gordian") {
+        let code = if e.contains("bug in gordian") {
             EXIT_DISAGREE
         } else {
             EXIT_INPUT
-        })
+        };
+        Failed::new(code, format!("error: {what}: {e}"))
     };
     // A component answered as pieces is explained through the flat answer: a piece is
     // a view of some effects, not a night of its own.
     if let (None, [p], [a]) = (&f.refined, n.parts.as_slice(), f.parts.as_slice()) {
-        return super::why::run(w, &p.universe, a, args.seed).map_err(fail);
+        return super::why::run(w, &p.universe, a, how.seed).map_err(fail);
     }
     let entries = answer::flat_entries(n, f);
     if entries > WHY_UP_TO.into() {
@@ -210,48 +310,32 @@ fn why(args: &Args, n: &Night, f: &Factored) -> Result<super::why::Extras, ExitC
             n.parts.len()
         )));
     }
-    super::why::run(w, &n.whole, &ar::expand::flatten(n, f), args.seed).map_err(fail)
+    super::why::run(w, &n.whole, &ar::expand::flatten(n, f), how.seed).map_err(fail)
 }
 
-/// Loads and solves the night under `budget`, or the exit code after the error was
-/// reported.
-fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<Solved, ExitCode> {
-    let what = args.file.display().to_string();
-    let u = match inputs::load_within::<Ar>(&args.file, budget) {
-        Ok(Ok(u)) => u,
-        Ok(Err(e)) => {
-            super::report_error(&e);
-            return Err(ExitCode::from(EXIT_INPUT));
-        }
-        Err(_) => return Err(limits::stopped(&what, budget, None, args.timeout)),
-    };
-    let diff = match args.engine.names() {
+/// Solves a loaded night under `budget` (`what` names it in messages), or says why not.
+pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<Solved, Failed> {
+    let diff = match how.engine.names() {
         None => Differential::<Ar>::all(),
-        Some(names) => match Differential::<Ar>::only(names) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Err(ExitCode::from(EXIT_INPUT));
-            }
-        },
+        Some(names) => Differential::<Ar>::only(names)
+            .map_err(|e| Failed::new(EXIT_INPUT, format!("error: {e}")))?,
     }
-    .with_grace(Some(args.grace));
-    if args.engine == EngineChoice::Brute && u.largest_part() > ar::brute::MAX_UNIVERSE {
-        eprintln!(
-            "error: too large for brute force (a component of {} effects, at most {})",
-            u.largest_part(),
-            ar::brute::MAX_UNIVERSE
-        );
-        return Err(ExitCode::from(EXIT_INPUT));
+    .with_grace(Some(how.grace));
+    if how.engine == EngineChoice::Brute && u.largest_part() > ar::brute::MAX_UNIVERSE {
+        return Err(Failed::new(
+            EXIT_INPUT,
+            format!(
+                "error: too large for brute force (a component of {} effects, at most {})",
+                u.largest_part(),
+                ar::brute::MAX_UNIVERSE
+            ),
+        ));
     }
     let c = diff.compare(&u, budget);
     let analysis = match c.verdict() {
         Verdict::Agree(a) | Verdict::Alone(a) => a,
-        Verdict::Interrupted => {
-            return Err(limits::stopped(&what, budget, c.limit_hit(), args.timeout));
-        }
+        Verdict::Interrupted => return Err(stopped(what, budget, c.limit_hit(), how.timeout)),
         Verdict::Disagree => {
-            eprintln!("error: {what}: the engines disagree; this is a bug in gordian.");
             let answers: serde_json::Map<String, serde_json::Value> = c
                 .runs
                 .iter()
@@ -264,20 +348,23 @@ fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<Solved, 
                 })
                 .collect();
             let text = serde_json::to_string_pretty(&answers).expect("JSON values serialise");
-            return Err(match super::out(&format!("{text}\n")) {
-                Ok(()) => ExitCode::from(EXIT_DISAGREE),
-                Err(code) => code,
+            return Err(Failed {
+                code: EXIT_DISAGREE,
+                message: format!("error: {what}: the engines disagree; this is a bug in gordian."),
+                answers: Some(format!("{text}\n")),
             });
         }
     };
-    if args.self_check {
+    if how.self_check {
         if let Err(v) = ar::self_check(&u, analysis) {
-            eprintln!("error: {what}: self-check failed: {v}");
-            return Err(ExitCode::FAILURE);
+            return Err(Failed::new(
+                1,
+                format!("error: {what}: self-check failed: {v}"),
+            ));
         }
     }
     if budget.is_cancelled() {
-        return Err(limits::stopped(&what, budget, None, args.timeout));
+        return Err(stopped(what, budget, None, how.timeout));
     }
     let cross_checked = c.cross_checked();
     let unfinished = c.unfinished();
@@ -292,7 +379,7 @@ fn answer(args: &Args, budget: &crate::systems::spec::Budget) -> Result<Solved, 
     } else {
         answered.join("+")
     };
-    let extras = why(args, &u, analysis)?;
+    let extras = why(how, what, &u, analysis)?;
     Ok(Solved {
         analysis: analysis.clone(),
         night: u,

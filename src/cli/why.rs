@@ -29,6 +29,20 @@ pub struct Args {
     /// Render the same picture to SVG with Graphviz's `dot` (which must be installed).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Keep the picture's DOT text in [`Extras::dot`] (the playground draws it itself).
+    #[arg(skip)]
+    pub picture: bool,
+}
+
+impl Args {
+    /// Whether the flags ask for anything.
+    pub fn wanted(&self) -> bool {
+        self.explain
+            || self.certify.is_some()
+            || self.dot.is_some()
+            || self.svg.is_some()
+            || self.picture
+    }
 }
 
 /// What the flags add to the report.
@@ -38,6 +52,8 @@ pub struct Extras {
     pub text: String,
     /// Fields added to the JSON report.
     pub json: Vec<(&'static str, Value)>,
+    /// The picture's Graphviz DOT text, when [`Args::picture`] asked for it.
+    pub dot: Option<String>,
 }
 
 /// Computes everything the flags ask for; an error is a message for stderr.
@@ -58,7 +74,7 @@ pub fn run(args: &Args, u: &Universe, a: &Analysis, seed: Option<u64>) -> Result
     if let Some(dir) = &args.certify {
         certify_to(u, a, dir, &mut ex)?;
     }
-    if args.dot.is_some() || args.svg.is_some() {
+    if args.dot.is_some() || args.svg.is_some() || args.picture {
         let o = seed
             .and_then(|s| pick(u, a, &empty, s))
             .or_else(|| outs.first().cloned())
@@ -77,6 +93,9 @@ pub fn run(args: &Args, u: &Universe, a: &Analysis, seed: Option<u64>) -> Result
         if let Some(f) = &args.svg {
             let svg = dot::to_svg(&text).map_err(|e| format!("--svg {}: {e}", f.display()))?;
             std::fs::write(f, svg).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+        }
+        if args.picture {
+            ex.dot = Some(text);
         }
     }
     Ok(ex)

@@ -8,9 +8,10 @@
 //! failure of that engine, never as an answer; every engine runs with a child of the
 //! caller's [`Budget`], so cancelling it stops them all.
 
+use crate::cancel::Instant;
 use crate::systems::spec::{race, Budget, Engine, Interrupted, Job, LimitHit, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// An engine of system `S` as a trait object.
 pub type DynEngine<S> = dyn Engine<<S as System>::Instance, <S as System>::Answer> + Send + Sync;
@@ -243,6 +244,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Runs `f`, cancelling `budget` from a timer thread if it takes longer than `timeout`.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn with_timeout<T>(timeout: Option<Duration>, budget: &Budget, f: impl FnOnce() -> T) -> T {
     let Some(t) = timeout else { return f() };
     let (done, wait) = std::sync::mpsc::channel::<()>();
@@ -256,6 +258,16 @@ pub fn with_timeout<T>(timeout: Option<Duration>, budget: &Budget, f: impl FnOnc
     drop(done);
     let _ = timer.join();
     r
+}
+
+/// Runs `f`, with `budget` cancelled once `timeout` has passed (in WebAssembly, a
+/// deadline its engines see when they poll it: there is no timer thread).
+#[cfg(target_arch = "wasm32")]
+pub fn with_timeout<T>(timeout: Option<Duration>, budget: &Budget, f: impl FnOnce() -> T) -> T {
+    if let Some(t) = timeout {
+        budget.set_deadline(Instant::now() + t);
+    }
+    f()
 }
 
 #[cfg(test)]

@@ -89,7 +89,6 @@ mod tests {
     use crate::sat::test_util::{brute_force_models, cnf_strategy, Cnf};
     use proptest::prelude::*;
     use std::collections::BTreeSet;
-    use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
     fn collect(
@@ -197,11 +196,11 @@ mod tests {
     #[test]
     fn interrupted() {
         let (mut s, v) = small();
-        let flag = Arc::new(AtomicBool::new(true));
+        let flag = Arc::new(crate::cancel::Flag::raised());
         s.set_interrupt(flag.clone());
         let (e, found) = collect(&mut s, &v, &[], None);
         assert_eq!((e.end, found.len()), (EnumerationEnd::Interrupted, 0));
-        flag.store(false, std::sync::atomic::Ordering::Relaxed);
+        flag.lower();
         let (e, _) = collect(&mut s, &v, &[], None);
         assert_eq!((e.end, e.models), (EnumerationEnd::Complete, 6));
     }

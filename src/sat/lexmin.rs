@@ -197,9 +197,7 @@ mod tests {
     fn interrupted() {
         let mut s = Solver::new();
         let x = s.new_lit();
-        s.set_interrupt(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
-            true,
-        )));
+        s.set_interrupt(std::sync::Arc::new(crate::cancel::Flag::raised()));
         assert_eq!(lexmin(&mut s, &[vec![x]], &[]), Err(Interrupted));
     }
 }

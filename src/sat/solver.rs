@@ -14,8 +14,8 @@
 //!   [`SatResult::Sat`], and is empty otherwise;
 //! * assumptions only live for one `solve` call and never appear in the clause copy.
 
+use crate::cancel::Flag;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use varisat::ExtendFormula;
@@ -49,7 +49,7 @@ pub struct Solver {
     /// Model of the last successful solve, indexed by variable index.
     model: Vec<bool>,
     true_lit: Lit,
-    interrupt: Option<Arc<AtomicBool>>,
+    interrupt: Option<Arc<Flag>>,
 }
 
 impl Default for Solver {
@@ -183,15 +183,13 @@ impl Solver {
     /// produced by the public API), so the flag is only checked when a solve starts; a solve
     /// already running finishes normally. Multi-call procedures (enumeration, minimisation)
     /// therefore stop at their next solve call.
-    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+    pub fn set_interrupt(&mut self, flag: Arc<Flag>) {
         self.interrupt = Some(flag);
     }
 
     /// Whether the cancellation flag is installed and set.
     pub fn is_interrupted(&self) -> bool {
-        self.interrupt
-            .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        self.interrupt.as_ref().is_some_and(|flag| flag.is_raised())
     }
 
     /// Solves the clauses under `assumptions` (which hold for this call only).
@@ -359,11 +357,11 @@ mod tests {
     #[test]
     fn interrupt_flag_checked_before_solve() {
         let mut s = Solver::new();
-        let flag = Arc::new(AtomicBool::new(true));
+        let flag = Arc::new(Flag::raised());
         s.set_interrupt(flag.clone());
         assert_eq!(s.solve(&[]), SatResult::Unknown);
         assert_eq!(s.model(), None);
-        flag.store(false, Ordering::Relaxed);
+        flag.lower();
         assert_eq!(s.solve(&[]), SatResult::Sat);
     }
 

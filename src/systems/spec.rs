@@ -15,11 +15,16 @@
 //! memory meter; [`Budget::child_metered`] (one per engine of a [`race`]) starts a meter
 //! of its own with the same bound, so what one engine holds is never charged to another.
 
+use crate::cancel::Flag;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::cancel::Instant;
+#[cfg(not(target_arch = "wasm32"))]
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// An engine stopped because its budget was cancelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -71,7 +76,7 @@ impl Meter {
 
 #[derive(Debug)]
 struct Inner {
-    flag: Arc<AtomicBool>,
+    flag: Arc<Flag>,
     children: Mutex<Vec<Budget>>,
     meter: Arc<Meter>,
 }
@@ -138,12 +143,32 @@ impl Budget {
         if self.is_cancelled() {
             child.cancel();
         }
+        #[cfg(target_arch = "wasm32")]
+        if let Some(at) = self.inner.flag.deadline() {
+            child.inner.flag.set_deadline(at);
+        }
         child
+    }
+
+    /// Cancels this budget and its children (now and later) at `at`, checked when they
+    /// are polled: the time budget in WebAssembly, where no timer thread can cancel it
+    /// (see `crate::cancel`).
+    #[cfg(target_arch = "wasm32")]
+    pub fn set_deadline(&self, at: crate::cancel::Instant) {
+        self.inner.flag.set_deadline(at);
+        let kids = self
+            .inner
+            .children
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for k in kids.iter() {
+            k.set_deadline(at);
+        }
     }
 
     /// Asks every engine polling this budget (or a child of it) to stop.
     pub fn cancel(&self) {
-        self.inner.flag.store(true, Ordering::Relaxed);
+        self.inner.flag.raise();
         let kids = self
             .inner
             .children
@@ -156,7 +181,7 @@ impl Budget {
 
     /// Whether the budget was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.flag.load(Ordering::Relaxed)
+        self.inner.flag.is_raised()
     }
 
     /// `Err(Interrupted)` once cancelled.
@@ -169,7 +194,7 @@ impl Budget {
     }
 
     /// The shared flag (for layers such as the SAT solver wrapper that poll it directly).
-    pub fn flag(&self) -> Arc<AtomicBool> {
+    pub fn flag(&self) -> Arc<Flag> {
         self.inner.flag.clone()
     }
 
@@ -397,6 +422,7 @@ pub type Job<'a, T> = Box<dyn FnOnce(&Budget) -> T + Send + 'a>;
 /// first job returns, the others get `grace` more time; then their budgets are cancelled
 /// (engines answer `Interrupted`). With `grace = None` every job runs to the end.
 /// Results come back in the order of `jobs`.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_, T>>) -> Vec<T> {
     let budgets: Vec<Budget> = jobs.iter().map(|_| budget.child_metered()).collect();
     let n = jobs.len();
@@ -433,6 +459,22 @@ pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_,
             })
             .collect()
     })
+}
+
+/// [`race`] in WebAssembly, where there are no threads: the jobs run one after the
+/// other on this thread, in order; once the first has returned, each later one gets
+/// `grace` from its start (a deadline on its budget), then its budget is cancelled.
+#[cfg(target_arch = "wasm32")]
+pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_, T>>) -> Vec<T> {
+    let mut out = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let b = budget.child_metered();
+        if let (Some(grace), false) = (grace, out.is_empty()) {
+            b.set_deadline(crate::cancel::Instant::now() + grace);
+        }
+        out.push(job(&b));
+    }
+    out
 }
 
 /// Bytes charged for state that lives only as long as this guard (an encoding dropped at

@@ -1,0 +1,463 @@
+//! The playground's requests: what the browser page and the npm package ask of gordian
+//! (through the WebAssembly exports of `src/wasm.rs`). A request is an instance as text,
+//! of a system named or recognised; it is solved as the CLI solves a file, and answered
+//! with what the CLI would print: the report's first line (`status`), the whole human
+//! report, the JSON its `--json` prints (`answer`), a picture, and the CLI command those
+//! come from (`command`). A night is answered as `gordian resolve FILE --explain` (and
+//! `--json`) answers it; an instance of another system as `gordian check FILE --json`
+//! answers it (`files[0].answer`), with a report made of the system's summary, its `check`
+//! row and its explanation. `docs/playground.md` describes requests and responses.
+//!
+//! Invariants: renders, never prints; never panics on any request (a malformed request is
+//! an `input` error response); names the systems only through the registry.
+
+use super::registry::{self, EngineChoice, SystemName};
+use super::resolve::{self, How};
+use super::EXIT_LIMIT;
+use crate::harness::differential::with_timeout;
+use crate::harness::{Differential, Verdict};
+use crate::systems::ar::answer::Options;
+use crate::systems::ar::Ar;
+use crate::systems::spec::{Budget, System, DEFAULT_MAX_MEMORY};
+use crate::text::ParseErrors;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Duration;
+
+/// One request (JSON).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    /// The instance, in its system's text format.
+    text: String,
+    /// The system's id (`ar`, `fft`, ...); absent or null: recognised.
+    #[serde(default)]
+    system: Option<String>,
+    /// The file name errors are located in (its extension also names the system).
+    #[serde(default)]
+    name: Option<String>,
+    /// The time limit in milliseconds.
+    #[serde(default)]
+    timeout_ms: Option<f64>,
+    /// The seed of the reproducible random pick (nights).
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+/// A request as the systems see it.
+pub(super) struct Input<'a> {
+    /// The file name the instance is read as.
+    pub name: &'a str,
+    /// The instance text.
+    pub text: &'a str,
+    /// The time limit.
+    pub timeout: Option<Duration>,
+    /// The seed of the pick.
+    pub seed: Option<u64>,
+}
+
+/// The name an instance is read as when the request names none.
+const UNNAMED: &str = "instance";
+
+/// Answers one request (JSON) with one response (JSON); see the module doc.
+pub fn solve(request: &str) -> String {
+    let start = crate::cancel::Instant::now();
+    let mut response = match answer(request) {
+        Ok(v) | Err(v) => v,
+    };
+    response["ms"] = json!(start.elapsed().as_secs_f64() * 1e3);
+    response.to_string()
+}
+
+fn answer(request: &str) -> Result<Value, Value> {
+    let req: Request = serde_json::from_str(request).map_err(|e| {
+        failure(
+            "input",
+            None,
+            format!("error: the request is not valid: {e}"),
+        )
+    })?;
+    let name = req.name.as_deref().unwrap_or(UNNAMED);
+    let system = match req.system.as_deref() {
+        Some(id) => registry::entries()
+            .into_iter()
+            .find(|e| e.id == id)
+            .map(|e| e.name)
+            .ok_or_else(|| {
+                failure(
+                    "input",
+                    None,
+                    format!(
+                        "error: no system `{id}` (the systems: {})",
+                        ids().join(", ")
+                    ),
+                )
+            })?,
+        None => recognise(name, &req.text).unwrap_or_else(|| closest(name, &req.text)),
+    };
+    let timeout = match req.timeout_ms {
+        None => None,
+        Some(ms) if ms.is_finite() && ms > 0.0 && ms <= 1e12 => {
+            Some(Duration::from_secs_f64(ms / 1e3))
+        }
+        Some(ms) => {
+            return Err(failure(
+                "input",
+                None,
+                format!("error: timeout_ms must be a positive number of milliseconds, not {ms}"),
+            ))
+        }
+    };
+    let input = Input {
+        name,
+        text: &req.text,
+        timeout,
+        seed: req.seed,
+    };
+    (registry::get(system).page)(&input)
+}
+
+/// The systems, as JSON: `[{"id", "noun", "extensions"}]`.
+pub fn systems() -> String {
+    let list: Vec<Value> = registry::entries()
+        .iter()
+        .map(|e| json!({"id": e.id, "noun": e.noun, "extensions": e.extensions}))
+        .collect();
+    Value::Array(list).to_string()
+}
+
+/// The system of an instance: by the extension of `name`, else the first system (in the
+/// registry's order) whose format reads `text`; `""` when none does (a request without a
+/// system is then read in the format whose reading went furthest, to show its error).
+pub fn detect(name: &str, text: &str) -> String {
+    recognise(name, text).map_or(String::new(), |s| registry::get(s).id.to_string())
+}
+
+fn recognise(name: &str, text: &str) -> Option<SystemName> {
+    let path = Path::new(name);
+    let entries = registry::entries();
+    if let Some(e) = entries
+        .iter()
+        .find(|e| crate::harness::inputs::has_extension(path, e.extensions))
+    {
+        return Some(e.name);
+    }
+    entries
+        .iter()
+        .find(|e| (e.reads)(path, text))
+        .map(|e| e.name)
+}
+
+/// For a text no system reads: the system whose reading of it went furthest (its first
+/// error is the latest in the text; the first system on a tie), so that the located error
+/// shown is the one in the format the author meant.
+fn closest(name: &str, text: &str) -> SystemName {
+    let path = Path::new(name);
+    registry::entries()
+        .iter()
+        .map(|e| (std::cmp::Reverse((e.first_error)(path, text)), e.name))
+        .min()
+        .map_or(SystemName::Ar, |(_, n)| n)
+}
+
+fn ids() -> Vec<&'static str> {
+    registry::entries().iter().map(|e| e.id).collect()
+}
+
+/// An error response: `kind` is `input`, `parse`, `timeout`, `limit` or `disagree`;
+/// `report` is what the CLI writes on standard error, `status` its first line.
+fn failure(kind: &str, system: Option<&str>, report: String) -> Value {
+    json!({
+        "ok": false,
+        "kind": kind,
+        "system": system,
+        "status": first_line(&report),
+        "report": report,
+        "errors": [],
+    })
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+/// The response for located parse errors: the CLI's rendering, and each location.
+fn parse_failure(system: &str, e: &ParseErrors) -> Value {
+    let mut v = failure("parse", Some(system), e.to_string());
+    v["errors"] =
+        e.0.iter()
+            .map(|p| json!({"line": p.line, "column": p.col, "message": p.message}))
+            .collect();
+    v
+}
+
+/// Whether `text` reads as an instance of `S` (recognising a system from its text).
+pub(super) fn reads<S: System>(file: &Path, text: &str) -> bool {
+    S::parse(file, text).is_ok()
+}
+
+/// Where `S`'s reading of `text` first fails, as (line, column); past the end when it
+/// reads.
+pub(super) fn first_error<S: System>(file: &Path, text: &str) -> (usize, usize) {
+    match S::parse(file, text) {
+        Ok(_) => (usize::MAX, usize::MAX),
+        Err(e) => e.0.iter().map(|p| (p.line, p.col)).min().unwrap_or((0, 0)),
+    }
+}
+
+/// A night, as `gordian resolve FILE --explain` and `--explain --json` answer it, with the
+/// picture of `--dot` (the CLI's defaults: both engines, a 10 s grace, the memory bound).
+pub(super) fn night(input: &Input) -> Result<Value, Value> {
+    let budget = Budget::with_max_memory(DEFAULT_MAX_MEMORY);
+    let why = super::why::Args {
+        explain: true,
+        picture: true,
+        ..Default::default()
+    };
+    let how = How {
+        engine: EngineChoice::Both,
+        grace: Duration::from_secs(10),
+        self_check: false,
+        why: &why,
+        seed: input.seed,
+        timeout: input.timeout,
+    };
+    let what = input.name;
+    let solved = with_timeout(input.timeout, &budget, || {
+        let u = match Ar::parse_within(Path::new(what), input.text, &budget) {
+            Ok(Ok(u)) => u,
+            Ok(Err(e)) => return Err(parse_failure(Ar::NAME, &e)),
+            Err(_) => {
+                return Err(stopped(Ar::NAME, what, &budget, input.timeout));
+            }
+        };
+        resolve::solve(what, u, &how, &budget).map_err(|f| {
+            let kind = match f.code {
+                EXIT_LIMIT => limit_kind(&budget),
+                super::EXIT_DISAGREE => "disagree",
+                _ => "input",
+            };
+            let mut v = failure(kind, Some(Ar::NAME), f.message);
+            if let Some(a) = f.answers {
+                v["answers"] = serde_json::from_str(&a).unwrap_or(Value::Null);
+            }
+            v
+        })
+    })?;
+    let opts = Options {
+        seed: input.seed,
+        ..Options::default()
+    };
+    let grace = how.grace;
+    let render = |json: bool| {
+        let mut out = Vec::new();
+        resolve::render(&solved, &opts, json, grace, &mut out)
+            .map(|_| String::from_utf8_lossy(&out).into_owned())
+            .map_err(|e| failure("input", Some(Ar::NAME), format!("error: {e}")))
+    };
+    let report = render(false)?;
+    let answer: Value = serde_json::from_str(&render(true)?).unwrap_or(Value::Null);
+    let mut command = String::from("gordian resolve FILE --explain --json");
+    if let Some(s) = input.seed {
+        command.push_str(&format!(" --seed {s}"));
+    }
+    Ok(json!({
+        "ok": true,
+        "system": Ar::NAME,
+        "status": first_line(&report),
+        "report": report,
+        "answer": answer,
+        "dot": solved.dot(),
+        "command": command,
+        "cross_checked": solved.cross_checked(),
+    }))
+}
+
+/// An instance of any system, as `gordian check FILE --json` answers it (every engine,
+/// compared), with a report of its summary, its `check` row and its explanation.
+pub(super) fn generic<S: System>(input: &Input) -> Result<Value, Value> {
+    let budget = Budget::with_max_memory(DEFAULT_MAX_MEMORY);
+    let what = input.name;
+    with_timeout(input.timeout, &budget, || {
+        let instance = match S::parse_within(Path::new(what), input.text, &budget) {
+            Ok(Ok(i)) => i,
+            Ok(Err(e)) => return Err(parse_failure(S::NAME, &e)),
+            Err(_) => return Err(stopped(S::NAME, what, &budget, input.timeout)),
+        };
+        let c = Differential::<S>::all().compare(&instance, &budget);
+        let a = match c.verdict() {
+            Verdict::Agree(a) | Verdict::Alone(a) => a,
+            Verdict::Interrupted => {
+                let reason = super::limits::stop_reason(&budget, c.limit_hit(), input.timeout);
+                return Err(failure(
+                    limit_kind(&budget),
+                    Some(S::NAME),
+                    format!("error: {what}: {reason}"),
+                ));
+            }
+            Verdict::Disagree => {
+                let answers: serde_json::Map<String, Value> = c
+                    .runs
+                    .iter()
+                    .map(|r| {
+                        let v = match &r.result {
+                            Ok(a) => S::to_json(&instance, a),
+                            Err(e) => json!({"error": e.to_string()}),
+                        };
+                        (r.engine.to_string(), v)
+                    })
+                    .collect();
+                let mut v = failure(
+                    "disagree",
+                    Some(S::NAME),
+                    format!("error: {what}: the engines disagree; this is a bug in gordian."),
+                );
+                v["answers"] = Value::Object(answers);
+                return Err(v);
+            }
+        };
+        let mut report = S::summary(&instance, a);
+        report.push('\n');
+        for (col, cell) in S::columns().iter().zip(S::row(&instance, a)) {
+            report.push_str(&format!("  {col}: {cell}\n"));
+        }
+        if let Some(why) = S::explain(&instance, a) {
+            report.push_str(&why);
+            if !why.ends_with('\n') {
+                report.push('\n');
+            }
+        }
+        let answered: Vec<&str> = c
+            .runs
+            .iter()
+            .filter(|r| r.result.is_ok())
+            .map(|r| r.engine)
+            .collect();
+        if c.cross_checked() {
+            report.push_str(&format!(
+                "(cross-checked: {} engines agree)\n",
+                answered.join(" and ")
+            ));
+        } else {
+            report.push_str(&format!(
+                "(answered by the {} engine alone: NOT cross-checked)\n",
+                answered.join("+")
+            ));
+        }
+        Ok(json!({
+            "ok": true,
+            "system": S::NAME,
+            "status": first_line(&report),
+            "report": report,
+            "answer": S::to_json(&instance, a),
+            "dot": Value::Null,
+            "command": "gordian check FILE --json",
+            "cross_checked": c.cross_checked(),
+        }))
+    })
+}
+
+fn limit_kind(budget: &Budget) -> &'static str {
+    if budget.limit_hit().is_some() {
+        "limit"
+    } else {
+        "timeout"
+    }
+}
+
+fn stopped(system: &str, what: &str, budget: &Budget, timeout: Option<Duration>) -> Value {
+    let reason = super::limits::stop_reason(budget, None, timeout);
+    failure(
+        limit_kind(budget),
+        Some(system),
+        format!("error: {what}: {reason}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(req: Value) -> Value {
+        serde_json::from_str(&solve(&req.to_string())).expect("responses are JSON")
+    }
+
+    #[test]
+    fn a_hand_worked_night_is_answered_as_resolve_answers_it() {
+        // A kill and a protection of the same target: the protection stops the kill, so
+        // one resolution, nobody dies (docs/ar.md, protect).
+        let r = ask(json!({
+            "text": "players: M D C\nM kill C\nD protect C\n",
+            "name": "protect.night"
+        }));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["system"], "ar");
+        assert!(
+            r["status"]
+                .as_str()
+                .unwrap()
+                .starts_with("non-paradox: exactly one resolution"),
+            "{r}"
+        );
+        assert_eq!(r["answer"]["classification"], "non-paradox");
+        assert_eq!(r["cross_checked"], true);
+        assert!(r["dot"].as_str().unwrap().starts_with("digraph"));
+        assert!(r["report"].as_str().unwrap().contains("why:"));
+    }
+
+    #[test]
+    fn a_located_error_names_its_line_and_column() {
+        let r = ask(json!({"text": "players: A B\nA kill\n", "system": "ar"}));
+        assert_eq!(r["ok"], false);
+        assert_eq!(r["kind"], "parse");
+        assert_eq!(r["errors"][0]["line"], 2, "{r}");
+        assert!(r["status"].as_str().unwrap().starts_with("error:"));
+        assert!(r["report"].as_str().unwrap().contains("--> instance:2:"));
+        // Without a system: read as the format that went furthest (a night, here).
+        let r = ask(json!({"text": "players: A B\nA kill B\nB kill\n"}));
+        assert_eq!(
+            (r["kind"].as_str(), r["system"].as_str()),
+            (Some("parse"), Some("ar"))
+        );
+        assert_eq!(r["errors"][0]["line"], 3, "{r}");
+    }
+
+    #[test]
+    fn bad_requests_are_input_errors_never_panics() {
+        for req in [
+            "",
+            "{",
+            "[]",
+            r#"{"text": 3}"#,
+            r#"{"text": "x", "system": "chess"}"#,
+            r#"{"text": "x", "timeout_ms": -1}"#,
+            r#"{"text": "x", "extra": 1}"#,
+        ] {
+            let r: Value = serde_json::from_str(&solve(req)).unwrap();
+            assert_eq!(r["ok"], false, "{req}");
+            assert!(r["status"].as_str().unwrap().starts_with("error:"), "{req}");
+        }
+    }
+
+    #[test]
+    fn systems_are_recognised_by_extension_then_by_text() {
+        assert_eq!(detect("x.lancer", ""), "lancer");
+        assert_eq!(detect("instance", "players: A B\nA kill B\n"), "ar");
+        let fft = include_str!("../../instances/fft/seed-2-haste.fft");
+        assert_eq!(detect("instance", fft), "fft");
+        assert_eq!(detect("instance", "\u{1}\u{2} not any format"), "");
+        let list: Value = serde_json::from_str(&systems()).unwrap();
+        assert_eq!(list.as_array().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn other_systems_answer_as_check_json_does() {
+        let text = include_str!("../../instances/lancer/seed-2-brace.lancer");
+        let r = ask(json!({"text": text, "name": "seed-2-brace.lancer"}));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["command"], "gordian check FILE --json");
+        // The seed's brace example has four outcomes (instances/lancer/README.md).
+        assert_eq!(r["answer"]["outcomes"].as_array().unwrap().len(), 4);
+    }
+}
