@@ -27,7 +27,7 @@ fi
 echo "build.sh: compiling gordian to WebAssembly (target/wasm)" >&2
 RUSTC_BOOTSTRAP=1 RUSTC=$rustc_web CARGO_TARGET_DIR="$root/target/wasm" \
     CARGO_PROFILE_RELEASE_DEBUG=0 \
-    "$cargo_web" rustc --lib --release --quiet \
+    "$cargo_web" rustc --lib --release \
     --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort --crate-type cdylib
 wasm="$root/target/wasm/wasm32-unknown-unknown/release/gordian.wasm"
 
@@ -37,7 +37,7 @@ version="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); p
 bindgen="${WASM_BINDGEN:-$root/target/tools/bin/wasm-bindgen}"
 if [[ ! -x $bindgen ]] || [[ "$("$bindgen" --version)" != "wasm-bindgen $version" ]]; then
     echo "build.sh: installing wasm-bindgen-cli $version into target/tools" >&2
-    cargo install wasm-bindgen-cli --version "$version" --root "$root/target/tools" --quiet
+    cargo install wasm-bindgen-cli --version "$version" --root "$root/target/tools"
     bindgen="$root/target/tools/bin/wasm-bindgen"
 fi
 
@@ -58,7 +58,7 @@ for d in sorted(pathlib.Path("instances").iterdir()):
                         "text": f.read_text(encoding="utf-8")})
 json.dump(out, __import__("sys").stdout, ensure_ascii=False)
 PY
-if [[ -x web/vendor.sh ]]; then
+if [[ -f web/vendor.sh ]]; then
     bash web/vendor.sh
 fi
 
