@@ -2,14 +2,20 @@
 //! answered in parallel, one JSON line each, to a report file or standard output;
 //! resumable (`--resume`) and shardable (`--shard K/N`).
 //!
+//! Each instance is solved in a worker process (`cli/worker.rs`): past `--timeout` (plus
+//! a margin) or `--max-memory` (plus headroom) the worker is killed and the instance gets
+//! a `timeout` or `limit` record; a worker that dies gets a `crash` record; a signal
+//! stops the workers at once, and the records written stay.
+//!
 //! Exit codes: 0 every instance has its record (error records included); 3 the engines
-//! disagreed on some instance; 5 some instance hit a limit (a `timeout` or `limit`
-//! record); 2 bad arguments or a report that cannot be used (missing
+//! disagreed on some instance; 1 some worker crashed (a `crash` record); 5 some instance
+//! hit a limit (a `timeout` or `limit` record); 2 bad arguments or a report that cannot be used (missing
 //! directory, locked by another run, not a report); 1 the report could not be written;
 //! 130/143 interrupted (the records written so far stay; `--resume` continues).
 
 use super::registry::{self, EngineChoice, RunOptions, SystemName};
 use super::signals::Signals;
+use super::worker;
 use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
 use crate::harness::batch::{self, ErrorKind, Job, Shard};
 use std::collections::HashSet;
@@ -80,15 +86,24 @@ pub fn run(args: &Args) -> ExitCode {
         max_memory: args.memory.bytes(),
         answers: false,
     };
-    let forced = args.system;
-    let resolve = move |job: &Job| match registry::system_of(&job.path, forced) {
-        Ok(name) => (registry::get(name).batch)(job, &opts),
-        Err(msg) => batch::error_record(job.key(), ErrorKind::Input, format!("error: {msg}")),
-    };
     let threads = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,
     );
+    // Each instance is solved in a worker process under hard limits (cli/worker.rs).
+    let cfg = worker::Config {
+        mode: worker::Mode::Batch,
+        system: args.system,
+        opts,
+    };
+    let pool = match worker::pool(&cfg, threads) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let resolve = |job: &Job| worker::batch_in_worker(&pool, job, &cfg, &signals.any);
     let bar = progress::bar(Some(jobs.len() as u64), "instances");
     let result = batch::run(&jobs, &resolve, threads, &mut *out, &signals.any, &|_| {
         bar.inc(1)
@@ -139,6 +154,12 @@ pub fn run(args: &Args) -> ExitCode {
     if summary.errors.contains_key(&ErrorKind::Disagreement) {
         eprintln!("error: the engines disagree on some instance; this is a bug in gordian.");
         ExitCode::from(EXIT_DISAGREE)
+    } else if summary.errors.contains_key(&ErrorKind::Crash) {
+        eprintln!(
+            "error: the process solving some instance crashed (its `crash` record says how); \
+             this is a bug in gordian unless it was killed from outside."
+        );
+        ExitCode::FAILURE
     } else if summary.errors.contains_key(&ErrorKind::Timeout)
         || summary.errors.contains_key(&ErrorKind::Limit)
     {

@@ -17,8 +17,10 @@
 use super::registry::{self, AgainstCheck, EngineChoice, FileCheck, RunOptions, SystemName};
 use super::signals::Signals;
 use super::table::print_table;
+use super::worker;
 use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
 use crate::harness::against::Judged;
+use crate::harness::batch::Job;
 use crate::harness::external::Resolver;
 use crate::harness::inputs;
 use rayon::prelude::*;
@@ -91,6 +93,7 @@ fn verdict(c: &FileCheck) -> &'static str {
         FileCheck::Timeout => "timeout",
         FileCheck::Limit(_) => "limit",
         FileCheck::Input(_) | FileCheck::BadEngine(_) => "error",
+        FileCheck::Crash(_) => "crash",
     }
 }
 
@@ -136,6 +139,19 @@ pub fn run(args: &Args) -> ExitCode {
     if let Some(cmd) = &args.against {
         return pool.install(|| against(args, cmd, &found.files, &found.errors, &opts, &signals));
     }
+    // Each file is solved in a worker process under hard limits (cli/worker.rs).
+    let cfg = worker::Config {
+        mode: worker::Mode::Check,
+        system: args.system,
+        opts,
+    };
+    let workers = match worker::pool(&cfg, threads) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let bar = progress::bar(Some(found.files.len() as u64), "files");
     let results: Vec<Option<Checked>> = pool.install(|| {
         found
@@ -152,11 +168,17 @@ pub fn run(args: &Args) -> ExitCode {
                         system: None,
                         result: FileCheck::Input(format!("error: {msg}")),
                     },
-                    Ok(name) => Checked {
-                        path,
-                        system: Some(name),
-                        result: (registry::get(name).check)(f, &opts),
-                    },
+                    Ok(name) => {
+                        let job = Job {
+                            path: f.clone(),
+                            unreadable: None,
+                        };
+                        Checked {
+                            path,
+                            system: Some(name),
+                            result: worker::check_in_worker(&workers, &job, &cfg, &signals.any)?,
+                        }
+                    }
                 };
                 bar.inc(1);
                 Some(c)
@@ -185,6 +207,8 @@ pub fn run(args: &Args) -> ExitCode {
     }
     if n("DISAGREE") > 0 {
         ExitCode::from(EXIT_DISAGREE)
+    } else if n("crash") > 0 {
+        ExitCode::FAILURE
     } else if n("error") > 0 {
         ExitCode::from(EXIT_INPUT)
     } else if n("timeout") + n("limit") > 0 {
@@ -214,6 +238,7 @@ fn print_human(checked: &[Checked], skipped: usize) -> Result<(), ExitCode> {
                 unfinished.join(", ")
             ),
             FileCheck::Timeout => eprintln!("{}: timed out", c.path),
+            FileCheck::Crash(how) => eprintln!("error: {}: {how}", c.path),
             FileCheck::Limit(m) => eprintln!("{}: limit: {m}", c.path),
             FileCheck::Agree { .. } => {}
         }
@@ -318,6 +343,7 @@ fn print_json(
                 FileCheck::Input(m) | FileCheck::BadEngine(m) => v["error"] = json!(m),
                 FileCheck::Timeout => v["error"] = json!("timed out"),
                 FileCheck::Limit(m) => v["error"] = json!(format!("limit: {m}")),
+                FileCheck::Crash(m) => v["error"] = json!(format!("crash: {m}")),
             }
             v
         })

@@ -51,6 +51,7 @@ mod signals;
 mod system_cmd;
 mod table;
 mod why;
+mod worker;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
@@ -102,6 +103,10 @@ enum Command {
     /// Answer many instances of any system in parallel, one JSON line each; resumable
     /// and shardable.
     Batch(batch::Args),
+    /// The worker process of `check` and `batch` (internal: one job per line in, one
+    /// answer per line out).
+    #[command(hide = true)]
+    Worker(worker::Args),
     /// FFT turn flow: replay a log, compare rule variants, enumerate every outcome
     /// (simulator and SAT, compared), query for a property.
     Fft(fft::Args),
@@ -210,6 +215,7 @@ pub fn run() -> ExitCode {
             gen::run(&args, sub)
         }
         Command::Batch(args) => batch::run(&args),
+        Command::Worker(args) => worker::run(&args),
         Command::Fft(args) => fft::run(&args),
         Command::Lancer(args) => lancer::run(&args),
         Command::Foeman(args) => foeman::run(&args),

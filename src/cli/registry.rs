@@ -20,7 +20,19 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// A system's name on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum SystemName {
     /// ?AR night resolution (`.night`, `.json`).
     Ar,
@@ -35,7 +47,7 @@ pub enum SystemName {
 }
 
 /// Which engines answer: every engine of the system, or a named one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
 pub enum EngineChoice {
     /// Every engine of the system (brute force too, where the system has one and the
     /// instance is small), compared.
@@ -64,7 +76,7 @@ impl EngineChoice {
 }
 
 /// How `check` and `batch` run each instance.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunOptions {
     /// The engines.
     pub engine: EngineChoice,
@@ -79,7 +91,7 @@ pub struct RunOptions {
 }
 
 /// What checking one file gave.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum FileCheck {
     /// Every engine answered the same.
     Agree {
@@ -95,7 +107,7 @@ pub enum FileCheck {
         /// The system's table cells.
         row: Vec<String>,
         /// The engines that did not finish.
-        unfinished: Vec<&'static str>,
+        unfinished: Vec<String>,
         /// The answer (`System::to_json`), when [`RunOptions::answers`] asks for it.
         answer: Option<Value>,
     },
@@ -113,6 +125,8 @@ pub enum FileCheck {
     Input(String),
     /// The engine choice does not exist for this system.
     BadEngine(String),
+    /// The worker process solving it died (how, in words).
+    Crash(String),
 }
 
 /// One system's entry points.
@@ -285,7 +299,7 @@ fn compared<S: System>(
         },
         Verdict::Alone(a) => FileCheck::Alone {
             row: S::row(instance, a),
-            unfinished: c.unfinished(),
+            unfinished: c.unfinished().into_iter().map(String::from).collect(),
             answer: json(a),
         },
         Verdict::Interrupted => stopped(c.limit_hit()),

@@ -7,6 +7,7 @@
 use super::limits::{self, MemoryArgs};
 use super::registry::{self, EngineChoice, SystemName};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use crate::harness::differential::RunError;
 use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::ar::answer::{self, Expand, Options};
 use crate::systems::ar::{self, Ar, Factored, Night};
@@ -87,6 +88,8 @@ pub(super) struct Solved {
     engine: String,
     cross_checked: bool,
     unfinished: Vec<&'static str>,
+    /// Why each unfinished engine did not finish, in words (as in the report's last line).
+    unfinished_why: Vec<String>,
     answered: Vec<&'static str>,
     extras: super::why::Extras,
 }
@@ -256,12 +259,15 @@ pub(super) fn render(
     let how = if s.cross_checked {
         format!("cross-checked: {} engines agree", s.answered.join(" and "))
     } else if !s.unfinished.is_empty() {
+        let why: Vec<String> = s
+            .unfinished_why
+            .iter()
+            .map(|w| w.replace("{grace}", &grace.as_secs_f64().to_string()))
+            .collect();
         format!(
-            "answered by the {} engine alone: NOT cross-checked, the {} engine did \
-             not finish within {}s after it",
+            "answered by the {} engine alone: NOT cross-checked, {}",
             s.engine,
-            s.unfinished.join(", "),
-            grace.as_secs_f64()
+            why.join("; ")
         )
     } else {
         format!("answered by the {} engine alone", s.engine)
@@ -368,6 +374,27 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
     }
     let cross_checked = c.cross_checked();
     let unfinished = c.unfinished();
+    let unfinished_why = c
+        .runs
+        .iter()
+        .filter_map(|r| match &r.result {
+            Ok(_) => None,
+            Err(RunError::Limit(l)) => Some(format!(
+                "the {} engine stopped at the memory bound on its state ({} MiB, storing {})",
+                r.engine,
+                l.max_bytes.div_ceil(1 << 20),
+                l.what
+            )),
+            Err(RunError::Panicked(m)) => Some(format!(
+                "the {} engine failed (a bug in gordian): {m}",
+                r.engine
+            )),
+            Err(RunError::Interrupted(_)) => Some(format!(
+                "the {} engine did not finish within {{grace}}s after it",
+                r.engine
+            )),
+        })
+        .collect();
     let answered: Vec<&str> = c
         .runs
         .iter()
@@ -386,6 +413,7 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
         engine,
         cross_checked,
         unfinished,
+        unfinished_why,
         answered,
         extras,
     })

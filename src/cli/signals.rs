@@ -1,5 +1,7 @@
 //! SIGINT and SIGTERM as flags (signal-hook): long commands (`fuzz`, `batch`, `check`)
-//! poll them, stop starting new work, print their summary so far and exit 130 or 143.
+//! poll them, stop starting new work (and `check`/`batch` kill the worker processes
+//! solving instances), print their summary so far and exit 130 or 143. A second signal
+//! ends the process at once, with the same code.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,7 +28,10 @@ impl Signals {
         #[cfg(unix)]
         {
             use signal_hook::consts::{SIGINT, SIGTERM};
-            for (sig, flag) in [(SIGINT, &s.int), (SIGTERM, &s.term)] {
+            for (sig, flag, code) in [(SIGINT, &s.int, 130), (SIGTERM, &s.term, 143)] {
+                // A second signal ends the process at once (registered first, so that it
+                // sees the flag the first signal set).
+                let _ = signal_hook::flag::register_conditional_shutdown(sig, code, s.any.clone());
                 let _ = signal_hook::flag::register(sig, flag.clone());
                 let _ = signal_hook::flag::register(sig, s.any.clone());
             }

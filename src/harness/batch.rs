@@ -67,7 +67,7 @@ impl Shard {
 }
 
 /// One instance to resolve.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Job {
     /// Its path as found.
     pub path: PathBuf,
@@ -116,7 +116,9 @@ pub fn plan(
 }
 
 /// Why an instance has no answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum ErrorKind {
     /// Unreadable or invalid file (the message is located).
     Input,
@@ -126,6 +128,9 @@ pub enum ErrorKind {
     Limit,
     /// The engines disagree, or one panicked: a bug in gordian.
     Disagreement,
+    /// The process solving it died (a stack overflow, an abort): a bug in gordian, or
+    /// a kill from outside.
+    Crash,
 }
 
 impl ErrorKind {
@@ -136,12 +141,13 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Limit => "limit",
             ErrorKind::Disagreement => "disagreement",
+            ErrorKind::Crash => "crash",
         }
     }
 }
 
 /// One instance's answer: its JSON line and what it counts as.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Record {
     /// The answer's label (see `System::label`), or the kind of error.
     pub status: Result<String, ErrorKind>,
@@ -266,10 +272,12 @@ impl Summary {
 /// Answers `jobs` with `resolve` on a pool of `threads` threads, writing and flushing one
 /// line per instance to `out` as it finishes (in completion order), and calling
 /// `on_record` after each. Stops at the first write error and returns it; once `stop` is
-/// set, no further instance is started (those running finish and are written).
+/// set, no further instance is started, and an instance `resolve` gives no record for
+/// (`None`: it was stopped) is not written. `resolve` is called on the pool's threads;
+/// `rayon::current_thread_index()` tells it which one.
 pub fn run(
     jobs: &[Job],
-    resolve: &(dyn Fn(&Job) -> Record + Sync),
+    resolve: &(dyn Fn(&Job) -> Option<Record> + Sync),
     threads: usize,
     out: &mut (dyn Write + Send),
     stop: &AtomicBool,
@@ -286,7 +294,7 @@ pub fn run(
             if lock(&state).2.is_some() || stop.load(Ordering::Relaxed) {
                 return;
             }
-            let rec = resolve(job);
+            let Some(rec) = resolve(job) else { return };
             let mut line = rec.json.to_string();
             line.push('\n');
             let mut st = lock(&state);

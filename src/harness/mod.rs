@@ -4,7 +4,8 @@
 //! shrinking ([`fuzz`]), outside resolvers run by a command ([`external`]), compared
 //! with gordian's answer field by field ([`protocol`]) on given or random instances
 //! ([`against`]), batch runs with resume, shards and timeouts ([`batch`]), and
-//! input discovery and loading by extension ([`inputs`]).
+//! input discovery and loading by extension ([`inputs`]), and worker processes under
+//! limits the parent enforces ([`isolate`]).
 //!
 //! Boundary: nothing here imports `crate::systems::<system>`; a system reaches the harness
 //! only through its `System` implementation, and the CLI chooses the system.
@@ -15,6 +16,7 @@ pub mod differential;
 pub mod external;
 pub mod fuzz;
 pub mod inputs;
+pub mod isolate;
 pub mod protocol;
 
 pub use differential::{Comparison, Differential, Verdict};

@@ -418,27 +418,39 @@ pub trait System: Sized + 'static {
 pub type Job<'a, T> = Box<dyn FnOnce(&Budget) -> T + Send + 'a>;
 
 /// Runs the jobs in parallel (rayon), each with a child budget of `budget` that has its
-/// own memory meter ([`Budget::child_metered`]). Once the
-/// first job returns, the others get `grace` more time; then their budgets are cancelled
-/// (engines answer `Interrupted`). With `grace = None` every job runs to the end.
-/// Results come back in the order of `jobs`.
+/// own memory meter ([`Budget::child_metered`]). Once the first job has *answered*
+/// (`answered` says which results are answers: a job that failed, at a memory limit say,
+/// does not start the clock), the others get `grace` more time; then their budgets are
+/// cancelled (engines answer `Interrupted`). With `grace = None` every job runs to the
+/// end. Results come back in the order of `jobs`.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_, T>>) -> Vec<T> {
+pub fn race<T: Send>(
+    budget: &Budget,
+    grace: Option<Duration>,
+    jobs: Vec<Job<'_, T>>,
+    answered: fn(&T) -> bool,
+) -> Vec<T> {
     let budgets: Vec<Budget> = jobs.iter().map(|_| budget.child_metered()).collect();
     let n = jobs.len();
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<usize>();
+        let (tx, rx) = mpsc::channel::<(usize, bool)>();
         if let Some(grace) = grace {
             let budgets = &budgets;
             scope.spawn(move || {
-                let Ok(first) = rx.recv() else { return };
                 let mut done = vec![false; n];
-                done[first] = true;
-                let deadline = Instant::now() + grace;
+                let mut deadline: Option<Instant> = None;
                 while !done.iter().all(|&d| d) {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    match rx.recv_timeout(left) {
-                        Ok(i) => done[i] = true,
+                    let got = match deadline {
+                        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                        Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+                    };
+                    match got {
+                        Ok((i, ok)) => {
+                            done[i] = true;
+                            if ok && deadline.is_none() {
+                                deadline = Some(Instant::now() + grace);
+                            }
+                        }
                         Err(RecvTimeoutError::Timeout) => {
                             for (b, _) in budgets.iter().zip(&done).filter(|(_, &d)| !d) {
                                 b.cancel();
@@ -454,7 +466,7 @@ pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_,
             .enumerate()
             .map_with(tx, |tx, (i, job)| {
                 let out = job(&budgets[i]);
-                let _ = tx.send(i);
+                let _ = tx.send((i, answered(&out)));
                 out
             })
             .collect()
@@ -462,14 +474,19 @@ pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_,
 }
 
 /// [`race`] in WebAssembly, where there are no threads: the jobs run one after the
-/// other on this thread, in order; once the first has returned, each later one gets
-/// `grace` from its start (a deadline on its budget), then its budget is cancelled.
+/// other on this thread, in order; once one has answered, each later one gets `grace`
+/// from its start (a deadline on its budget), then its budget is cancelled.
 #[cfg(target_arch = "wasm32")]
-pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_, T>>) -> Vec<T> {
-    let mut out = Vec::with_capacity(jobs.len());
+pub fn race<T: Send>(
+    budget: &Budget,
+    grace: Option<Duration>,
+    jobs: Vec<Job<'_, T>>,
+    answered: fn(&T) -> bool,
+) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(jobs.len());
     for job in jobs {
         let b = budget.child_metered();
-        if let (Some(grace), false) = (grace, out.is_empty()) {
+        if let (Some(grace), true) = (grace, out.iter().any(answered)) {
             b.set_deadline(crate::cancel::Instant::now() + grace);
         }
         out.push(job(&b));
@@ -531,7 +548,7 @@ pub fn race_all<'a, T: Send + 'a>(budget: &'a Budget, jobs: Vec<Job<'a, T>>) -> 
             })
         })
         .collect();
-    race(budget, None, jobs)
+    race(budget, None, jobs, |_| true)
 }
 
 #[cfg(test)]
@@ -640,6 +657,27 @@ mod tests {
     }
 
     #[test]
+    fn a_job_that_fails_does_not_start_the_grace_period() {
+        // Job 0 fails at once (`false` is not an answer); job 1 answers after 150 ms. With a
+        // 20 ms grace counted from the failure, job 1 would be cancelled; counted from the
+        // first answer, nothing is cancelled.
+        let jobs: Vec<Job<bool>> = vec![
+            Box::new(|_| false),
+            Box::new(|b: &Budget| {
+                std::thread::sleep(Duration::from_millis(150));
+                !b.is_cancelled()
+            }),
+        ];
+        let out = race(
+            &Budget::new(),
+            Some(Duration::from_millis(20)),
+            jobs,
+            |&ok| ok,
+        );
+        assert_eq!(out, vec![false, true]);
+    }
+
+    #[test]
     fn race_all_reports_a_jobs_limit_on_the_callers_budget_and_stops_the_rest() {
         let root = Budget::with_max_memory(100);
         let jobs: Vec<Job<bool>> = vec![
@@ -664,13 +702,18 @@ mod tests {
     #[test]
     fn the_slower_job_is_cancelled_after_the_grace_period() {
         let jobs: Vec<Job<bool>> = vec![Box::new(|_| false), Box::new(patient)];
-        let out = race(&Budget::new(), Some(Duration::from_millis(20)), jobs);
+        let out = race(
+            &Budget::new(),
+            Some(Duration::from_millis(20)),
+            jobs,
+            |_| true,
+        );
         assert_eq!(out, vec![false, true]);
     }
 
     #[test]
     fn without_grace_every_job_runs_to_its_end() {
         let jobs: Vec<Job<u32>> = vec![Box::new(|_| 1), Box::new(|_| 2)];
-        assert_eq!(race(&Budget::new(), None, jobs), vec![1, 2]);
+        assert_eq!(race(&Budget::new(), None, jobs, |_| true), vec![1, 2]);
     }
 }

@@ -1,0 +1,211 @@
+//! `gordian worker` (hidden): the worker process `check` and `batch` solve each instance
+//! in, and the parent's side of it. A worker reads one job per line on standard input
+//! (`harness::batch::Job` as JSON), answers it as `check` or `batch` would in-process
+//! (`registry::Entry::check` / `batch`, under the run's cooperative limits) and writes one
+//! line: the `FileCheck` or the `Record` as JSON. The parent (`harness::isolate::Pool`)
+//! adds the hard limits: it kills a worker past `--timeout` plus [`hard_margin`], or whose
+//! resident memory passes `--max-memory` plus [`RESIDENT_HEADROOM`], and turns a worker
+//! that died into a `crash` record; each becomes the instance's one record.
+//!
+//! Invariant: one line out per line in, in order; the worker prints nothing else on
+//! standard output.
+
+use super::registry::{self, FileCheck, RunOptions, SystemName};
+use crate::harness::batch::{self, ErrorKind, Job, Record};
+use crate::harness::isolate::{HardLimits, Pool, Reply, Spawn};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// What a worker is for: which answers, which system (or by extension), which limits.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Config {
+    /// `check`'s or `batch`'s answers.
+    pub mode: Mode,
+    /// Every file's system, or `None` for its extension.
+    pub system: Option<SystemName>,
+    /// The run's options (engines, grace, cooperative timeout, memory bound).
+    pub opts: RunOptions,
+}
+
+/// Which command's answer a worker gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mode {
+    /// A `FileCheck`.
+    Check,
+    /// A batch `Record`.
+    Batch,
+}
+
+/// Arguments of `gordian worker`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The worker's [`Config`], as JSON.
+    #[arg(long)]
+    config: String,
+}
+
+/// Resident memory a worker may hold beyond `--max-memory` before its parent kills it:
+/// the program, its threads and the answer being written.
+pub const RESIDENT_HEADROOM: u64 = 100 << 20;
+
+/// How long past `--timeout` a worker may run before its parent kills it: a twentieth of
+/// the timeout, at least 100 ms (the engines stop cooperatively at the timeout itself).
+pub fn hard_margin(timeout: Duration) -> Duration {
+    (timeout / 20).max(Duration::from_millis(100))
+}
+
+/// Runs the worker loop.
+pub fn run(args: &Args) -> ExitCode {
+    let cfg: Config = match serde_json::from_str(&args.config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: gordian worker: bad --config: {e}");
+            return ExitCode::from(super::EXIT_INPUT);
+        }
+    };
+    // The loop runs on a thread of the worker's rayon pool, so that the engines' race
+    // (`spec::race`, rayon) starts on the calling thread instead of waking the pool from
+    // outside for every instance.
+    match rayon::ThreadPoolBuilder::new().build() {
+        Ok(pool) => pool.install(|| serve(&cfg)),
+        Err(_) => serve(&cfg),
+    }
+}
+
+fn serve(cfg: &Config) -> ExitCode {
+    let cfg = *cfg;
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let job: Job = match serde_json::from_str(&line) {
+            Ok(j) => j,
+            Err(e) => {
+                eprintln!("error: gordian worker: bad job line: {e}");
+                return ExitCode::from(super::EXIT_INPUT);
+            }
+        };
+        let answer = match cfg.mode {
+            Mode::Batch => serde_json::to_string(&batch_record(&job, &cfg)),
+            Mode::Check => serde_json::to_string(&check_file(&job, &cfg)),
+        }
+        .expect("answers serialise");
+        if writeln!(out, "{answer}")
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            // The parent is gone.
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// A batch record for `job`, in this process.
+pub fn batch_record(job: &Job, cfg: &Config) -> Record {
+    match registry::system_of(&job.path, cfg.system) {
+        Ok(name) => (registry::get(name).batch)(job, &cfg.opts),
+        Err(msg) => batch::error_record(job.key(), ErrorKind::Input, format!("error: {msg}")),
+    }
+}
+
+/// `check`'s answer for `job`, in this process.
+pub fn check_file(job: &Job, cfg: &Config) -> FileCheck {
+    if let Some(msg) = &job.unreadable {
+        return FileCheck::Input(format!("error: {msg}"));
+    }
+    match registry::system_of(&job.path, cfg.system) {
+        Ok(name) => (registry::get(name).check)(&job.path, &cfg.opts),
+        Err(msg) => FileCheck::Input(format!("error: {msg}")),
+    }
+}
+
+/// A pool of `size` workers for `cfg`, with the hard limits of its options.
+pub fn pool(cfg: &Config, size: usize) -> Result<Pool, String> {
+    let program = std::env::current_exe()
+        .map_err(|e| format!("cannot find gordian's own executable to start workers: {e}"))?;
+    let config = serde_json::to_string(cfg).expect("configs serialise");
+    let limits = HardLimits {
+        wall: cfg.opts.timeout.map(|t| t + hard_margin(t)),
+        resident: Some(cfg.opts.max_memory.saturating_add(RESIDENT_HEADROOM)),
+    };
+    Ok(Pool::new(
+        Spawn {
+            program,
+            args: vec!["worker".into(), "--config".into(), config],
+        },
+        limits,
+        size,
+    ))
+}
+
+/// `job` answered by a worker of `pool`: `Ok` the worker's answer line, else the hard
+/// stop's error kind and message; `None` when `stop` ended it (no answer).
+fn ask(
+    pool: &Pool,
+    job: &Job,
+    cfg: &Config,
+    stop: &AtomicBool,
+) -> Option<Result<String, (ErrorKind, String)>> {
+    let slot = rayon::current_thread_index().unwrap_or(0);
+    let request = serde_json::to_string(job).expect("jobs serialise");
+    Some(match pool.ask(slot, &request, stop) {
+        Reply::Answer(line) => Ok(line),
+        Reply::Stopped => return None,
+        Reply::Timeout(after) => Err((
+            ErrorKind::Timeout,
+            format!(
+                "timed out after {} s (the worker process did not stop at the time limit \
+                 and was killed after {:.2} s)",
+                cfg.opts.timeout.unwrap_or_default().as_secs_f64(),
+                after.as_secs_f64()
+            ),
+        )),
+        Reply::Memory { resident, limit } => Err((
+            ErrorKind::Limit,
+            format!(
+                "the worker process held {} MiB of memory, past its hard limit of {} MiB \
+                 (--max-memory plus {} MiB), and was killed (raise it with --max-memory)",
+                resident >> 20,
+                limit >> 20,
+                RESIDENT_HEADROOM >> 20
+            ),
+        )),
+        Reply::Crashed(how) => Err((ErrorKind::Crash, how)),
+    })
+}
+
+/// A batch record for `job` from a worker of `pool` (see [`ask`]).
+pub fn batch_in_worker(pool: &Pool, job: &Job, cfg: &Config, stop: &AtomicBool) -> Option<Record> {
+    Some(match ask(pool, job, cfg, stop)? {
+        Ok(line) => serde_json::from_str(&line).unwrap_or_else(|e| {
+            batch::error_record(
+                job.key(),
+                ErrorKind::Crash,
+                format!("the worker's answer is not a record ({e}): a bug in gordian"),
+            )
+        }),
+        Err((kind, msg)) => batch::error_record(job.key(), kind, msg),
+    })
+}
+
+/// `check`'s answer for `job` from a worker of `pool` (see [`ask`]).
+pub fn check_in_worker(
+    pool: &Pool,
+    job: &Job,
+    cfg: &Config,
+    stop: &AtomicBool,
+) -> Option<FileCheck> {
+    Some(match ask(pool, job, cfg, stop)? {
+        Ok(line) => serde_json::from_str(&line).unwrap_or_else(|e| {
+            FileCheck::Crash(format!(
+                "the worker's answer cannot be read ({e}): a bug in gordian"
+            ))
+        }),
+        Err((ErrorKind::Timeout, _)) => FileCheck::Timeout,
+        Err((ErrorKind::Limit, msg)) => FileCheck::Limit(msg),
+        Err((_, msg)) => FileCheck::Crash(msg),
+    })
+}
