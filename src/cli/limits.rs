@@ -8,7 +8,9 @@
 //! building the report) runs under it and polls it; a watchdog ends the process with the
 //! timeout message and exit 5 at [`MARGIN`] past the timeout should some step not poll in
 //! time (varisat cannot be interrupted inside one solver call; standard input may not
-//! end). Output is written after the watchdog is disarmed, and is bounded by `--limit`
+//! end), and with the limit message when the process's resident memory passes the memory
+//! bound plus [`RESIDENT_HEADROOM`]. `check` and `batch` get the same hard stops from
+//! their worker processes' parent (`cli/worker.rs`). Output is written after the watchdog is disarmed, and is bounded by `--limit`
 //! instead.
 
 use super::EXIT_LIMIT;
@@ -73,27 +75,62 @@ pub fn stopped(
     ExitCode::from(EXIT_LIMIT)
 }
 
-/// Runs `work` for one instance named `what` with `budget` cancelled at `timeout`; if
-/// `work` has not returned [`MARGIN`] later, prints the timeout message and ends the
-/// process with exit 5.
+/// Resident memory a single-instance command may hold beyond its `--max-memory` before
+/// its watchdog ends it (the program, its threads, the report being built).
+pub const RESIDENT_HEADROOM: u64 = 100 << 20;
+
+/// Runs `work` for one instance named `what` with `budget` cancelled at `timeout`, under
+/// a watchdog that ends the process with exit 5 and the limit's message when `work` has
+/// not returned [`MARGIN`] after the timeout, or at once when the process's resident
+/// memory passes the budget's memory bound plus [`RESIDENT_HEADROOM`] (the hard stops
+/// for steps that do not poll or charge in time).
 pub fn within<T>(
     what: &str,
     timeout: Option<Duration>,
     budget: &Budget,
     work: impl FnOnce() -> T,
 ) -> T {
-    let Some(t) = timeout else { return work() };
+    let resident = (budget.max_memory() != u64::MAX)
+        .then(|| budget.max_memory().saturating_add(RESIDENT_HEADROOM));
+    if timeout.is_none() && resident.is_none() {
+        return work();
+    }
     let (done, wait) = mpsc::channel::<()>();
     let b = budget.clone();
     let what = what.to_string();
     let dog = std::thread::spawn(move || {
-        if wait.recv_timeout(t) != Err(RecvTimeoutError::Timeout) {
-            return;
-        }
-        b.cancel();
-        if wait.recv_timeout(MARGIN) == Err(RecvTimeoutError::Timeout) {
-            eprintln!("error: {what}: {}", stop_reason(&b, None, Some(t)));
-            std::process::exit(i32::from(EXIT_LIMIT));
+        let start = crate::cancel::Instant::now();
+        let mut cancelled = false;
+        loop {
+            match wait.recv_timeout(crate::harness::isolate::TICK) {
+                Err(RecvTimeoutError::Timeout) => {}
+                _ => return,
+            }
+            if let Some(t) = timeout {
+                let elapsed = start.elapsed();
+                if !cancelled && elapsed >= t {
+                    b.cancel();
+                    cancelled = true;
+                }
+                if elapsed >= t + MARGIN {
+                    eprintln!("error: {what}: {}", stop_reason(&b, None, Some(t)));
+                    std::process::exit(i32::from(EXIT_LIMIT));
+                }
+            }
+            if let Some(limit) = resident {
+                let held = crate::harness::isolate::resident_bytes(std::process::id());
+                if held.is_some_and(|h| h > limit) {
+                    eprintln!(
+                        "error: {what}: limit: the process held {} MiB of memory, past its \
+                         bound of {} MiB (--max-memory plus {} MiB), and was stopped \
+                         (raise it with --max-memory)",
+                        held.unwrap_or_default() >> 20,
+                        limit >> 20,
+                        RESIDENT_HEADROOM >> 20
+                    );
+                    std::process::exit(i32::from(EXIT_LIMIT));
+                }
+            }
         }
     });
     let r = work();

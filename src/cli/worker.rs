@@ -48,8 +48,9 @@ pub struct Args {
 }
 
 /// Resident memory a worker may hold beyond `--max-memory` before its parent kills it:
-/// the program, its threads and the answer being written.
-pub const RESIDENT_HEADROOM: u64 = 100 << 20;
+/// the program, its threads and the answer being written (as for single-instance
+/// commands).
+pub const RESIDENT_HEADROOM: u64 = super::limits::RESIDENT_HEADROOM;
 
 /// How long past `--timeout` a worker may run before its parent kills it: a twentieth of
 /// the timeout, at least 100 ms (the engines stop cooperatively at the timeout itself).

@@ -308,7 +308,7 @@ fn describe(status: ExitStatus) -> String {
 
 /// The resident memory of process `pid`, in bytes (Linux; `None` elsewhere or when it
 /// cannot be read).
-fn resident_bytes(pid: u32) -> Option<u64> {
+pub fn resident_bytes(pid: u32) -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
         let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;

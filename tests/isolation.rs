@@ -1,0 +1,310 @@
+//! `check` and `batch` solve each instance in a worker process: a worker that dies costs
+//! its instance one `crash` record and the run goes on; a signal stops the workers at
+//! once, keeps every finished record and exits 130/143. Through the binary, with real
+//! processes and signals (Linux).
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::TempDir;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gordian"))
+}
+
+/// A night both engines take many seconds on (a generated 400-effect night whose direct
+/// engine runs into its memory bound after seconds and whose SAT engine answers later).
+fn slow_night() -> String {
+    let out = bin()
+        .args([
+            "gen",
+            "--system",
+            "ar",
+            "--seed",
+            "3",
+            "--count",
+            "1",
+            "--out",
+            "-",
+            "--players",
+            "40",
+            "--max-effects",
+            "400",
+        ])
+        .output()
+        .expect("gen runs");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The children of process `pid` (from /proc).
+fn children(pid: u32) -> Vec<u32> {
+    let mut kids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let ppid: u32 = after.split_whitespace().nth(1).unwrap().parse().unwrap();
+        if ppid == pid {
+            kids.push(p);
+        }
+    }
+    kids
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig} {pid}");
+}
+
+/// Waits until `child` has `n` worker processes busy for a while (the slow instance has
+/// started), at most 20 s.
+fn wait_for_workers(child: &Child, n: usize) -> Vec<u32> {
+    let start = Instant::now();
+    loop {
+        let kids = children(child.id());
+        if kids.len() >= n {
+            std::thread::sleep(Duration::from_millis(1500));
+            return children(child.id());
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no workers started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn records(report: &Path) -> Vec<Value> {
+    std::fs::read_to_string(report)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is a JSON record"))
+        .collect()
+}
+
+fn folder(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    // Two small hand-worked nights (docs/ar.md): three blocks in a cycle are a paradox;
+    // a protection stops a kill.
+    dir.write(
+        "a-cycle.night",
+        "players: A B C\nA block B\nB block C\nC block A\n",
+    );
+    dir.write("b-protect.night", "players: M D C\nM kill C\nD protect C\n");
+    dir.write("z-slow.night", slow_night());
+    dir
+}
+
+#[test]
+fn a_killed_worker_costs_its_instance_one_crash_record_and_the_run_goes_on() {
+    let dir = folder("isolation-crash");
+    let report = dir.0.join("report.jsonl");
+    let child = bin()
+        .args(["batch", dir.0.to_str().unwrap(), "--jobs", "1", "--out"])
+        .arg(&report)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // With one job the instances run in sorted order: the slow one is last.
+    let workers = wait_for_workers(&child, 1);
+    assert_eq!(workers.len(), 1, "one worker process: {workers:?}");
+    signal(workers[0], "-KILL");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a crash record means exit 1: {err}"
+    );
+    let recs = records(&report);
+    assert_eq!(recs.len(), 3, "one record per instance: {recs:?}");
+    let by = |name: &str| {
+        recs.iter()
+            .find(|r| r["path"].as_str().unwrap().ends_with(name))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by("a-cycle.night")["classification"], "paradox");
+    assert_eq!(by("b-protect.night")["classification"], "non-paradox");
+    let slow = by("z-slow.night");
+    assert_eq!(slow["error_kind"], "crash", "{slow}");
+    assert!(
+        slow["error"].as_str().unwrap().contains("signal 9"),
+        "{slow}"
+    );
+    assert!(err.contains("1 crash error(s)"), "{err}");
+}
+
+#[test]
+fn sigterm_during_a_long_solve_exits_143_at_once_keeping_finished_records() {
+    let dir = folder("isolation-term");
+    let report = dir.0.join("report.jsonl");
+    let child = bin()
+        .args(["batch", dir.0.to_str().unwrap(), "--jobs", "1", "--out"])
+        .arg(&report)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let workers = wait_for_workers(&child, 1);
+    let sent = Instant::now();
+    signal(child.id(), "-TERM");
+    let out = child.wait_with_output().unwrap();
+    let took = sent.elapsed();
+    assert_eq!(out.status.code(), Some(143));
+    assert!(
+        took < Duration::from_secs(2),
+        "exited {took:?} after SIGTERM"
+    );
+    let recs = records(&report);
+    assert_eq!(
+        recs.len(),
+        2,
+        "the two finished instances, not the stopped one"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--resume"), "{err}");
+    // No worker is left behind: the parent killed and reaped it.
+    for w in workers {
+        assert!(
+            !Path::new(&format!("/proc/{w}")).exists(),
+            "worker {w} left running"
+        );
+    }
+}
+
+#[test]
+fn check_keeps_going_past_a_killed_worker_and_sigint_ends_it() {
+    let dir = folder("isolation-check");
+    let child = bin()
+        .args(["check", dir.0.to_str().unwrap(), "--jobs", "1", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let workers = wait_for_workers(&child, 1);
+    signal(workers[0], "-KILL");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let verdicts: Vec<&str> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["agree", "agree", "crash"]);
+
+    let child = bin()
+        .args(["check", dir.0.to_str().unwrap(), "--jobs", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_workers(&child, 1);
+    let sent = Instant::now();
+    signal(child.id(), "-INT");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(sent.elapsed() < Duration::from_secs(2));
+}
+
+/// Waits for `child`; its exit code and peak resident memory in bytes (`wait4`: this
+/// child and the descendants it waited for, not the other tests' processes).
+fn wait_with_peak(child: Child) -> (Option<i32>, u64) {
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: wait4 writes only into `status` and `usage`, which we own; `pid` is our
+    // child, not yet reaped (`Child` is dropped without waiting).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, u64::try_from(usage.ru_maxrss).unwrap() * 1024)
+}
+
+#[test]
+fn a_night_that_outgrows_its_memory_bound_is_stopped_near_it() {
+    // A chain of 1,000 deflections with a kill at its start: its SAT encoding used to grow
+    // to gigabytes under --max-memory 200. Whatever the engines charge, the process is
+    // held to the bound plus 100 MiB.
+    let dir = TempDir::new("isolation-memory");
+    let mut night = String::from("players: V");
+    for i in 0..=1000 {
+        night.push_str(&format!(" D{i}"));
+    }
+    night.push_str("\nV kill D0\n");
+    for i in 0..1000 {
+        night.push_str(&format!("D{i} deflect D{}\n", i + 1));
+    }
+    let file = dir.write("chain.night", night);
+    let err_file = dir.0.join("stderr");
+    let child = bin()
+        .args(["resolve", file.to_str().unwrap(), "--max-memory", "200"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err_file).unwrap())
+        .spawn()
+        .unwrap();
+    let (code, peak) = wait_with_peak(child);
+    let err = std::fs::read_to_string(&err_file).unwrap();
+    assert_eq!(code, Some(5), "{err}");
+    assert!(err.contains("limit:"), "{err}");
+    // The bound plus 100 MiB, plus what one watchdog tick of growth may add.
+    assert!(peak < (200 + 100 + 50) << 20, "peak {} MiB", peak >> 20);
+}
+
+#[test]
+fn batch_gives_an_outgrowing_instance_a_limit_record_and_goes_on() {
+    let dir = TempDir::new("isolation-batch-memory");
+    dir.write(
+        "a-cycle.night",
+        "players: A B C\nA block B\nB block C\nC block A\n",
+    );
+    let mut night = String::from("players: V");
+    for i in 0..=1000 {
+        night.push_str(&format!(" D{i}"));
+    }
+    night.push_str("\nV kill D0\n");
+    for i in 0..1000 {
+        night.push_str(&format!("D{i} deflect D{}\n", i + 1));
+    }
+    dir.write("b-chain.night", night);
+    dir.write("c-protect.night", "players: M D C\nM kill C\nD protect C\n");
+    let report = dir.0.join("report.jsonl");
+    let out = bin()
+        .args([
+            "batch",
+            dir.0.to_str().unwrap(),
+            "--max-memory",
+            "200",
+            "--out",
+        ])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    let recs = records(&report);
+    assert_eq!(recs.len(), 3);
+    let chain = recs
+        .iter()
+        .find(|r| r["path"].as_str().unwrap().ends_with("b-chain.night"))
+        .unwrap();
+    assert_eq!(chain["error_kind"], "limit", "{chain}");
+    assert!(recs
+        .iter()
+        .filter(|r| r.get("error_kind").is_none())
+        .all(|r| r["cross_checked"] == true));
+}
