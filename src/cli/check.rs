@@ -9,6 +9,10 @@
 //! the resolver; else 2 some input error; else 5 some file gordian did not answer within
 //! its limits; else 0.
 //!
+//! Each file is solved in a worker process (`cli/worker.rs`): killed past `--timeout`
+//! (plus a margin) or `--max-memory` (plus headroom), a `timeout` or `limit` row; a
+//! worker that dies is a `crash` row (exit 1 unless a disagreement ranks first).
+//!
 //! Exit codes: 3 some disagreement (every answer printed as JSON); else 2 when some input
 //! could not be read or parsed (or nothing was found); else 5 when some instance hit
 //! `--timeout`; else 0. SIGINT/SIGTERM: files not started are skipped, the table so far is
