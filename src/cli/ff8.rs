@@ -150,11 +150,23 @@ struct DimacsArgs {
 /// Runs `gordian ff8`.
 pub fn run(args: &Args) -> ExitCode {
     match &args.command {
-        Command::Step(a) => on_file(&a.file, a.deadline.timeout, || run_step(a)),
-        Command::Replay(a) => on_file(&a.file, a.deadline.timeout, || run_replay(a)),
-        Command::Reach(a) => on_file(&a.file, a.solve.timeout, || run_reach(a)),
-        Command::Plan(a) => on_file(&a.file, a.solve.timeout, || run_plan(a)),
-        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), || run_dimacs(a)),
+        Command::Step(a) => on_file(&a.file, a.deadline.timeout, None, || run_step(a)),
+        Command::Replay(a) => on_file(&a.file, a.deadline.timeout, None, || run_replay(a)),
+        Command::Reach(a) => on_file(
+            &a.file,
+            a.solve.timeout,
+            Some(a.solve.memory.bytes()),
+            || run_reach(a),
+        ),
+        Command::Plan(a) => on_file(
+            &a.file,
+            a.solve.timeout,
+            Some(a.solve.memory.bytes()),
+            || run_plan(a),
+        ),
+        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), a.limits.memory(), || {
+            run_dimacs(a)
+        }),
     }
 }
 

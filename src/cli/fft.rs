@@ -165,13 +165,25 @@ struct QueryArgs {
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     match &args.command {
-        Command::Replay(a) => on_file(&a.file, a.deadline.timeout, || run_replay(a)),
-        Command::Variants(a) => watched("fft variants", a.deadline.timeout, || run_variants(a)),
-        Command::Enumerate(a) => on_file(&a.explore.file, a.explore.limits.timeout, || {
-            run_enumerate(a)
+        Command::Replay(a) => on_file(&a.file, a.deadline.timeout, None, || run_replay(a)),
+        Command::Variants(a) => {
+            watched("fft variants", a.deadline.timeout, None, || run_variants(a))
+        }
+        Command::Enumerate(a) => on_file(
+            &a.explore.file,
+            a.explore.limits.timeout,
+            Some(a.explore.limits.memory.bytes()),
+            || run_enumerate(a),
+        ),
+        Command::Query(a) => on_file(
+            &a.explore.file,
+            a.explore.limits.timeout,
+            Some(a.explore.limits.memory.bytes()),
+            || run_query(a),
+        ),
+        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), a.limits.memory(), || {
+            run_dimacs(a)
         }),
-        Command::Query(a) => on_file(&a.explore.file, a.explore.limits.timeout, || run_query(a)),
-        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), || run_dimacs(a)),
     }
 }
 

@@ -129,11 +129,25 @@ struct DimacsArgs {
 /// Runs `gordian foeman`.
 pub fn run(args: &Args) -> ExitCode {
     match &args.command {
-        Command::Round(a) => on_file(&a.file, a.deadline.timeout, || run_round(a)),
-        Command::Enumerate(a) => on_file(&a.file, a.solve.limits.timeout, || run_enumerate(a)),
-        Command::Query(a) => on_file(&a.file, a.solve.limits.timeout, || run_query(a)),
-        Command::Fairness(a) => watched("foeman fairness", a.deadline.timeout, || run_fairness(a)),
-        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), || run_dimacs(a)),
+        Command::Round(a) => on_file(&a.file, a.deadline.timeout, None, || run_round(a)),
+        Command::Enumerate(a) => on_file(
+            &a.file,
+            a.solve.limits.timeout,
+            Some(a.solve.limits.memory.bytes()),
+            || run_enumerate(a),
+        ),
+        Command::Query(a) => on_file(
+            &a.file,
+            a.solve.limits.timeout,
+            Some(a.solve.limits.memory.bytes()),
+            || run_query(a),
+        ),
+        Command::Fairness(a) => watched("foeman fairness", a.deadline.timeout, None, || {
+            run_fairness(a)
+        }),
+        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), a.limits.memory(), || {
+            run_dimacs(a)
+        }),
     }
 }
 

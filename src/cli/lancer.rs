@@ -133,13 +133,27 @@ struct DimacsArgs {
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     match &args.command {
-        Command::Resolve(a) => on_file(&a.file, a.deadline.timeout, || run_resolve(a)),
-        Command::Enumerate(a) => on_file(&a.explore.file, a.explore.limits.timeout, || {
-            run_enumerate(a)
+        Command::Resolve(a) => on_file(&a.file, a.deadline.timeout, None, || run_resolve(a)),
+        Command::Enumerate(a) => on_file(
+            &a.explore.file,
+            a.explore.limits.timeout,
+            Some(a.explore.limits.memory.bytes()),
+            || run_enumerate(a),
+        ),
+        Command::Query(a) => on_file(
+            &a.explore.file,
+            a.explore.limits.timeout,
+            Some(a.explore.limits.memory.bytes()),
+            || run_query(a),
+        ),
+        Command::Policies(a) => {
+            watched("lancer policies", a.timeout, Some(a.memory.bytes()), || {
+                run_policies(a)
+            })
+        }
+        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), a.limits.memory(), || {
+            run_dimacs(a)
         }),
-        Command::Query(a) => on_file(&a.explore.file, a.explore.limits.timeout, || run_query(a)),
-        Command::Policies(a) => watched("lancer policies", a.timeout, || run_policies(a)),
-        Command::Dimacs(a) => on_file(&a.file, a.limits.timeout(), || run_dimacs(a)),
     }
 }
 

@@ -11,6 +11,7 @@
 use super::limits::{self, MemoryArgs, TimeoutArg};
 use super::parse_seconds;
 use crate::harness::differential::with_timeout;
+use crate::systems::spec::DEFAULT_MAX_MEMORY;
 use crate::systems::spec::{race_all, Budget, Interrupted, Job};
 use std::path::Path;
 use std::process::ExitCode;
@@ -20,23 +21,27 @@ use std::time::Duration;
 /// an error it has already reported (so `?` ends a command at its first error).
 pub(crate) type Exit = Result<ExitCode, ExitCode>;
 
-/// Runs one command under the watchdog of its `--timeout` ([`limits::within`]); `what`
-/// names it in the timeout message.
+/// Runs one command under the watchdog of its `--timeout` and of its memory bound in
+/// bytes (its `--max-memory`, or the default bound for commands without one) plus the
+/// headroom ([`limits::within`]); `what` names it in the messages.
 pub(crate) fn watched(
     what: &str,
     timeout: Option<Duration>,
+    memory: Option<u64>,
     work: impl FnOnce() -> Exit,
 ) -> ExitCode {
-    limits::within(what, timeout, &Budget::new(), work).unwrap_or_else(|code| code)
+    let bound = Budget::with_max_memory(memory.unwrap_or(DEFAULT_MAX_MEMORY));
+    limits::within(what, timeout, &bound, work).unwrap_or_else(|code| code)
 }
 
 /// [`watched`] for a command on one file, named by its path.
 pub(crate) fn on_file(
     file: &Path,
     timeout: Option<Duration>,
+    memory: Option<u64>,
     work: impl FnOnce() -> Exit,
 ) -> ExitCode {
-    watched(&file.display().to_string(), timeout, work)
+    watched(&file.display().to_string(), timeout, memory, work)
 }
 
 /// Which engine(s) a system's own commands run (`fft`, `lancer`, `foeman`, `ff8`).
@@ -115,6 +120,11 @@ impl DimacsLimits {
     /// The timeout of the whole command.
     pub fn timeout(&self) -> Option<Duration> {
         self.deadline.timeout
+    }
+
+    /// The memory bound in bytes.
+    pub fn memory(&self) -> Option<u64> {
+        Some(self.memory.bytes())
     }
 
     /// Prints the DIMACS text `encode` builds under a budget with the memory bound, or,
