@@ -264,3 +264,33 @@ fn fuzz_runs_and_summarises() {
         "{err}"
     );
 }
+
+#[test]
+fn batch_refuses_a_missing_path_and_an_existing_report() {
+    let d = fixture("batch-refuses");
+    let out = gordian(&["batch", s(&d.0.join("nowhere"))]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nowhere: no such file or directory"), "{err}");
+    assert!(out.stdout.is_empty(), "no record for a mistyped path");
+
+    let report = d.0.join("report.jsonl");
+    let good = d.0.join("good");
+    assert_eq!(
+        gordian(&["batch", s(&good), "--out", s(&report)])
+            .status
+            .code(),
+        Some(0)
+    );
+    let before = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(records(&report).len(), 3);
+    // Again without --resume or --force: refused, the report untouched.
+    let out = gordian(&["batch", s(&good), "--out", s(&report)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--resume"));
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), before);
+    // --force starts it again: the same three records.
+    let out = gordian(&["batch", s(&good), "--out", s(&report), "--force"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(records(&report).len(), 3);
+}

@@ -9,7 +9,8 @@
 //!
 //! Exit codes: 0 every instance has its record (error records included); 3 the engines
 //! disagreed on some instance; 1 some worker crashed (a `crash` record); 5 some instance
-//! hit a limit (a `timeout` or `limit` record); 2 bad arguments or a report that cannot be used (missing
+//! hit a limit (a `timeout` or `limit` record); 2 bad arguments (a path that does not
+//! exist, an existing report without `--resume` or `--force`) or a report that cannot be used (missing
 //! directory, locked by another run, not a report); 1 the report could not be written;
 //! 130/143 interrupted (the records written so far stay; `--resume` continues).
 
@@ -43,6 +44,10 @@ pub struct Args {
     /// Append to the report, skipping the paths it already has.
     #[arg(long, requires = "out")]
     resume: bool,
+    /// Start an existing, non-empty report again from nothing (without --resume or
+    /// --force, such a report is refused).
+    #[arg(long, requires = "out", conflicts_with = "resume")]
+    force: bool,
     /// Only the K-th of N deterministic partitions of the sorted inputs (1 <= K <= N).
     #[arg(long)]
     shard: Option<Shard>,
@@ -63,6 +68,23 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     let signals = Signals::install();
+    // A path that does not exist is a mistake in the command, not an instance to record.
+    for p in &args.paths {
+        if p.as_os_str() != "-" && std::fs::symlink_metadata(p).is_err() {
+            eprintln!("error: {}: no such file or directory", p.display());
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
+    if let (Some(out), false, false) = (&args.out, args.resume, args.force) {
+        if std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
+            eprintln!(
+                "error: the report {} already exists: pass --resume to continue it, or \
+                 --force to start it again",
+                out.display()
+            );
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
     let (mut out, done): (Box<dyn Write + Send>, HashSet<String>) = match &args.out {
         Some(path) => match batch::open_report(path, args.resume) {
             Ok((f, done)) => (Box::new(f), done),
