@@ -88,6 +88,19 @@ fn wait_for_workers(child: &Child, n: usize) -> Vec<u32> {
     }
 }
 
+/// A kill onto the start of a chain of 1,000 deflections.
+fn chain_night() -> String {
+    let mut night = String::from("players: V");
+    for i in 0..=1000 {
+        night.push_str(&format!(" D{i}"));
+    }
+    night.push_str("\nV kill D0\n");
+    for i in 0..1000 {
+        night.push_str(&format!("D{i} deflect D{}\n", i + 1));
+    }
+    night
+}
+
 fn records(report: &Path) -> Vec<Value> {
     std::fs::read_to_string(report)
         .unwrap()
@@ -242,15 +255,7 @@ fn a_night_that_outgrows_its_memory_bound_is_stopped_near_it() {
     // to gigabytes under --max-memory 200. Whatever the engines charge, the process is
     // held to the bound plus 100 MiB.
     let dir = TempDir::new("isolation-memory");
-    let mut night = String::from("players: V");
-    for i in 0..=1000 {
-        night.push_str(&format!(" D{i}"));
-    }
-    night.push_str("\nV kill D0\n");
-    for i in 0..1000 {
-        night.push_str(&format!("D{i} deflect D{}\n", i + 1));
-    }
-    let file = dir.write("chain.night", night);
+    let file = dir.write("chain.night", chain_night());
     let err_file = dir.0.join("stderr");
     let child = bin()
         .args(["resolve", file.to_str().unwrap(), "--max-memory", "200"])
@@ -273,15 +278,7 @@ fn batch_gives_an_outgrowing_instance_a_limit_record_and_goes_on() {
         "a-cycle.night",
         "players: A B C\nA block B\nB block C\nC block A\n",
     );
-    let mut night = String::from("players: V");
-    for i in 0..=1000 {
-        night.push_str(&format!(" D{i}"));
-    }
-    night.push_str("\nV kill D0\n");
-    for i in 0..1000 {
-        night.push_str(&format!("D{i} deflect D{}\n", i + 1));
-    }
-    dir.write("b-chain.night", night);
+    dir.write("b-chain.night", chain_night());
     dir.write("c-protect.night", "players: M D C\nM kill C\nD protect C\n");
     let report = dir.0.join("report.jsonl");
     let out = bin()

@@ -118,12 +118,9 @@ pub fn run(args: &Args) -> ExitCode {
         system: args.system,
         opts,
     };
-    let pool = match worker::pool(&cfg, threads) {
+    let pool = match worker::pool_or_exit(&cfg, threads) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let resolve = |job: &Job| worker::batch_in_worker(&pool, job, &cfg, &signals.any);
     let bar = progress::bar(Some(jobs.len() as u64), "instances");

@@ -149,12 +149,9 @@ pub fn run(args: &Args) -> ExitCode {
         system: args.system,
         opts,
     };
-    let workers = match worker::pool(&cfg, threads) {
+    let workers = match worker::pool_or_exit(&cfg, threads) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let bar = progress::bar(Some(found.files.len() as u64), "files");
     let results: Vec<Option<Checked>> = pool.install(|| {

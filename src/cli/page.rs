@@ -297,23 +297,12 @@ pub(super) fn generic<S: System>(input: &Input) -> Result<Value, Value> {
                 ));
             }
             Verdict::Disagree => {
-                let answers: serde_json::Map<String, Value> = c
-                    .runs
-                    .iter()
-                    .map(|r| {
-                        let v = match &r.result {
-                            Ok(a) => S::to_json(&instance, a),
-                            Err(e) => json!({"error": e.to_string()}),
-                        };
-                        (r.engine.to_string(), v)
-                    })
-                    .collect();
                 let mut v = failure(
                     "disagree",
                     Some(S::NAME),
                     format!("error: {what}: the engines disagree; this is a bug in gordian."),
                 );
-                v["answers"] = Value::Object(answers);
+                v["answers"] = registry::every_answer::<S>(&instance, &c);
                 return Err(v);
             }
         };

@@ -303,23 +303,29 @@ fn compared<S: System>(
             answer: json(a),
         },
         Verdict::Interrupted => stopped(c.limit_hit()),
-        Verdict::Disagree => {
-            let answers: serde_json::Map<String, Value> = c
-                .runs
-                .iter()
-                .map(|r| {
-                    let v = match &r.result {
-                        Ok(a) => S::to_json(instance, a),
-                        Err(e) => json!({"error": e.to_string()}),
-                    };
-                    (r.engine.to_string(), v)
-                })
-                .collect();
-            FileCheck::Disagree {
-                answers: Value::Object(answers),
-            }
-        }
+        Verdict::Disagree => FileCheck::Disagree {
+            answers: every_answer::<S>(instance, c),
+        },
     }
+}
+
+/// Every engine's answer (`System::to_json`) or error, by engine: what a disagreement
+/// shows.
+pub fn every_answer<S: System>(
+    instance: &S::Instance,
+    c: &crate::harness::Comparison<S::Answer>,
+) -> Value {
+    c.runs
+        .iter()
+        .map(|r| {
+            let v = match &r.result {
+                Ok(a) => S::to_json(instance, a),
+                Err(e) => json!({"error": e.to_string()}),
+            };
+            (r.engine.to_string(), v)
+        })
+        .collect::<serde_json::Map<String, Value>>()
+        .into()
 }
 
 fn against_file<S: System>(

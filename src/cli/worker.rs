@@ -123,6 +123,15 @@ pub fn check_file(job: &Job, cfg: &Config) -> FileCheck {
     }
 }
 
+/// A pool of `size` workers for `cfg`, with the hard limits of its options, or the exit
+/// code after saying why there is none.
+pub fn pool_or_exit(cfg: &Config, size: usize) -> Result<Pool, ExitCode> {
+    pool(cfg, size).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::FAILURE
+    })
+}
+
 /// A pool of `size` workers for `cfg`, with the hard limits of its options.
 pub fn pool(cfg: &Config, size: usize) -> Result<Pool, String> {
     let program = std::env::current_exe()
