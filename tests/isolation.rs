@@ -16,8 +16,8 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_gordian"))
 }
 
-/// A night both engines take many seconds on (a generated 400-effect night whose direct
-/// engine runs into its memory bound after seconds and whose SAT engine answers later).
+/// A night the SAT engine takes seconds on, holding about 100 MB (a generated 400-effect
+/// night; the tests run it with `--engine sat`).
 fn slow_night() -> String {
     let out = bin()
         .args([
@@ -127,7 +127,15 @@ fn a_killed_worker_costs_its_instance_one_crash_record_and_the_run_goes_on() {
     let dir = folder("isolation-crash");
     let report = dir.0.join("report.jsonl");
     let child = bin()
-        .args(["batch", dir.0.to_str().unwrap(), "--jobs", "1", "--out"])
+        .args([
+            "batch",
+            dir.0.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--engine",
+            "sat",
+            "--out",
+        ])
         .arg(&report)
         .stderr(Stdio::piped())
         .spawn()
@@ -167,7 +175,15 @@ fn sigterm_during_a_long_solve_exits_143_at_once_keeping_finished_records() {
     let dir = folder("isolation-term");
     let report = dir.0.join("report.jsonl");
     let child = bin()
-        .args(["batch", dir.0.to_str().unwrap(), "--jobs", "1", "--out"])
+        .args([
+            "batch",
+            dir.0.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--engine",
+            "sat",
+            "--out",
+        ])
         .arg(&report)
         .stderr(Stdio::piped())
         .spawn()
@@ -203,7 +219,15 @@ fn sigterm_during_a_long_solve_exits_143_at_once_keeping_finished_records() {
 fn check_keeps_going_past_a_killed_worker_and_sigint_ends_it() {
     let dir = folder("isolation-check");
     let child = bin()
-        .args(["check", dir.0.to_str().unwrap(), "--jobs", "1", "--json"])
+        .args([
+            "check",
+            dir.0.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--engine",
+            "sat",
+            "--json",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -222,7 +246,14 @@ fn check_keeps_going_past_a_killed_worker_and_sigint_ends_it() {
     assert_eq!(verdicts, ["agree", "agree", "crash"]);
 
     let child = bin()
-        .args(["check", dir.0.to_str().unwrap(), "--jobs", "1"])
+        .args([
+            "check",
+            dir.0.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--engine",
+            "sat",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
