@@ -44,7 +44,8 @@
 //! ```
 //!
 //! `#` and `{` both start a comment that runs to the end of the line (`{` is the seed's
-//! commentary notation). Keywords are lowercase and start their line; the remaining lines
+//! commentary notation). Lines end at `\n`, `\r\n` or a bare `\r`, and a leading
+//! byte-order mark is skipped (the policy of every format, [`crate::text::lex`]). Keywords are lowercase and start their line; the remaining lines
 //! may come in any order, except that `char` lines give the character list in order.
 
 use super::model::{
@@ -79,7 +80,6 @@ const CHAR_ATTRIBUTES: &[&str] = &["team", "mime", "critical-quick", "counter-ma
 
 /// Parses and validates an `.fft` file's text. `file` is only used in error messages.
 pub fn parse_fft(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
-    let src = crate::text::lex::strip_bom(src);
     let mut cx = Cx::new(src, file);
     let raw = read(&mut cx);
     let sc = build(&mut cx, raw);
@@ -294,21 +294,15 @@ pub fn to_fft(sc: &Scenario) -> String {
 // Source positions, words, pieces and the error sink
 // ---------------------------------------------------------------------------------------
 
-/// The lines of the source and the errors found so far (in the shared sink).
+/// The source's lines and the errors found so far, in the shared sink (which applies the
+/// byte-order-mark and line-ending policy of every format).
 struct Cx<'a> {
-    /// The lines, without their line ends.
-    lines: Vec<&'a str>,
     sink: Sink<'a>,
 }
 
 impl<'a> Cx<'a> {
     fn new(src: &'a str, file: &'a Path) -> Cx<'a> {
-        let lines = src
-            .split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .collect();
         Cx {
-            lines,
             sink: Sink::new(src, file),
         }
     }
@@ -500,12 +494,12 @@ fn read<'a>(cx: &mut Cx<'a>) -> Raw<'a> {
     let mut in_log: Option<(usize, usize, bool)> = None;
     let mut log_line: Option<usize> = None;
     let mut single: HashMap<&'static str, usize> = HashMap::new();
-    let lines = cx.lines.clone();
-    for (i, &text) in lines.iter().enumerate() {
+    for i in 0..cx.sink.line_count() {
         if cx.full() {
             break;
         }
         let lineno = i + 1;
+        let text = cx.sink.line_text(lineno);
         let code = code_of(text);
         let ws = words(code, 1);
         let Some(&kw) = ws.first() else {
@@ -1920,7 +1914,7 @@ mod tests {
         let e = parse_bytes(b"char A team x\nchar \xff team y\n", path()).unwrap_err();
         assert_eq!((e.0[0].line, e.0[0].col), (2, 6));
         assert!(e.0[0].message.contains("invalid UTF-8 (byte 0xff)"));
-        // A byte order mark and CRLF line ends are accepted.
+        // A byte order mark is skipped; CRLF (and bare CR) line ends end lines.
         let sc = parse_bytes(
             "\u{FEFF}char A team x\r\nlog\r\nA - wait\r\nend\r\n".as_bytes(),
             path(),
@@ -2078,14 +2072,13 @@ mod tests {
     // ----- properties -----------------------------------------------------------------
 
     fn check_errors(src: &str, errs: &ParseErrors) {
-        let src = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+        let src = crate::text::lex::strip_bom(src);
         assert!(!errs.0.is_empty() && errs.0.len() <= MAX_ERRORS);
-        let lines: Vec<&str> = src.split('\n').collect();
+        let lines: Vec<&str> = crate::text::lex::lines(src).collect();
         let mut last = (0, 0);
         for e in &errs.0 {
             assert!(e.line >= 1 && e.line <= lines.len() && e.col >= 1, "{e:?}");
             let text = lines[e.line - 1];
-            let text = text.strip_suffix('\r').unwrap_or(text);
             assert_eq!(e.source_line, text);
             assert!(e.col <= text.chars().count() + 1, "{e:?}");
             assert!((e.line, e.col) >= last, "errors out of order");
