@@ -195,18 +195,15 @@ fn run_replay(a: &ReplayArgs) -> Exit {
     let sc = load(&a.file)?;
     let Some(log) = &sc.log else {
         // A whole-file problem: located at line 1, with the reason.
-        let e = crate::text::ParseError {
-            file: a.file.clone(),
-            line: 1,
-            col: 1,
-            message: "the scenario has no `log` section to replay (add one, or use `gordian \
-                      fft enumerate`)"
-                .to_string(),
-            source_line: std::fs::read_to_string(&a.file)
-                .ok()
-                .and_then(|t| t.lines().next().map(str::to_string))
-                .unwrap_or_default(),
-        };
+        let text = std::fs::read_to_string(&a.file).unwrap_or_default();
+        let e = crate::text::Sink::one(
+            &text,
+            &a.file,
+            1,
+            1,
+            "the scenario has no `log` section to replay (add one, or use `gordian fft \
+             enumerate`)",
+        );
         eprintln!("{e}");
         return Err(ExitCode::from(EXIT_INPUT));
     };

@@ -7,6 +7,6 @@ pub mod sink;
 pub mod source;
 
 pub use sink::Sink;
-pub use source::{
-    decode_utf8, read_limited, LoadError, ParseError, ParseErrors, MAX_ERRORS, MAX_FILE_BYTES,
-};
+#[cfg(test)]
+pub use source::MAX_ERRORS;
+pub use source::{decode_utf8, read_limited, LoadError, ParseError, ParseErrors, MAX_FILE_BYTES};

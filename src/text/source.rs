@@ -166,7 +166,7 @@ pub(crate) fn assert_invalid_utf8_error(bytes: &[u8], errs: &ParseErrors) {
     let e = &errs.0[0];
     let lossy = String::from_utf8_lossy(bytes);
     assert!(e.line >= 1 && e.col >= 1, "{e:?}");
-    assert!(e.line <= lossy.lines().count() + 1, "{e:?}");
+    assert!(e.line <= super::lex::lines(&lossy).count(), "{e:?}");
     assert_well_rendered(e);
 }
 
@@ -213,19 +213,26 @@ pub fn read_limited(path: &Path, what: &str) -> Result<Vec<u8>, LoadError> {
 }
 
 /// The bytes as UTF-8 text, or a located error at the first invalid byte saying that
-/// `what` (for example ".fft files") must be UTF-8 text.
+/// `what` (for example ".fft files") must be UTF-8 text. The error counts lines and
+/// columns by the shared policy ([`super::lex`]: a leading byte-order mark skipped; `\n`,
+/// `\r\n` and a bare `\r` each end a line).
 pub fn decode_utf8<'a>(bytes: &'a [u8], file: &Path, what: &str) -> Result<&'a str, ParseErrors> {
     std::str::from_utf8(bytes).map_err(|e| {
         let bad = e.valid_up_to();
-        let valid = std::str::from_utf8(&bytes[..bad]).unwrap_or_default();
-        let line_start = valid.rfind('\n').map_or(0, |i| i + 1);
-        let line = valid.matches('\n').count() + 1;
-        let col = valid[line_start..].chars().count() + 1;
-        let line_end = bytes[line_start..]
+        let valid = super::lex::strip_bom(std::str::from_utf8(&bytes[..bad]).unwrap_or_default());
+        // The bad byte is on the valid prefix's last line.
+        let (line, before) = super::lex::lines(valid)
+            .enumerate()
+            .last()
+            .map_or((1, ""), |(i, l)| (i + 1, l));
+        let col = before.chars().count() + 1;
+        let rest = &bytes[bad..];
+        let line_end = rest
             .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |i| line_start + i);
-        let text = String::from_utf8_lossy(&bytes[line_start..line_end]);
+            .position(|&b| b == b'\n' || b == b'\r')
+            .unwrap_or(rest.len());
+        let mut text = before.to_string();
+        text.push_str(&String::from_utf8_lossy(&rest[..line_end]));
         ParseErrors(vec![ParseError {
             file: file.to_path_buf(),
             line,
@@ -234,7 +241,30 @@ pub fn decode_utf8<'a>(bytes: &'a [u8], file: &Path, what: &str) -> Result<&'a s
                 "invalid UTF-8 (byte 0x{:02x}); {what} must be UTF-8 text",
                 bytes[bad]
             ),
-            source_line: text.trim_end_matches('\r').to_string(),
+            source_line: text,
         }])
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Line and column of the invalid byte in `bytes`, as `decode_utf8` locates it.
+    fn at(bytes: &[u8]) -> (usize, usize, String) {
+        let e = decode_utf8(bytes, Path::new("t"), "test files").unwrap_err();
+        let e = &e.0[0];
+        (e.line, e.col, e.source_line.clone())
+    }
+
+    #[test]
+    fn invalid_utf8_is_located_by_the_shared_line_policy() {
+        // Lines counted as every parser counts them: LF, CRLF and a bare CR end a line.
+        assert_eq!(at(b"ab\xffc"), (1, 3, "ab\u{FFFD}c".into()));
+        assert_eq!(at(b"a\nb\r\nc\rd\xff\re"), (4, 2, "d\u{FFFD}".into()));
+        assert_eq!(at(b"a\r\xff"), (2, 1, "\u{FFFD}".into()));
+        // A byte-order mark is not a column.
+        assert_eq!(at(b"\xef\xbb\xbfx\xff"), (1, 2, "x\u{FFFD}".into()));
+        assert_eq!(decode_utf8(b"ok\r", Path::new("t"), "t").unwrap(), "ok\r");
+    }
 }

@@ -17,8 +17,9 @@
 //! ```
 //!
 //! * One effect a line. `#` starts a comment, anywhere on a line (even inside a word);
-//!   blank lines are ignored. Words are separated by whitespace; CRLF line ends and a
-//!   leading UTF-8 byte order mark are accepted (columns on line 1 are counted after it).
+//!   blank lines are ignored. Words are separated by whitespace. Lines end at `\n`,
+//!   `\r\n` or a bare `\r`, and a leading UTF-8 byte order mark is skipped (columns on
+//!   line 1 are counted after it): the policy of every format ([`crate::text::lex`]).
 //! * Names (players and ids) are `[A-Za-z0-9_.-]+`, case-sensitive.
 //! * The `ID:` prefix belongs to the first word: `cut:R3 block R1` is the same as
 //!   `cut: R3 block R1`. A first word `players:` always starts the players line, so
@@ -80,7 +81,6 @@ use std::path::Path;
 
 /// Parses and validates a `.night` file's text. `file` is only used in error messages.
 pub fn parse_night(src: &str, file: &Path) -> Result<Ensemble, ParseErrors> {
-    let src = strip_bom(src);
     let mut cx = Ctx::new(src, file);
     let raw = read_night(&mut cx);
     finish(cx, raw)
@@ -88,7 +88,6 @@ pub fn parse_night(src: &str, file: &Path) -> Result<Ensemble, ParseErrors> {
 
 /// Parses and validates the JSON form of a night. `file` is only used in error messages.
 pub fn parse_json(src: &str, file: &Path) -> Result<Ensemble, ParseErrors> {
-    let src = strip_bom(src);
     let mut cx = Ctx::new(src, file);
     let raw = read_json(&mut cx);
     finish(cx, raw)
@@ -213,11 +212,10 @@ pub fn is_valid_name(s: &str) -> bool {
 // Shared machinery: source positions and the error sink
 // ---------------------------------------------------------------------------------------
 
-/// The source text, its line index and the errors found so far (in the shared sink).
+/// The source text (without its byte-order mark), and its lines and the errors found so
+/// far in the shared sink (which applies the line-ending policy).
 struct Ctx<'a> {
     src: &'a str,
-    /// Byte offset of the start of every line (lines are separated by `\n`).
-    line_starts: Vec<usize>,
     sink: Sink<'a>,
     /// The last result of `pos`: (offset, 0-based line, column).
     last_pos: Cell<(usize, usize, usize)>,
@@ -225,13 +223,11 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new(src: &'a str, file: &'a Path) -> Ctx<'a> {
-        let mut line_starts = vec![0];
-        line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        let sink = Sink::new(src, file);
         Ctx {
-            src,
-            line_starts,
-            sink: Sink::new(src, file),
-            last_pos: Cell::new((0, 0, 1)),
+            src: sink.text(),
+            sink,
+            last_pos: Cell::new((0, 1, 1)),
         }
     }
 
@@ -261,23 +257,20 @@ impl<'a> Ctx<'a> {
         while !self.src.is_char_boundary(offset) {
             offset -= 1;
         }
-        let i = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let (line, start) = self.sink.line_at(offset);
         // Count characters from the last position asked for when it is on the same line
         // (positions come roughly in order), so that a long one-line JSON file stays
         // linear.
         let (last_offset, last_line, last_col) = self.last_pos.get();
-        let col = if last_line == i && last_offset <= offset {
+        let col = if last_line == line && last_offset <= offset {
             last_col + self.src[last_offset..offset].chars().count()
-        } else if last_line == i {
+        } else if last_line == line {
             last_col - self.src[offset..last_offset].chars().count()
         } else {
-            self.src[self.line_starts[i]..offset].chars().count() + 1
+            self.src[start..offset].chars().count() + 1
         };
-        self.last_pos.set((offset, i, col));
-        Span { line: i + 1, col }
+        self.last_pos.set((offset, line, col));
+        Span { line, col }
     }
 
     /// Byte offset in the source of a raw JSON value borrowed from it.
@@ -410,11 +403,11 @@ fn read_night(cx: &mut Ctx<'_>) -> RawNight {
         effects: Vec::new(),
     };
     let mut n_effects = 0;
-    let src = cx.src;
-    for (i, line) in src.split('\n').enumerate() {
+    for i in 0..cx.sink.line_count() {
         if cx.full() {
             break;
         }
+        let line = cx.sink.line_text(i + 1);
         let lineno = i + 1;
         let code = line.find('#').map_or(line, |p| &line[..p]);
         let mut ws = words(code);
@@ -1648,13 +1641,12 @@ V visit rS R1 @9
     fn check_errors(src: &str, errs: &ParseErrors) {
         let src = strip_bom(src);
         assert!(!errs.0.is_empty() && errs.0.len() <= MAX_ERRORS);
-        let lines: Vec<&str> = src.split('\n').collect();
+        let lines: Vec<&str> = crate::text::lex::lines(src).collect();
         let mut last = (0, 0);
         for e in &errs.0 {
             assert!(e.line >= 1 && e.col >= 1, "{e:?}");
-            assert!(e.line <= src.lines().count() + 1, "{e:?}");
+            assert!(e.line <= lines.len(), "{e:?}");
             let text = lines[e.line - 1];
-            let text = text.strip_suffix('\r').unwrap_or(text);
             assert_eq!(e.source_line, text);
             assert!(e.col <= text.chars().count() + 1, "{e:?}");
             assert!((e.line, e.col) >= last, "errors out of order");

@@ -16,7 +16,7 @@ use super::resolution::{sorted_ids, Analysis};
 use super::{parse, shrink, Universe};
 use crate::systems::spec::Shape;
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
-use crate::text::{ParseError, ParseErrors};
+use crate::text::{ParseErrors, Sink};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -140,22 +140,17 @@ fn non_empty(file: &Path, text: &str, u: Universe) -> Result<Universe, ParseErro
     if !u.ensemble.effects.is_empty() {
         return Ok(u);
     }
-    let (line, source_line) = text
-        .lines()
-        .enumerate()
-        .find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .map_or((1, text.lines().next().unwrap_or_default()), |(i, l)| {
-            (i + 1, l)
-        });
-    Err(ParseErrors(vec![ParseError {
-        file: file.to_path_buf(),
+    let line = crate::text::lex::lines(crate::text::lex::strip_bom(text))
+        .position(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map_or(1, |i| i + 1);
+    Err(Sink::one(
+        text,
+        file,
         line,
-        col: 1,
-        message: "the night has no effects: nothing to resolve (write one effect a line, \
-                  e.g. `R1 block R2`)"
-            .to_string(),
-        source_line: source_line.trim_end_matches('\r').to_string(),
-    }]))
+        1,
+        "the night has no effects: nothing to resolve (write one effect a line, e.g. \
+         `R1 block R2`)",
+    ))
 }
 
 /// The most flat entries (ways and outcomes) an answer compared with an outside resolver

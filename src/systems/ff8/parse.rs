@@ -1,11 +1,18 @@
 //! `.ff8` scenarios (format: `instances/ff8/README.md`) to [`Scenario`], and back
 //! ([`to_text`]).
 //!
+//! Lines end at `\n`, `\r\n` or a bare `\r`, and a leading byte-order mark is skipped (the
+//! policy of every format, [`crate::text::lex`]).
+//!
 //! Invariants: no input panics (property-tested); every error names the line and the
-//! column of the offending word; `parse(to_text(s)) == s`.
+//! column of the offending word; `parse(to_text(s)) == s`; parsing is linear in the file
+//! (columns come from [`Columns`] in constant time, repeated keys are found in a hash
+//! set).
 
 use super::model::*;
-use crate::text::{ParseError, ParseErrors, MAX_ERRORS};
+use crate::text::lex::Columns;
+use crate::text::{ParseErrors, Sink};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Most challenges a scenario may ask `reach`/`plan` to explore.
@@ -18,13 +25,13 @@ struct Piece<'a> {
     col: usize,
 }
 
-fn col_of(line: &str, sub: &str) -> usize {
-    let off = sub.as_ptr() as usize - line.as_ptr() as usize;
-    line[..off].chars().count() + 1
+/// The column of `sub`, a slice of the line (constant time: see [`Columns`]).
+fn col_of(line: &Columns, sub: &str) -> usize {
+    line.col_of(sub)
 }
 
 /// Splits `p` on `sep`, trimming each part (columns kept).
-fn split<'a>(line: &'a str, p: Piece<'a>, sep: char) -> Vec<Piece<'a>> {
+fn split<'a>(line: &Columns<'a>, p: Piece<'a>, sep: char) -> Vec<Piece<'a>> {
     p.text
         .split(sep)
         .map(|t| {
@@ -39,7 +46,7 @@ fn split<'a>(line: &'a str, p: Piece<'a>, sep: char) -> Vec<Piece<'a>> {
 }
 
 /// Splits on whitespace.
-fn words<'a>(line: &'a str, p: Piece<'a>) -> Vec<Piece<'a>> {
+fn words<'a>(line: &Columns<'a>, p: Piece<'a>) -> Vec<Piece<'a>> {
     p.text
         .split_whitespace()
         .map(|w| Piece {
@@ -97,7 +104,7 @@ fn number(p: Piece, max: usize, what: &str) -> R<usize> {
     }
 }
 
-fn ruleset(line: &str, p: Piece) -> R<RuleSet> {
+fn ruleset(line: &Columns, p: Piece) -> R<RuleSet> {
     if p.text.is_empty() {
         return Err((p.col, "expected a list of rules (or `none`)".into()));
     }
@@ -115,7 +122,7 @@ fn ruleset(line: &str, p: Piece) -> R<RuleSet> {
     Ok(set)
 }
 
-fn one<'a>(line: &'a str, p: Piece<'a>, what: &str) -> R<Piece<'a>> {
+fn one<'a>(line: &Columns<'a>, p: Piece<'a>, what: &str) -> R<Piece<'a>> {
     let w = words(line, p);
     match w.as_slice() {
         [x] => Ok(*x),
@@ -125,7 +132,7 @@ fn one<'a>(line: &'a str, p: Piece<'a>, what: &str) -> R<Piece<'a>> {
 }
 
 /// `RULES from REGION`.
-fn carried(line: &str, p: Piece) -> R<Carried> {
+fn carried(line: &Columns, p: Piece) -> R<Carried> {
     let lower = p.text.to_ascii_lowercase();
     let Some(at) = lower.rfind(" from ") else {
         return Err((p.col, "expected `RULES from REGION`".into()));
@@ -146,7 +153,7 @@ fn carried(line: &str, p: Piece) -> R<Carried> {
 }
 
 /// `REGION [queen] ACTION`.
-fn choice(line: &str, p: Piece) -> R<Choice> {
+fn choice(line: &Columns, p: Piece) -> R<Choice> {
     let w = words(line, p);
     let (reg, opp, act) = match w.as_slice() {
         [r, a] => (*r, Opponent::Player, *a),
@@ -194,7 +201,7 @@ fn choice(line: &str, p: Piece) -> R<Choice> {
     })
 }
 
-fn atom(line: &str, p: Piece) -> R<Atom> {
+fn atom(line: &Columns, p: Piece) -> R<Atom> {
     let w = words(line, p);
     let bad = || {
         (
@@ -234,41 +241,33 @@ fn atom(line: &str, p: Piece) -> R<Atom> {
 
 /// Parses a `.ff8` scenario.
 pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
-    let mut errors: Vec<ParseError> = Vec::new();
+    let mut sink = Sink::new(src, file);
     let mut st = State::default();
     let mut allowed: Option<Vec<Region>> = None;
     let mut bound: Option<usize> = None;
-    let mut challenges: Vec<(usize, usize, String, Choice)> = Vec::new();
+    // Each challenge with its line and column.
+    let mut challenges: Vec<(usize, usize, Choice)> = Vec::new();
     let mut goal: Option<Goal> = None;
-    let mut seen: Vec<String> = Vec::new();
-    for (i, raw) in src.split('\n').enumerate() {
-        if errors.len() >= MAX_ERRORS {
+    // The keys given so far (`challenge` may repeat and is not kept).
+    let mut seen: HashSet<String> = HashSet::new();
+    for i in 0..sink.line_count() {
+        if sink.full() {
             break;
         }
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
         let lno = i + 1;
-        let content = match line.find('#') {
-            Some(k) => &line[..k],
-            None => line,
+        let text = sink.line_text(lno);
+        let content = match text.find('#') {
+            Some(k) => &text[..k],
+            None => text,
         };
         if content.trim().is_empty() {
             continue;
         }
-        let mut push_err = |col: usize, msg: String| {
-            errors.push(ParseError {
-                file: file.to_path_buf(),
-                line: lno,
-                col,
-                message: msg,
-                source_line: line.to_string(),
-            })
-        };
+        let cols = Columns::new(text);
+        let line = &cols;
         let Some(colon) = content.find(':') else {
             let t = content.trim_start();
-            push_err(
-                col_of(line, t),
-                "expected `KEY: VALUE` (missing `:`)".into(),
-            );
+            sink.err(lno, col_of(line, t), "expected `KEY: VALUE` (missing `:`)");
             continue;
         };
         let key_raw = content[..colon].trim();
@@ -310,7 +309,7 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
                     key.clone()
                 }
             };
-            if dup_key != "challenge" && seen.contains(&dup_key) {
+            if seen.contains(&dup_key) {
                 return Err((key_p.col, format!("`{dup_key}` given twice")));
             }
             match key.as_str() {
@@ -354,7 +353,7 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
                 "bound" => bound = Some(number(one(line, value, "a number")?, MAX_BOUND, "the bound")?),
                 "challenge" => {
                     let c = choice(line, value)?;
-                    challenges.push((lno, value.col, line.to_string(), c));
+                    challenges.push((lno, value.col, c));
                 }
                 "goal" => {
                     let mut atoms = Vec::new();
@@ -370,48 +369,38 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
                     ))
                 }
             }
-            seen.push(dup_key);
+            if key != "challenge" {
+                seen.insert(dup_key);
+            }
             Ok(())
         })();
         if let Err((col, msg)) = res {
-            push_err(col, msg);
+            sink.err(lno, col, msg);
         }
     }
-    if errors.is_empty() {
-        if let Some((lno, col, line, c)) = challenges.first() {
+    if sink.error_count() == 0 {
+        if let Some(&(lno, col, c)) = challenges.first() {
             if !c.valid_in(&st) {
-                errors.push(ParseError {
-                    file: file.to_path_buf(),
-                    line: *lno,
-                    col: *col,
-                    message: format!(
+                sink.err(
+                    lno,
+                    col,
+                    format!(
                         "the Queen is in {}, not {}: she cannot be challenged there",
                         st.queen, c.region
                     ),
-                    source_line: line.clone(),
-                });
+                );
             }
         }
-        if challenges.len() > MAX_BOUND {
-            let (lno, col, line, _) = &challenges[MAX_BOUND];
-            errors.push(ParseError {
-                file: file.to_path_buf(),
-                line: *lno,
-                col: *col,
-                message: format!("at most {MAX_BOUND} challenges"),
-                source_line: line.clone(),
-            });
+        if let Some(&(lno, col, _)) = challenges.get(MAX_BOUND) {
+            sink.err(lno, col, format!("at most {MAX_BOUND} challenges"));
         }
     }
-    if !errors.is_empty() {
-        errors.truncate(MAX_ERRORS);
-        return Err(ParseErrors(errors));
-    }
+    sink.finish()?;
     Ok(Scenario {
         state: st,
         allowed: allowed.unwrap_or_else(|| Region::ALL.to_vec()),
         bound: bound.unwrap_or(1),
-        challenges: challenges.into_iter().map(|c| c.3).collect(),
+        challenges: challenges.into_iter().map(|c| c.2).collect(),
         goal,
     })
 }

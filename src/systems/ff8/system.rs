@@ -91,21 +91,19 @@ impl System for Ff8 {
     type GenArgs = GenArgs;
 
     fn parse(file: &std::path::Path, text: &str) -> Result<Scenario, ParseErrors> {
-        let has_content = text
-            .lines()
+        let has_content = crate::text::lex::lines(crate::text::lex::strip_bom(text))
             .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
         if !has_content {
             // Every field has a default, but an empty file is far more likely a mistake
             // than a request for the default state: say so instead of answering.
-            return Err(ParseErrors(vec![crate::text::ParseError {
-                file: file.to_path_buf(),
-                line: 1,
-                col: 1,
-                message: "the scenario is empty: write at least one line (for the default \
-                          state, e.g. `current: Balamb`; see instances/ff8/README.md)"
-                    .to_string(),
-                source_line: text.lines().next().unwrap_or_default().to_string(),
-            }]));
+            return Err(crate::text::Sink::one(
+                text,
+                file,
+                1,
+                1,
+                "the scenario is empty: write at least one line (for the default state, \
+                 e.g. `current: Balamb`; see instances/ff8/README.md)",
+            ));
         }
         parse::parse_ff8(text, file)
     }

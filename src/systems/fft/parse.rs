@@ -18,7 +18,9 @@
 //! (in characters) of the offending token, and the line itself. Errors are collected
 //! across lines (at most [`MAX_ERRORS`]), sorted by position. No input panics
 //! (property-tested with random bytes and random lines of the grammar's tokens), and
-//! whatever parses round-trips through [`to_fft`].
+//! whatever parses round-trips through [`to_fft`]. Parsing is linear in the file: names,
+//! teams and action kinds are looked up in hash maps, repeated entries found in hash
+//! sets, and once the error sink is full no more entries are checked.
 //!
 //! The parser checks names and notation only. Whether a log is what the turn-flow model
 //! produces (a mime line by a character who is not a mime, a reaction that can not fire,
@@ -44,7 +46,8 @@
 //! ```
 //!
 //! `#` and `{` both start a comment that runs to the end of the line (`{` is the seed's
-//! commentary notation). Keywords are lowercase and start their line; the remaining lines
+//! commentary notation). Lines end at `\n`, `\r\n` or a bare `\r`, and a leading
+//! byte-order mark is skipped (the policy of every format, [`crate::text::lex`]). Keywords are lowercase and start their line; the remaining lines
 //! may come in any order, except that `char` lines give the character list in order.
 
 use super::model::{
@@ -54,7 +57,7 @@ use super::model::{
 use crate::text::lex::{words, Word};
 use crate::text::{decode_utf8, read_limited, Sink};
 use crate::text::{LoadError, ParseErrors};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 /// The words that start a line outside the log.
@@ -79,7 +82,6 @@ const CHAR_ATTRIBUTES: &[&str] = &["team", "mime", "critical-quick", "counter-ma
 
 /// Parses and validates an `.fft` file's text. `file` is only used in error messages.
 pub fn parse_fft(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
-    let src = crate::text::lex::strip_bom(src);
     let mut cx = Cx::new(src, file);
     let raw = read(&mut cx);
     let sc = build(&mut cx, raw);
@@ -111,7 +113,7 @@ pub fn parse_log_line(sc: &Scenario, text: &str) -> Result<Line, String> {
             "empty log line: expected `WHO - wait`, `WHO - ACTION - TARGETS` or `rWHO - cq`".into(),
         );
     }
-    read_line(sc, code, 1, LineCtx::Log)
+    read_line(&Known::new(sc), code, 1, LineCtx::Log)
         .map(|(line, _)| line)
         .map_err(|(_, msg)| msg)
 }
@@ -294,21 +296,15 @@ pub fn to_fft(sc: &Scenario) -> String {
 // Source positions, words, pieces and the error sink
 // ---------------------------------------------------------------------------------------
 
-/// The lines of the source and the errors found so far (in the shared sink).
+/// The source's lines and the errors found so far, in the shared sink (which applies the
+/// byte-order-mark and line-ending policy of every format).
 struct Cx<'a> {
-    /// The lines, without their line ends.
-    lines: Vec<&'a str>,
     sink: Sink<'a>,
 }
 
 impl<'a> Cx<'a> {
     fn new(src: &'a str, file: &'a Path) -> Cx<'a> {
-        let lines = src
-            .split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .collect();
         Cx {
-            lines,
             sink: Sink::new(src, file),
         }
     }
@@ -321,6 +317,52 @@ impl<'a> Cx<'a> {
     /// Records an error at a 1-based line and column.
     fn err(&mut self, line: usize, col: usize, message: impl Into<String>) {
         self.sink.err(line, col, message);
+    }
+}
+
+/// A scenario's characters and action kinds with their names indexed, so that every name
+/// in the file is looked up in constant time (parsing stays linear in the file). Reads as
+/// the scenario otherwise.
+struct Known<'s> {
+    sc: &'s Scenario,
+    char_ids: HashMap<&'s str, CharId>,
+    action_ids: HashMap<&'s str, ActionId>,
+}
+
+impl<'s> Known<'s> {
+    fn new(sc: &'s Scenario) -> Known<'s> {
+        let mut chars = HashMap::with_capacity(sc.characters.len());
+        for (i, c) in sc.characters.iter().enumerate() {
+            chars.entry(c.name.as_str()).or_insert(i);
+        }
+        let mut actions = HashMap::with_capacity(sc.actions.len());
+        for (i, a) in sc.actions.iter().enumerate() {
+            actions.entry(a.name.as_str()).or_insert(i);
+        }
+        Known {
+            sc,
+            char_ids: chars,
+            action_ids: actions,
+        }
+    }
+
+    /// As [`Scenario::char_id`].
+    fn char_id(&self, name: &str) -> Option<CharId> {
+        self.char_ids.get(name).copied()
+    }
+
+    /// As [`Scenario::action_id`] (`mqs` is `qs`).
+    fn action_id(&self, name: &str) -> Option<ActionId> {
+        let name = if name == "mqs" { "qs" } else { name };
+        self.action_ids.get(name).copied()
+    }
+}
+
+impl std::ops::Deref for Known<'_> {
+    type Target = Scenario;
+
+    fn deref(&self) -> &Scenario {
+        self.sc
     }
 }
 
@@ -500,12 +542,12 @@ fn read<'a>(cx: &mut Cx<'a>) -> Raw<'a> {
     let mut in_log: Option<(usize, usize, bool)> = None;
     let mut log_line: Option<usize> = None;
     let mut single: HashMap<&'static str, usize> = HashMap::new();
-    let lines = cx.lines.clone();
-    for (i, &text) in lines.iter().enumerate() {
+    for i in 0..cx.sink.line_count() {
         if cx.full() {
             break;
         }
         let lineno = i + 1;
+        let text = cx.sink.line_text(lineno);
         let code = code_of(text);
         let ws = words(code, 1);
         let Some(&kw) = ws.first() else {
@@ -717,8 +759,10 @@ fn read_char<'a>(
         if CHAR_ATTRIBUTES.contains(&w.text) {
             if seen.contains(&w.text) {
                 cx.err(line, w.col, format!("`{}` given twice", w.text));
+            } else {
+                // At most one entry per attribute: the check stays constant-time.
+                seen.push(w.text);
             }
-            seen.push(w.text);
         }
         match w.text {
             "team" => match ws.get(i) {
@@ -893,10 +937,12 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
         expect_next_cr: None,
         menus: Menus::default(),
     };
-    // Characters, in list order.
+    // Characters, in list order (names and teams looked up in hash maps: linear).
     let mut char_lines: Vec<(usize, usize)> = Vec::new();
+    let mut char_ids: HashMap<&str, CharId> = HashMap::new();
+    let mut team_ids: HashMap<&str, usize> = HashMap::new();
     for c in &raw.chars {
-        if let Some(first) = sc.char_id(c.name.text) {
+        if let Some(&first) = char_ids.get(c.name.text) {
             cx.err(
                 c.line,
                 c.name.col,
@@ -908,15 +954,13 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
             continue;
         }
         let team = match c.team {
-            Some(t) => match sc.teams.iter().position(|x| x == t.text) {
-                Some(i) => i,
-                None => {
-                    sc.teams.push(t.text.to_string());
-                    sc.teams.len() - 1
-                }
-            },
+            Some(t) => *team_ids.entry(t.text).or_insert_with(|| {
+                sc.teams.push(t.text.to_string());
+                sc.teams.len() - 1
+            }),
             None => 0,
         };
+        char_ids.insert(c.name.text, sc.characters.len());
         sc.characters.push(Character {
             name: c.name.text.to_string(),
             team,
@@ -929,7 +973,7 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
     for (i, c) in sc.characters.iter().enumerate() {
         for (prefix, what) in [('m', "mime"), ('r', "reaction")] {
             if let Some(base) = c.name.strip_prefix(prefix) {
-                if sc.char_id(base).is_some() {
+                if char_ids.contains_key(base) {
                     let (line, col) = char_lines[i];
                     cx.err(
                         line,
@@ -961,10 +1005,15 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
         action_lines.insert(a.name.text.to_string(), a.line);
         sc.actions.push(a.kind);
     }
+    // From here on names are looked up through `known` (hash maps).
+    let known = Known::new(&sc);
     // Slow actions.
     let mut slow_lines: HashMap<CharId, usize> = HashMap::new();
     let mut slow = Vec::new();
     for r in &raw.slow {
+        if cx.full() {
+            break;
+        }
         if r.code.trim().is_empty() {
             cx.err(
                 r.line,
@@ -973,7 +1022,7 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
             );
             continue;
         }
-        match read_line(&sc, r.code, r.base, LineCtx::Slow) {
+        match read_line(&known, r.code, r.base, LineCtx::Slow) {
             Ok((line, who_col)) => {
                 if let Some(first) = slow_lines.get(&line.who) {
                     cx.err(
@@ -1001,32 +1050,42 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
     }
     slow.sort_by_key(|s| s.actor);
     // Expected next CR order.
-    let expect = raw.next_cr.and_then(|r| read_next_cr(cx, &sc, r));
+    let expect = raw.next_cr.and_then(|r| read_next_cr(cx, &known, r));
     // Menus.
     let mime_targets = match raw.mime_targets {
-        Some(r) => read_mime_targets(cx, &sc, r),
+        Some(r) => read_mime_targets(cx, &known, r),
         None => default_mime_targets(sc.characters.len()),
     };
     let quick = raw
         .quick_menu
-        .map(|r| read_quick_menu(cx, &sc, r))
+        .map(|r| read_quick_menu(cx, &known, r))
         .unwrap_or_default();
-    let mime_targets_for =
-        read_overrides(cx, &sc, &raw.mime_overrides, "mime-targets", |cx, sc, r| {
-            read_mime_targets(cx, sc, r)
-        });
-    let quick_for = read_overrides(cx, &sc, &raw.quick_overrides, "quick-menu", |cx, sc, r| {
-        read_quick_menu(cx, sc, r)
-    });
+    let mime_targets_for = read_overrides(
+        cx,
+        &known,
+        &raw.mime_overrides,
+        "mime-targets",
+        read_mime_targets,
+    );
+    let quick_for = read_overrides(
+        cx,
+        &known,
+        &raw.quick_overrides,
+        "quick-menu",
+        read_quick_menu,
+    );
     let bound = raw.bound.map_or(DEFAULT_BOUND, |(_, n)| n);
     // The log.
     let log = raw.log.map(|lines| {
         let mut out = Vec::new();
         for (line_no, code) in lines {
+            if cx.full() {
+                break;
+            }
             if code.trim().is_empty() {
                 continue;
             }
-            match read_line(&sc, code, 1, LineCtx::Log) {
+            match read_line(&known, code, 1, LineCtx::Log) {
                 Ok((line, _)) => out.push(LogLine {
                     line_no,
                     text: code.trim().to_string(),
@@ -1059,7 +1118,7 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
 }
 
 /// `next-cr A, B, C` or `next-cr A, B, ...`.
-fn read_next_cr(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Option<ExpectedOrder> {
+fn read_next_cr(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Option<ExpectedOrder> {
     let mut e = ExpectedOrder {
         order: Vec::new(),
         prefix: false,
@@ -1070,6 +1129,7 @@ fn read_next_cr(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Option<ExpectedO
     }
     let ps = pieces(r.code, r.base, ',');
     let mut ok = true;
+    let mut listed: HashSet<CharId> = HashSet::new();
     for (i, p) in ps.iter().enumerate() {
         let word = if p.text.is_empty() {
             Err((
@@ -1097,7 +1157,7 @@ fn read_next_cr(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Option<ExpectedO
             continue;
         }
         match sc.char_id(word) {
-            Some(c) if e.order.contains(&c) => {
+            Some(c) if !listed.insert(c) => {
                 cx.err(
                     r.line,
                     p.col,
@@ -1121,14 +1181,17 @@ fn read_next_cr(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Option<ExpectedO
 /// with a bad name are still checked.
 fn read_overrides<T>(
     cx: &mut Cx<'_>,
-    sc: &Scenario,
+    sc: &Known<'_>,
     lines: &[Override<'_>],
     key: &str,
-    entries: impl Fn(&mut Cx<'_>, &Scenario, Rest<'_>) -> Vec<T>,
+    entries: impl Fn(&mut Cx<'_>, &Known<'_>, Rest<'_>) -> Vec<T>,
 ) -> BTreeMap<CharId, Vec<T>> {
     let mut out = BTreeMap::new();
     let mut first: HashMap<CharId, usize> = HashMap::new();
     for o in lines {
+        if cx.full() {
+            break;
+        }
         let list = entries(cx, sc, o.rest);
         let Some((name, col)) = o.name else {
             continue;
@@ -1161,12 +1224,16 @@ fn read_overrides<T>(
 }
 
 /// `mime-targets T | T | ...`, each T a target list (not `miss`).
-fn read_mime_targets(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Vec<Vec<CharId>> {
+fn read_mime_targets(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Vec<Vec<CharId>> {
     let mut out: Vec<Vec<CharId>> = Vec::new();
     if r.code.trim().is_empty() {
         return out;
     }
+    let mut listed: HashSet<Vec<CharId>> = HashSet::new();
     for p in pieces(r.code, r.base, '|') {
+        if cx.full() {
+            break;
+        }
         if p.text == "miss" {
             cx.err(
                 r.line,
@@ -1177,12 +1244,15 @@ fn read_mime_targets(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Vec<Vec<Cha
             continue;
         }
         match read_targets(sc, &p) {
-            Ok(t) if out.contains(&t) => cx.err(
+            Ok(t) if listed.contains(&t) => cx.err(
                 r.line,
                 p.col,
                 format!("target set `{}` listed twice", sc.targets_text(&t)),
             ),
-            Ok(t) => out.push(t),
+            Ok(t) => {
+                listed.insert(t.clone());
+                out.push(t);
+            }
             Err((col, msg)) => cx.err(r.line, col, msg),
         }
     }
@@ -1190,25 +1260,32 @@ fn read_mime_targets(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Vec<Vec<Cha
 }
 
 /// `quick-menu E | E | ...`, each E `wait` (ignored) or `ACTION - TARGETS`.
-fn read_quick_menu(cx: &mut Cx<'_>, sc: &Scenario, r: Rest<'_>) -> Vec<QuickChoice> {
+fn read_quick_menu(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Vec<QuickChoice> {
     let mut out: Vec<QuickChoice> = Vec::new();
     if r.code.trim().is_empty() {
         return out;
     }
+    let mut listed: HashSet<QuickChoice> = HashSet::new();
     for p in pieces(r.code, r.base, '|') {
+        if cx.full() {
+            break;
+        }
         if p.text == "wait" {
             continue;
         }
         match read_quick_entry(sc, &p) {
-            Ok(q) if out.contains(&q) => cx.err(r.line, p.col, "entry listed twice"),
-            Ok(q) => out.push(q),
+            Ok(q) if listed.contains(&q) => cx.err(r.line, p.col, "entry listed twice"),
+            Ok(q) => {
+                listed.insert(q.clone());
+                out.push(q);
+            }
             Err((col, msg)) => cx.err(r.line, col, msg),
         }
     }
     out
 }
 
-fn read_quick_entry(sc: &Scenario, p: &Piece<'_>) -> Result<QuickChoice, Located> {
+fn read_quick_entry(sc: &Known<'_>, p: &Piece<'_>) -> Result<QuickChoice, Located> {
     if p.text.is_empty() {
         return Err((
             p.col,
@@ -1257,7 +1334,7 @@ enum LineCtx {
     Slow,
 }
 
-fn lookup_action(sc: &Scenario, name: &str, col: usize) -> Result<ActionId, Located> {
+fn lookup_action(sc: &Known<'_>, name: &str, col: usize) -> Result<ActionId, Located> {
     sc.action_id(name).ok_or_else(|| {
         let known: Vec<&str> = sc.actions.iter().map(|k| k.name.as_str()).collect();
         (
@@ -1274,7 +1351,7 @@ fn lookup_action(sc: &Scenario, name: &str, col: usize) -> Result<ActionId, Loca
 /// stripped, not blank; its first character at column `base`). Returns the line and the
 /// column of WHO.
 fn read_line(
-    sc: &Scenario,
+    sc: &Known<'_>,
     code: &str,
     base: usize,
     ctx: LineCtx,
@@ -1393,7 +1470,7 @@ fn read_line(
 }
 
 /// `miss`, or comma-separated character names: sorted by list position, no duplicates.
-fn read_targets(sc: &Scenario, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
+fn read_targets(sc: &Known<'_>, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
     if p.text.is_empty() {
         return Err((p.col, "missing targets (write `miss` for a miss)".into()));
     }
@@ -1401,6 +1478,7 @@ fn read_targets(sc: &Scenario, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
         return Ok(Vec::new());
     }
     let mut out: Vec<CharId> = Vec::new();
+    let mut listed: HashSet<CharId> = HashSet::new();
     for q in pieces(p.text, p.col, ',') {
         if q.text.is_empty() {
             return Err((
@@ -1413,7 +1491,7 @@ fn read_targets(sc: &Scenario, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
             return Err((q.col, "`miss` can not be listed with targets".into()));
         }
         match sc.char_id(name) {
-            Some(c) if out.contains(&c) => {
+            Some(c) if !listed.insert(c) => {
                 return Err((q.col, format!("target `{name}` is listed twice")))
             }
             Some(c) => out.push(c),
@@ -1920,7 +1998,7 @@ mod tests {
         let e = parse_bytes(b"char A team x\nchar \xff team y\n", path()).unwrap_err();
         assert_eq!((e.0[0].line, e.0[0].col), (2, 6));
         assert!(e.0[0].message.contains("invalid UTF-8 (byte 0xff)"));
-        // A byte order mark and CRLF line ends are accepted.
+        // A byte order mark is skipped; CRLF (and bare CR) line ends end lines.
         let sc = parse_bytes(
             "\u{FEFF}char A team x\r\nlog\r\nA - wait\r\nend\r\n".as_bytes(),
             path(),
@@ -2078,14 +2156,13 @@ mod tests {
     // ----- properties -----------------------------------------------------------------
 
     fn check_errors(src: &str, errs: &ParseErrors) {
-        let src = src.strip_prefix('\u{FEFF}').unwrap_or(src);
+        let src = crate::text::lex::strip_bom(src);
         assert!(!errs.0.is_empty() && errs.0.len() <= MAX_ERRORS);
-        let lines: Vec<&str> = src.split('\n').collect();
+        let lines: Vec<&str> = crate::text::lex::lines(src).collect();
         let mut last = (0, 0);
         for e in &errs.0 {
             assert!(e.line >= 1 && e.line <= lines.len() && e.col >= 1, "{e:?}");
             let text = lines[e.line - 1];
-            let text = text.strip_suffix('\r').unwrap_or(text);
             assert_eq!(e.source_line, text);
             assert!(e.col <= text.chars().count() + 1, "{e:?}");
             assert!((e.line, e.col) >= last, "errors out of order");

@@ -15,7 +15,7 @@ use super::simulate::Outcome;
 use super::{encode, parse, variants};
 use crate::systems::spec::Shape;
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
-use crate::text::{ParseError, ParseErrors};
+use crate::text::ParseErrors;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -211,15 +211,14 @@ impl System for Fft {
     fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
         let sc = parse::parse_fft(text, file)?;
         if sc.characters.is_empty() {
-            return Err(ParseErrors(vec![ParseError {
-                file: file.to_path_buf(),
-                line: 1,
-                col: 1,
-                message: "the scenario has no characters: nothing to run (declare them with \
-                          `char NAME team TEAM` lines, see instances/fft/README.md)"
-                    .to_string(),
-                source_line: text.lines().next().unwrap_or_default().to_string(),
-            }]));
+            return Err(crate::text::Sink::one(
+                text,
+                file,
+                1,
+                1,
+                "the scenario has no characters: nothing to run (declare them with `char \
+                 NAME team TEAM` lines, see instances/fft/README.md)",
+            ));
         }
         Ok(sc)
     }

@@ -1,14 +1,18 @@
 //! The `.foeman` scenario format (documented in `instances/foeman/README.md`) → a validated
 //! [`Scenario`], and [`to_text`] back.
 //!
+//! Lines end at `\n`, `\r\n` or a bare `\r`, and a leading byte-order mark is skipped (the
+//! policy of every format, [`crate::text::lex`]).
+//!
 //! Invariants: no input panics (property-tested); every error names file, line and column
-//! (of the offending token) and shows the line; at most [`MAX_ERRORS`] are reported;
-//! `parse(to_text(s)) == s`.
+//! (of the offending token) and shows the line; at most
+//! [`MAX_ERRORS`](crate::text::MAX_ERRORS) are reported; `parse(to_text(s)) == s`; parsing
+//! is linear in the file (each line is split into words in one pass).
 
 use super::model::{
     Decl, Figure, Ini, Opt, Postpone, Scenario, Side, MAX_ADJ, MAX_FIGURES, MAX_SIDES,
 };
-use crate::text::{ParseError, ParseErrors, MAX_ERRORS};
+use crate::text::{lex, ParseErrors, Sink};
 use std::path::Path;
 
 /// Largest absolute modDX or initiative value accepted.
@@ -23,49 +27,30 @@ struct Tok<'a> {
     col: usize,
 }
 
+/// The words of a line before its comment, with their columns (one pass over the line).
 fn tokens(line: &str) -> Vec<Tok<'_>> {
     let body = match line.find('#') {
         Some(i) => &line[..i],
         None => line,
     };
-    let mut out = Vec::new();
-    let mut start: Option<usize> = None;
-    for (i, c) in body.char_indices() {
-        if c.is_whitespace() {
-            if let Some(s) = start.take() {
-                out.push((s, i));
-            }
-        } else if start.is_none() {
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, body.len()));
-    }
-    out.into_iter()
-        .map(|(s, e)| Tok {
-            text: &body[s..e],
-            col: body[..s].chars().count() + 1,
+    lex::words(body, 1)
+        .into_iter()
+        .map(|w| Tok {
+            text: w.text,
+            col: w.col,
         })
         .collect()
 }
 
+/// The errors found so far, in the shared sink (which holds the lines, read by the
+/// byte-order-mark and line-ending policy of every format).
 struct Ctx<'a> {
-    file: &'a Path,
-    errors: Vec<ParseError>,
+    sink: Sink<'a>,
 }
 
 impl Ctx<'_> {
-    fn err(&mut self, line_no: usize, line: &str, col: usize, msg: impl Into<String>) {
-        if self.errors.len() < MAX_ERRORS {
-            self.errors.push(ParseError {
-                file: self.file.to_path_buf(),
-                line: line_no,
-                col,
-                message: msg.into(),
-                source_line: line.trim_end_matches('\r').to_string(),
-            });
-        }
+    fn err(&mut self, line_no: usize, col: usize, msg: impl Into<String>) {
+        self.sink.err(line_no, col, msg);
     }
 }
 
@@ -143,8 +128,7 @@ fn valid_name(s: &str) -> bool {
 /// Parses and validates a `.foeman` scenario read from `file`.
 pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
     let mut cx = Ctx {
-        file,
-        errors: Vec::new(),
+        sink: Sink::new(text, file),
     };
     let mut sc = Scenario {
         is_dib: false,
@@ -154,52 +138,54 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
     };
     let mut seen_isdib = false;
     let mut seen_optdib = false;
-    let mut last_line = (1usize, String::new());
-    for (idx, line) in text.lines().enumerate() {
+    let mut last_line = 1;
+    for idx in 0..cx.sink.line_count() {
+        if cx.sink.full() {
+            break;
+        }
         let ln = idx + 1;
-        let toks = tokens(line);
+        let toks = tokens(cx.sink.line_text(ln));
         if toks.is_empty() {
             continue;
         }
-        last_line = (ln, line.to_string());
+        last_line = ln;
         let kw = toks[0].text.to_ascii_lowercase();
         match kw.as_str() {
             "isdib" => {
                 if seen_isdib {
-                    cx.err(ln, line, toks[0].col, "`isdib` given twice");
+                    cx.err(ln, toks[0].col, "`isdib` given twice");
                 }
                 seen_isdib = true;
                 match toks.get(1).map(|t| t.text.to_ascii_lowercase()) {
                     Some(v) if v == "true" => sc.is_dib = true,
                     Some(v) if v == "false" => sc.is_dib = false,
-                    Some(_) => cx.err(ln, line, toks[1].col, "`isdib` is `true` or `false`"),
-                    None => cx.err(ln, line, toks[0].col, "`isdib` needs `true` or `false`"),
+                    Some(_) => cx.err(ln, toks[1].col, "`isdib` is `true` or `false`"),
+                    None => cx.err(ln, toks[0].col, "`isdib` needs `true` or `false`"),
                 }
                 if let Some(t) = toks.get(2) {
-                    cx.err(ln, line, t.col, "unexpected text after `isdib` value");
+                    cx.err(ln, t.col, "unexpected text after `isdib` value");
                 }
             }
             "optdib" => {
                 if seen_optdib {
-                    cx.err(ln, line, toks[0].col, "`optdib` given twice");
+                    cx.err(ln, toks[0].col, "`optdib` given twice");
                 }
                 seen_optdib = true;
                 match toks.get(1) {
                     Some(t) => match t.text.parse::<u8>() {
                         Ok(n @ 1..=9) => sc.optdib = n,
-                        _ => cx.err(ln, line, t.col, "`optdib` is a number of dice in 1..9"),
+                        _ => cx.err(ln, t.col, "`optdib` is a number of dice in 1..9"),
                     },
-                    None => cx.err(ln, line, toks[0].col, "`optdib` needs a number in 1..9"),
+                    None => cx.err(ln, toks[0].col, "`optdib` needs a number in 1..9"),
                 }
                 if let Some(t) = toks.get(2) {
-                    cx.err(ln, line, t.col, "unexpected text after `optdib` value");
+                    cx.err(ln, t.col, "unexpected text after `optdib` value");
                 }
             }
-            "side" => side_line(&mut cx, &mut sc, ln, line, &toks),
-            "figure" => figure_line(&mut cx, &mut sc, ln, line, &toks),
+            "side" => side_line(&mut cx, &mut sc, ln, &toks),
+            "figure" => figure_line(&mut cx, &mut sc, ln, &toks),
             _ => cx.err(
                 ln,
-                line,
                 toks[0].col,
                 format!(
                     "unknown keyword `{}` (expected side, figure, isdib or optdib)",
@@ -208,33 +194,27 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
             ),
         }
     }
-    if sc.sides.is_empty() && cx.errors.is_empty() {
-        let (ln, l) = last_line;
+    if sc.sides.is_empty() && cx.sink.error_count() == 0 {
         cx.err(
-            ln,
-            &l,
+            last_line,
             1,
             "no side declared (at least one `side` line is needed)",
         );
     }
-    if cx.errors.is_empty() {
-        Ok(sc)
-    } else {
-        Err(ParseErrors(cx.errors))
-    }
+    cx.sink.finish().map(|()| sc)
 }
 
 /// The name a `side` or `figure` line declares (its second word), if it is a valid new
 /// name and the limit is not reached; otherwise the error is recorded.
 fn new_name<'t>(
     cx: &mut Ctx,
-    (ln, line, toks): (usize, &str, &'t [Tok<'t>]),
+    (ln, toks): (usize, &'t [Tok<'t>]),
     what: &str,
     existing: &[&str],
     max: usize,
 ) -> Option<&'t Tok<'t>> {
     let Some(name) = toks.get(1) else {
-        cx.err(ln, line, toks[0].col, format!("`{what}` needs a name"));
+        cx.err(ln, toks[0].col, format!("`{what}` needs a name"));
         return None;
     };
     let problem = if !valid_name(name.text) {
@@ -251,16 +231,16 @@ fn new_name<'t>(
     };
     match problem {
         Some((col, msg)) => {
-            cx.err(ln, line, col, msg);
+            cx.err(ln, col, msg);
             None
         }
         None => Some(name),
     }
 }
 
-fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok]) {
+fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
     let names: Vec<&str> = sc.sides.iter().map(|s| s.name.as_str()).collect();
-    let Some(name) = new_name(cx, (ln, line, toks), "side", &names, MAX_SIDES) else {
+    let Some(name) = new_name(cx, (ln, toks), "side", &names, MAX_SIDES) else {
         return;
     };
     let mut ini_v = None;
@@ -269,12 +249,7 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok
     while i < toks.len() {
         let key = toks[i].text.to_ascii_lowercase();
         let Some(val) = toks.get(i + 1) else {
-            return cx.err(
-                ln,
-                line,
-                toks[i].col,
-                format!("`{}` needs a value", toks[i].text),
-            );
+            return cx.err(ln, toks[i].col, format!("`{}` needs a value", toks[i].text));
         };
         match key.as_str() {
             "ini" => match ini(val.text) {
@@ -282,7 +257,6 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok
                 None => {
                     return cx.err(
                         ln,
-                        line,
                         val.col,
                         format!(
                             "initiative `{}` is not a number in -{MAX_ABS_VALUE}..{MAX_ABS_VALUE}, \
@@ -297,13 +271,12 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok
                     "no" => Postpone::No,
                     "yes" => Postpone::Yes,
                     "maybe" => Postpone::Maybe,
-                    _ => return cx.err(ln, line, val.col, "`postpone` is yes, no or maybe"),
+                    _ => return cx.err(ln, val.col, "`postpone` is yes, no or maybe"),
                 }
             }
             _ => {
                 return cx.err(
                     ln,
-                    line,
                     toks[i].col,
                     format!(
                         "unknown side field `{}` (expected ini or postpone)",
@@ -315,7 +288,7 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok
         i += 2;
     }
     let Some(ini) = ini_v else {
-        return cx.err(ln, line, name.col, "side has no `ini` (a value or `roll`)");
+        return cx.err(ln, name.col, "side has no `ini` (a value or `roll`)");
     };
     sc.sides.push(Side {
         name: name.text.to_string(),
@@ -324,9 +297,9 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok
     });
 }
 
-fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[Tok]) {
+fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
     let names: Vec<&str> = sc.figures.iter().map(|f| f.name.as_str()).collect();
-    let Some(name) = new_name(cx, (ln, line, toks), "figure", &names, MAX_FIGURES) else {
+    let Some(name) = new_name(cx, (ln, toks), "figure", &names, MAX_FIGURES) else {
         return;
     };
     let mut side = None;
@@ -338,12 +311,11 @@ fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[T
         if key == "do" {
             let sets = &toks[i + 1..];
             if sets.is_empty() {
-                return cx.err(ln, line, toks[i].col, "`do` needs at least one choice set");
+                return cx.err(ln, toks[i].col, "`do` needs at least one choice set");
             }
             if sets.len() > MAX_PLAN {
                 return cx.err(
                     ln,
-                    line,
                     sets[MAX_PLAN].col,
                     format!("more than {MAX_PLAN} choice sets"),
                 );
@@ -354,11 +326,11 @@ fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[T
                 let mut col = t.col;
                 for part in t.text.split('|') {
                     if set.len() >= MAX_SET {
-                        return cx.err(ln, line, col, format!("more than {MAX_SET} choices"));
+                        return cx.err(ln, col, format!("more than {MAX_SET} choices"));
                     }
                     match decl(part) {
                         Ok(d) => set.push(d),
-                        Err(m) => return cx.err(ln, line, col, m),
+                        Err(m) => return cx.err(ln, col, m),
                     }
                     col += part.chars().count() + 1;
                 }
@@ -368,12 +340,7 @@ fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[T
             break;
         }
         let Some(val) = toks.get(i + 1) else {
-            return cx.err(
-                ln,
-                line,
-                toks[i].col,
-                format!("`{}` needs a value", toks[i].text),
-            );
+            return cx.err(ln, toks[i].col, format!("`{}` needs a value", toks[i].text));
         };
         match key.as_str() {
             "side" => match sc.sides.iter().position(|s| s.name == val.text) {
@@ -381,7 +348,6 @@ fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[T
                 None => {
                     return cx.err(
                         ln,
-                        line,
                         val.col,
                         format!("unknown side `{}` (declare sides before figures)", val.text),
                     )
@@ -392,7 +358,6 @@ fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[T
                 None => {
                     return cx.err(
                         ln,
-                        line,
                         val.col,
                         format!(
                             "modDX `{}` is not a number in -{MAX_ABS_VALUE}..{MAX_ABS_VALUE}",
@@ -404,7 +369,6 @@ fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[T
             _ => {
                 return cx.err(
                     ln,
-                    line,
                     toks[i].col,
                     format!(
                         "unknown figure field `{}` (expected side, dx or do)",
@@ -422,7 +386,7 @@ fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, line: &str, toks: &[T
         _ => None,
     };
     if let Some(m) = missing {
-        return cx.err(ln, line, name.col, format!("figure has no `{m}`"));
+        return cx.err(ln, name.col, format!("figure has no `{m}`"));
     }
     sc.figures.push(Figure {
         name: name.text.to_string(),

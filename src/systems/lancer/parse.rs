@@ -1,15 +1,19 @@
 //! The `.lancer` scenario format: reading (with located errors) and writing.
 //!
-//! One declaration per line; `#` starts a comment; tokens are separated by blanks. Names
-//! must be declared before use (units and weapons before the reactions and the action that
-//! name them). See `instances/lancer/README.md` for the grammar.
+//! One declaration per line; `#` starts a comment; tokens are separated by blanks. Lines
+//! end at `\n`, `\r\n` or a bare `\r`, and a leading byte-order mark is skipped (the policy
+//! of every format, [`crate::text::lex`]). Names must be declared before use (units and
+//! weapons before the reactions and the action that name them). See
+//! `instances/lancer/README.md` for the grammar.
 //!
 //! Invariants: every error carries the file, a 1-based line and the column of the
 //! offending token (or the end of the line when a token is missing); a returned
-//! [`Scenario`] satisfies the invariants listed in `model`; `parse(to_text(s)) == s`.
+//! [`Scenario`] satisfies the invariants listed in `model`; `parse(to_text(s)) == s`;
+//! parsing is linear in the file (names, cells and weapons are looked up in hash maps).
 
 use super::model::*;
-use crate::text::{ParseError, ParseErrors, MAX_ERRORS};
+use crate::text::{lex, ParseErrors, Sink};
+use std::collections::HashMap;
 use std::path::Path;
 
 struct Line<'a> {
@@ -76,6 +80,9 @@ fn name_ok(s: &str) -> bool {
         .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '\'')
 }
 
+/// The scenario as declared so far, with the indexes that keep every name check and
+/// lookup constant-time (so parsing is linear in the file).
+#[derive(Default)]
 struct Builder {
     units: Vec<Unit>,
     weapons: Vec<Weapon>,
@@ -83,6 +90,12 @@ struct Builder {
     action: Option<Action>,
     policy: Option<Policy>,
     depth: Option<usize>,
+    /// Unit, weapon and reaction names, each to its index.
+    unit_ids: HashMap<String, UnitId>,
+    weapon_ids: HashMap<String, usize>,
+    reaction_ids: HashMap<String, usize>,
+    /// The unit standing on each taken cell.
+    cells: HashMap<Cell, UnitId>,
 }
 
 impl Builder {
@@ -92,9 +105,9 @@ impl Builder {
             return Err((c, format!("`{t}` is not a valid {what} name")));
         }
         let taken = match what {
-            "unit" => self.units.iter().any(|u| u.name == t),
-            "weapon" => self.weapons.iter().any(|w| w.name == t),
-            _ => self.reactions.iter().any(|r| r.name == t),
+            "unit" => self.unit_ids.contains_key(t),
+            "weapon" => self.weapon_ids.contains_key(t),
+            _ => self.reaction_ids.contains_key(t),
         };
         if taken {
             return Err((c, format!("{what} `{t}` is already declared")));
@@ -103,16 +116,16 @@ impl Builder {
     }
     fn unit(&self, l: &mut Line) -> Res<UnitId> {
         let (c, t) = l.next("a unit name")?;
-        self.units
-            .iter()
-            .position(|u| u.name == t)
+        self.unit_ids
+            .get(t)
+            .copied()
             .ok_or((c, format!("unknown unit `{t}`")))
     }
     fn weapon(&self, l: &mut Line) -> Res<usize> {
         let (c, t) = l.next("a weapon name")?;
-        self.weapons
-            .iter()
-            .position(|w| w.name == t)
+        self.weapon_ids
+            .get(t)
+            .copied()
             .ok_or((c, format!("unknown weapon `{t}`")))
     }
     fn aim(l: &mut Line) -> Res<Aim> {
@@ -164,8 +177,9 @@ impl Builder {
                 l.keyword("at")?;
                 let cc = l.col();
                 let at = l.cell()?;
-                if let Some(o) = self.units.iter().find(|u| u.at == at) {
-                    return Err((cc, format!("cell {at} is already taken by `{}`", o.name)));
+                if let Some(&o) = self.cells.get(&at) {
+                    let o = &self.units[o].name;
+                    return Err((cc, format!("cell {at} is already taken by `{o}`")));
                 }
                 let (mut npc, mut resistant) = (false, false);
                 while let Some(t) = l.peek() {
@@ -176,6 +190,8 @@ impl Builder {
                     }
                     l.at += 1;
                 }
+                self.unit_ids.insert(name.clone(), self.units.len());
+                self.cells.insert(at, self.units.len());
                 self.units.push(Unit {
                     name,
                     side: side.to_string(),
@@ -209,6 +225,7 @@ impl Builder {
                     damage.push(d);
                 }
                 damage.sort();
+                self.weapon_ids.insert(name.clone(), self.weapons.len());
                 self.weapons.push(Weapon { name, damage, area });
             }
             "reaction" => {
@@ -296,6 +313,7 @@ impl Builder {
                     }
                     l.at += 1;
                 }
+                self.reaction_ids.insert(name.clone(), self.reactions.len());
                 self.reactions.push(Reaction {
                     name,
                     unit,
@@ -385,45 +403,20 @@ impl Builder {
     }
 }
 
-/// Parses a `.lancer` scenario read from `file`.
+/// Parses a `.lancer` scenario read from `file`. Lines are read by the policy of every
+/// format (a leading byte-order mark skipped; `\n`, `\r\n` and a bare `\r` end a line).
 pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
-    let mut b = Builder {
-        units: vec![],
-        weapons: vec![],
-        reactions: vec![],
-        action: None,
-        policy: None,
-        depth: None,
-    };
-    let mut errors = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let raw = raw.trim_end_matches('\r');
+    let mut b = Builder::default();
+    let mut sink = Sink::new(text, file);
+    for i in 0..sink.line_count() {
+        if sink.full() {
+            break;
+        }
+        let raw = sink.line_text(i + 1);
         let code = raw.split('#').next().unwrap_or("");
-        let mut toks = Vec::new();
-        let mut start = None;
-        for (ci, ch) in code.chars().enumerate() {
-            if ch.is_whitespace() {
-                if let Some(s) = start.take() {
-                    toks.push(s);
-                }
-            } else if start.is_none() {
-                start = Some(ci);
-            }
-        }
-        if let Some(s) = start {
-            toks.push(s);
-        }
-        // turn char starts into (col, &str)
-        let chars: Vec<(usize, char)> = code.char_indices().collect();
-        let toks: Vec<(usize, &str)> = toks
+        let toks: Vec<(usize, &str)> = lex::words(code, 1)
             .into_iter()
-            .map(|s| {
-                let bs = chars[s].0;
-                let be = code[bs..]
-                    .find(char::is_whitespace)
-                    .map_or(code.len(), |e| bs + e);
-                (s + 1, &code[bs..be])
-            })
+            .map(|w| (w.col, w.text))
             .collect();
         if toks.is_empty() {
             continue;
@@ -435,50 +428,28 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
             at: 0,
         };
         if let Err((col, message)) = b.line(&mut l) {
-            errors.push(ParseError {
-                file: file.to_path_buf(),
-                line: l.no,
-                col,
-                message,
-                source_line: raw.to_string(),
-            });
-            if errors.len() >= MAX_ERRORS {
-                break;
-            }
+            sink.err(l.no, col, message);
         }
     }
-    if errors.is_empty() {
+    if sink.error_count() == 0 {
         // Whole-file problems point at line 1, as in every system.
-        let first = text
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .trim_end_matches('\r');
         if b.units.is_empty() {
-            errors.push(ParseError {
-                file: file.to_path_buf(),
-                line: 1,
-                col: 1,
-                message: "no units declared (a whole-file problem: a scenario needs at least \
-                          one `unit` line)"
-                    .into(),
-                source_line: first.to_string(),
-            });
+            sink.err(
+                1,
+                1,
+                "no units declared (a whole-file problem: a scenario needs at least one \
+                 `unit` line)",
+            );
         } else if b.action.is_none() {
-            errors.push(ParseError {
-                file: file.to_path_buf(),
-                line: 1,
-                col: 1,
-                message: "no `action` line: the scenario needs an initiating action (a \
-                          whole-file problem)"
-                    .into(),
-                source_line: first.to_string(),
-            });
+            sink.err(
+                1,
+                1,
+                "no `action` line: the scenario needs an initiating action (a whole-file \
+                 problem)",
+            );
         }
     }
-    if !errors.is_empty() {
-        return Err(ParseErrors(errors));
-    }
+    sink.finish()?;
     Ok(Scenario {
         units: b.units,
         weapons: b.weapons,
