@@ -7,6 +7,7 @@
 mod cancel;
 mod cli;
 mod facade;
+mod graph;
 mod harness;
 mod sat;
 mod systems;

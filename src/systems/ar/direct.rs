@@ -44,8 +44,6 @@ use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
-use petgraph::algo::tarjan_scc;
-use petgraph::graph::DiGraph;
 use petgraph::unionfind::UnionFind;
 use std::collections::BTreeSet;
 
@@ -281,24 +279,24 @@ fn components(
     req_of: &[Vec<Ix>],
     guard_of: &[Vec<Ix>],
 ) -> Vec<Vec<Ix>> {
-    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, 0);
-    let nodes: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
+    let mut succ: Vec<Vec<Ix>> = vec![Vec::new(); n];
     let mut uf = UnionFind::new(n);
     for a in 0..n {
         for &y in attacks[a].iter().chain(&trig_of[a]).chain(&req_of[a]) {
-            g.add_edge(nodes[a], nodes[y], ());
+            succ[a].push(y);
             uf.union(a, y);
         }
         for &p in &guard_of[a] {
-            g.add_edge(nodes[p], nodes[a], ());
+            succ[p].push(a);
             uf.union(p, a);
         }
     }
-    // tarjan_scc lists SCCs in reverse topological order.
+    // `graph::scc` lists SCCs in reverse topological order (iteratively: a component
+    // can be as long as the night).
     let mut rank = vec![0; n];
-    for (r, scc) in tarjan_scc(&g).iter().rev().enumerate() {
-        for v in scc {
-            rank[v.index()] = r;
+    for (r, scc) in crate::graph::scc(&succ).iter().rev().enumerate() {
+        for &v in scc {
+            rank[v] = r;
         }
     }
     let mut by_root: Vec<Vec<Ix>> = vec![Vec::new(); n];

@@ -57,8 +57,6 @@ use super::universe::{Ix, Origin, Universe};
 use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, Solver};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
-use petgraph::algo::tarjan_scc;
-use petgraph::graph::DiGraph;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -446,18 +444,20 @@ impl<'u> Encoding<'u> {
         let u = self.u;
         let nd = u.n_declared;
         let created = u.len() - nd;
-        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(created, 0);
-        let nodes: Vec<_> = (0..created).map(|_| g.add_node(())).collect();
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); created];
         for c in nd..u.len() {
             for &(h, _) in triggers[c].iter().filter(|&&(h, _)| h >= nd) {
-                g.add_edge(nodes[c - nd], nodes[h - nd], ());
+                succ[c - nd].push(h - nd);
             }
         }
-        for scc in tarjan_scc(&g).into_iter().filter(|scc| scc.len() > 1) {
+        for scc in crate::graph::scc(&succ)
+            .into_iter()
+            .filter(|scc| scc.len() > 1)
+        {
             if self.budget.is_cancelled() {
                 return;
             }
-            let members: Vec<Ix> = scc.iter().map(|v| v.index() + nd).collect();
+            let members: Vec<Ix> = scc.iter().map(|&v| v + nd).collect();
             let mut pos: HashMap<Ix, usize> = HashMap::with_capacity(members.len());
             for (i, &c) in members.iter().enumerate() {
                 pos.insert(c, i);
