@@ -19,6 +19,7 @@ pub mod external;
 pub mod fuzz;
 pub mod inputs;
 pub mod isolate;
+pub mod merge;
 pub mod protocol;
 pub mod shard;
 
