@@ -72,6 +72,7 @@ fn batch_reports_every_instance_good_or_bad() {
 
     let cycle = &recs[&p("good/cycle.night")];
     assert_eq!(cycle["classification"], "paradox");
+    assert_eq!(cycle["label"], "paradox");
     // Counts are exact decimal strings (they can exceed any integer type).
     assert_eq!(cycle["resolutions"], "0");
     assert_eq!(cycle["optimal_cut_count"], "3");
@@ -202,6 +203,8 @@ fn shards_partition_the_inputs() {
             })
             .collect();
         assert!((3..=4).contains(&paths.len()), "balanced: {paths:?}");
+        assert!(String::from_utf8_lossy(&out.stderr)
+            .starts_with(&format!("shard {k}/{n} (from --shard)\n")));
         seen.extend(paths);
     }
     let distinct: BTreeSet<&String> = seen.iter().collect();

@@ -1,6 +1,8 @@
 //! `gordian batch PATH...`: many instances (any system: by extension, or `--system`)
 //! answered in parallel, one JSON line each, to a report file or standard output;
-//! resumable (`--resume`) and shardable (`--shard K/N`).
+//! resumable (`--resume`) and shardable (`--shard K/N`, or `--shard auto`: from a Slurm job
+//! array or a Kubernetes Indexed Job, `harness::shard`); `gordian merge` joins the
+//! shards' reports.
 //!
 //! Each instance is solved in a worker process (`cli/worker.rs`): past `--timeout` (plus
 //! a margin) or `--max-memory` (plus headroom) the worker is killed and the instance gets
@@ -18,7 +20,8 @@ use super::registry::{self, EngineChoice, RunOptions, SystemName};
 use super::signals::Signals;
 use super::worker;
 use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
-use crate::harness::batch::{self, ErrorKind, Job, Shard};
+use crate::harness::batch::{self, ErrorKind, Job};
+use crate::harness::shard::{self, ShardArg};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
@@ -48,9 +51,12 @@ pub struct Args {
     /// --force, such a report is refused).
     #[arg(long, requires = "out", conflicts_with = "resume")]
     force: bool,
-    /// Only the K-th of N deterministic partitions of the sorted inputs (1 <= K <= N).
-    #[arg(long)]
-    shard: Option<Shard>,
+    /// Only the K-th of N deterministic partitions of the sorted inputs (1 <= K <= N), or
+    /// `auto`: K and N from a Slurm job array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT) or a
+    /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with GORDIAN_SHARD_COUNT set to the
+    /// Job's completions).
+    #[arg(long, value_name = "K/N|auto")]
+    shard: Option<ShardArg>,
     /// Per-instance time limit in seconds; an instance over it is a timeout error record.
     #[arg(long, value_parser = parse_seconds)]
     timeout: Option<Duration>,
@@ -85,6 +91,27 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     }
+    let shard = match args.shard {
+        None => None,
+        Some(ShardArg::Fixed(s)) => {
+            eprintln!("shard {s} (from --shard)");
+            Some(s)
+        }
+        Some(ShardArg::Auto) => {
+            match shard::from_env(&|name| {
+                std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+            }) {
+                Ok(found) => {
+                    eprintln!("shard {} (from {})", found.shard, found.source);
+                    Some(found.shard)
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(EXIT_INPUT);
+                }
+            }
+        }
+    };
     let (mut out, done): (Box<dyn Write + Send>, HashSet<String>) = match &args.out {
         Some(path) => match batch::open_report(path, args.resume) {
             Ok((f, done)) => (Box::new(f), done),
@@ -98,7 +125,7 @@ pub fn run(args: &Args) -> ExitCode {
     let (jobs, skipped) = batch::plan(
         &args.paths,
         &registry::extensions(args.system),
-        args.shard,
+        shard,
         &done,
     );
     let opts = RunOptions {

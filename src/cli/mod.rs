@@ -42,6 +42,7 @@ mod gen;
 mod generators;
 mod lancer;
 mod limits;
+mod merge;
 pub(crate) mod page;
 mod progress;
 mod registry;
@@ -103,6 +104,17 @@ enum Command {
     /// Answer many instances of any system in parallel, one JSON line each; resumable
     /// and shardable.
     Batch(batch::Args),
+    /// Join the reports of a batch's shards into one, sorted by path, checking that every
+    /// input has exactly one record.
+    ///
+    /// A path recorded twice (in one report or across reports) is an error unless the
+    /// records are identical; a line that is not a record is an error located at
+    /// FILE:LINE (a partially written last line, which an interrupted batch leaves, is
+    /// named as such); with --expect, an input without a record is an error. On any
+    /// error nothing is written (exit 2); the merged report is written to a temporary
+    /// file and renamed. A summary goes to standard error.
+    #[command(after_help = merge::EXAMPLE)]
+    Merge(merge::Args),
     /// The worker process of `check` and `batch` (internal: one job per line in, one
     /// answer per line out).
     #[command(hide = true)]
@@ -215,6 +227,7 @@ pub fn run() -> ExitCode {
             gen::run(&args, sub)
         }
         Command::Batch(args) => batch::run(&args),
+        Command::Merge(args) => merge::run(&args),
         Command::Worker(args) => worker::run(&args),
         Command::Fft(args) => fft::run(&args),
         Command::Lancer(args) => lancer::run(&args),
@@ -269,7 +282,7 @@ mod tests {
                     "step", "--max-memory", "--limit", "--list", "--table",
                     "--closure-limit", "--property", "16777216", "16777217",
                     "99999999999999999999", "x.lancer", "x.foeman", "x.ff8", "x.fft",
-                    "schema", "instance", "answer",
+                    "schema", "instance", "answer", "merge", "--expect", "--force", "auto",
                 ]),
                 0..8,
             )

@@ -6,65 +6,25 @@
 //! is one line written and flushed whole, so a crash loses at most the line being
 //! written; a report is only ever appended to when resuming, and a partially written
 //! last line is removed (it is not taken as done), so the report stays JSON lines; a
-//! report is locked while a run writes it;
-//! the shard `K/N` of the sorted inputs is those at index `i` with `i % N == K - 1`, so the
-//! N shards partition the inputs exactly.
+//! report is locked while a run writes it; a shard ([`Shard`], `harness::shard`) plans
+//! the inputs at index `i` of the sorted list with `i % N == K - 1`, so N shards partition
+//! the inputs exactly.
+//!
+//! Reports are read by one parser, [`report_lines`] (line by line: number, byte range,
+//! record or not): `--resume` here and `gordian merge` (`harness::merge`) both use it.
 
 use super::differential::{with_timeout, Comparison, Differential, Verdict};
 use super::inputs;
+pub use super::shard::Shard;
 use crate::systems::spec::{Budget, LimitHit, System};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
-use std::fmt;
 use std::io::{self, BufRead, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// One of N deterministic partitions of the sorted inputs: `K/N`, `1 <= K <= N`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// K, 1-based.
-    pub k: usize,
-    /// N.
-    pub n: usize,
-}
-
-impl FromStr for Shard {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("invalid shard `{s}`: expected K/N with 1 <= K <= N, e.g. 2/4");
-        let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let k: usize = k.trim().parse().map_err(|_| bad())?;
-        let n: usize = n.trim().parse().map_err(|_| bad())?;
-        if k == 0 || k > n {
-            return Err(bad());
-        }
-        Ok(Shard { k, n })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.k, self.n)
-    }
-}
-
-impl Shard {
-    /// The items of this shard: index `i` with `i % n == k - 1`.
-    pub fn select<T>(&self, items: Vec<T>) -> Vec<T> {
-        items
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % self.n == self.k - 1)
-            .map(|(_, x)| x)
-            .collect()
-    }
-}
 
 /// One instance to resolve.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -165,7 +125,8 @@ pub fn error_record(path: String, kind: ErrorKind, message: String) -> Record {
 }
 
 /// Loads and answers one instance of `S`; never fails, an error is a record. The record
-/// has `path`, `system`, the system's own fields (`System::record`), `engines`,
+/// has `path`, `system`, `label` (`System::label`), the system's own fields
+/// (`System::record`), `engines`,
 /// `times_ms`, `cross_checked` and, when an engine was stopped, `unfinished`. The
 /// timeout covers reading, parsing, solving and the record; each engine's state is held
 /// to `max_memory` bytes (past it: a `limit` record naming what it was storing).
@@ -218,7 +179,7 @@ fn answer_record<S: System>(
         .collect();
     let mut rec = match c.verdict() {
         Verdict::Agree(a) | Verdict::Alone(a) => {
-            let mut json = json!({"path": path, "system": S::NAME});
+            let mut json = json!({"path": path, "system": S::NAME, "label": S::label(a)});
             if let Value::Object(fields) = S::record(instance, a) {
                 json.as_object_mut().expect("a JSON object").extend(fields);
             }
@@ -334,6 +295,101 @@ pub fn done_paths(report: &str) -> HashSet<String> {
         .collect()
 }
 
+/// One line of a report, as [`report_lines`] reads it.
+#[derive(Debug)]
+pub struct ReportLine {
+    /// Its 1-based number.
+    pub number: usize,
+    /// The byte offset of its start in the report.
+    pub offset: u64,
+    /// Its length in bytes, the line end included.
+    pub len: u64,
+    /// Whether it ends with a line end; only a report's last line may not, and then it
+    /// was (most likely) being written when the run was stopped.
+    pub terminated: bool,
+    /// What it holds.
+    pub content: LineContent,
+}
+
+/// What a report's line holds.
+#[derive(Debug, PartialEq)]
+pub enum LineContent {
+    /// Nothing but white space.
+    Blank,
+    /// A record: a JSON object with a string `path`.
+    Record {
+        /// Its `path`.
+        path: String,
+        /// The whole record.
+        value: Value,
+    },
+    /// Anything else, and why it is not a record.
+    NotARecord(String),
+}
+
+/// What the bytes of one report line hold (the line end, if any, included or not).
+pub fn parse_line(bytes: &[u8]) -> LineContent {
+    let text = String::from_utf8_lossy(bytes);
+    if text.trim().is_empty() {
+        return LineContent::Blank;
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Err(e) => LineContent::NotARecord(format!("the line is not JSON ({e})")),
+        Ok(value) => match value.get("path").and_then(Value::as_str) {
+            Some(p) => LineContent::Record {
+                path: p.to_string(),
+                value,
+            },
+            None => {
+                LineContent::NotARecord("the line is not a JSON record with a \"path\"".to_string())
+            }
+        },
+    }
+}
+
+/// The lines of a report, read one at a time (memory holds one line, not the file), each
+/// with its number, place and content. The one parser of reports: `--resume` and
+/// `gordian merge` both read through it.
+pub fn report_lines<R: BufRead>(reader: R) -> ReportLines<R> {
+    ReportLines {
+        reader,
+        number: 0,
+        offset: 0,
+        buf: Vec::new(),
+    }
+}
+
+/// The iterator of [`report_lines`].
+pub struct ReportLines<R> {
+    reader: R,
+    number: usize,
+    offset: u64,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> Iterator for ReportLines<R> {
+    type Item = io::Result<ReportLine>;
+
+    fn next(&mut self) -> Option<io::Result<ReportLine>> {
+        self.buf.clear();
+        let n = match self.reader.read_until(b'\n', &mut self.buf) {
+            Ok(0) => return None,
+            Ok(n) => n as u64,
+            Err(e) => return Some(Err(e)),
+        };
+        self.number += 1;
+        let line = ReportLine {
+            number: self.number,
+            offset: self.offset,
+            len: n,
+            terminated: self.buf.last() == Some(&b'\n'),
+            content: parse_line(&self.buf),
+        };
+        self.offset += n;
+        Some(Ok(line))
+    }
+}
+
 /// Why a report cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -399,37 +455,23 @@ pub fn open_report(
     }
     let mut done = HashSet::new();
     let mut complete_len: u64 = 0;
-    {
-        let mut reader = io::BufReader::new(&f);
-        let mut buf = Vec::new();
-        let mut line = 0;
-        loop {
-            buf.clear();
-            let n = reader.read_until(b'\n', &mut buf).map_err(io)?;
-            if n == 0 {
-                break;
+    for line in report_lines(io::BufReader::new(&f)) {
+        let line = line.map_err(io)?;
+        if !line.terminated {
+            break; // a partial last line: removed below
+        }
+        complete_len = line.offset + line.len;
+        match line.content {
+            LineContent::Blank => {}
+            LineContent::Record { path, .. } => {
+                done.insert(path);
             }
-            line += 1;
-            if buf.last() != Some(&b'\n') {
-                break; // a partial last line: removed below
-            }
-            complete_len += n as u64;
-            let text = String::from_utf8_lossy(&buf);
-            if text.trim().is_empty() {
-                continue;
-            }
-            let rec = serde_json::from_str::<Value>(&text).ok();
-            match rec.as_ref().and_then(|v| v.get("path")?.as_str()) {
-                Some(p) => {
-                    done.insert(p.to_string());
-                }
-                None => {
-                    return Err(ReportError::NotAReport {
-                        path: path.to_path_buf(),
-                        line,
-                        why: "the line is not a JSON record with a \"path\"".to_string(),
-                    })
-                }
+            LineContent::NotARecord(why) => {
+                return Err(ReportError::NotAReport {
+                    path: path.to_path_buf(),
+                    line: line.number,
+                    why,
+                })
             }
         }
     }
@@ -444,19 +486,35 @@ mod tests {
     use crate::harness::toy::{Sleeper, Toy};
 
     #[test]
-    fn shards_partition_exactly() {
-        let items: Vec<usize> = (0..23).collect();
-        for n in 1..6 {
-            let mut all: Vec<usize> = (1..=n)
-                .flat_map(|k| Shard { k, n }.select(items.clone()))
-                .collect();
-            all.sort();
-            assert_eq!(all, items);
-        }
-        assert_eq!("2/3".parse(), Ok(Shard { k: 2, n: 3 }));
-        for bad in ["0/3", "4/3", "3", "a/b", "1/0", ""] {
-            assert!(bad.parse::<Shard>().is_err(), "{bad}");
-        }
+    fn report_lines_are_numbered_placed_and_parsed() {
+        let text = "{\"path\":\"a\"}\n\n[1]\r\nnot json\n{\"path\":\"b\",\"x";
+        let lines: Vec<ReportLine> = report_lines(text.as_bytes()).map(Result::unwrap).collect();
+        let at: Vec<(usize, u64, u64, bool)> = lines
+            .iter()
+            .map(|l| (l.number, l.offset, l.len, l.terminated))
+            .collect();
+        assert_eq!(
+            at,
+            [
+                (1, 0, 13, true),
+                (2, 13, 1, true),
+                (3, 14, 5, true),
+                (4, 19, 9, true),
+                (5, 28, 14, false)
+            ]
+        );
+        assert!(matches!(&lines[0].content, LineContent::Record { path, .. } if path == "a"));
+        assert_eq!(lines[1].content, LineContent::Blank);
+        assert_eq!(
+            lines[2].content,
+            LineContent::NotARecord("the line is not a JSON record with a \"path\"".into())
+        );
+        assert!(
+            matches!(&lines[3].content, LineContent::NotARecord(w) if w.starts_with("the line is not JSON (")),
+            "{:?}",
+            lines[3].content
+        );
+        assert!(matches!(lines[4].content, LineContent::NotARecord(_)));
     }
 
     #[test]
@@ -509,6 +567,7 @@ mod tests {
         assert_eq!(rec.status, Ok("odd".to_string()));
         assert_eq!(rec.json["sum"], 7);
         assert_eq!(rec.json["system"], "toy");
+        assert_eq!(rec.json["label"], "odd");
         assert_eq!(rec.json["cross_checked"], true);
         std::fs::remove_dir_all(&dir).unwrap();
     }

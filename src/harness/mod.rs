@@ -3,9 +3,11 @@
 //! of a system's engines and the race between them ([`differential`]), fuzzing with
 //! shrinking ([`fuzz`]), outside resolvers run by a command ([`external`]), compared
 //! with gordian's answer field by field ([`protocol`]) on given or random instances
-//! ([`against`]), batch runs with resume, shards and timeouts ([`batch`]), and
-//! input discovery and loading by extension ([`inputs`]), and worker processes under
-//! limits the parent enforces ([`isolate`]).
+//! ([`against`]), batch runs with resume, shards and timeouts ([`batch`]), shards given
+//! as `K/N` or read from a Slurm job array's or Kubernetes Indexed Job's environment
+//! ([`shard`]), shard reports merged and checked ([`merge`]), input discovery and
+//! loading by extension ([`inputs`]), and worker processes under limits the parent
+//! enforces ([`isolate`]).
 //!
 //! Boundary: nothing here imports `crate::systems::<system>`; a system reaches the harness
 //! only through its `System` implementation, and the CLI chooses the system.
@@ -17,7 +19,9 @@ pub mod external;
 pub mod fuzz;
 pub mod inputs;
 pub mod isolate;
+pub mod merge;
 pub mod protocol;
+pub mod shard;
 
 pub use differential::{Comparison, Differential, Verdict};
 

@@ -1,0 +1,483 @@
+//! Batch past one machine, through the binary: `batch --shard auto` run as separate local
+//! processes under a Slurm job array's variables (ids from 1, ids from 0) and a Kubernetes
+//! Indexed Job's, then `merge --expect`: every input exactly once, the same records as one
+//! `batch` run (timings aside). A missing shard, a duplicated record, a broken or partial
+//! line and conflicting variables fail with exit 2; `merge --out` never overwrites
+//! without `--force` and never leaves a partial file.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+mod common;
+
+use common::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_gordian");
+
+/// Environment variables to set in a child.
+type Env = Vec<(&'static str, String)>;
+
+/// Every variable `--shard auto` reads: removed from each child, then set as a test says.
+const SHARD_VARS: [&str; 7] = [
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_ARRAY_TASK_STEP",
+    "SLURM_ARRAY_TASK_COUNT",
+    "JOB_COMPLETION_INDEX",
+    "GORDIAN_SHARD_COUNT",
+];
+
+fn command(dir: &Path, args: &[&str], env: &[(&str, String)]) -> Command {
+    let mut c = Command::new(BIN);
+    c.current_dir(dir).args(args);
+    for v in SHARD_VARS {
+        c.env_remove(v);
+    }
+    c.env_remove("SLURM_CPUS_PER_TASK");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+fn gordian(dir: &Path, args: &[&str], env: &[(&str, String)]) -> Output {
+    command(dir, args, env).output().expect("run gordian")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A folder `in/` of generated instances: 30 ?AR nights and a few of every other system
+/// (small enough that both engines answer well within the grace period, so every record
+/// is the same from run to run but for its timings).
+fn fixture(name: &str) -> TempDir {
+    let d = TempDir::new(name);
+    let gens: [&[&str]; 5] = [
+        &["--system", "ar", "--count", "30", "--seed", "2"],
+        &["--system", "fft", "--count", "3", "--seed", "2"],
+        &["--system", "lancer", "--count", "3", "--seed", "2"],
+        &["--system", "foeman", "--count", "3", "--seed", "2"],
+        &[
+            "--system",
+            "ff8",
+            "--count",
+            "2",
+            "--seed",
+            "3",
+            "--ff8-bound",
+            "1",
+            "--ff8-regions",
+            "2",
+        ],
+    ];
+    for g in gens {
+        let mut args = vec!["gen", "--out", "in"];
+        args.extend_from_slice(g);
+        let out = gordian(&d.0, &args, &[]);
+        assert!(out.status.success(), "{out:?}");
+    }
+    d
+}
+
+fn records(report: &Path) -> Vec<Value> {
+    std::fs::read_to_string(report)
+        .unwrap_or_else(|e| panic!("{}: {e}", report.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect()
+}
+
+/// Records by path, without their timings; panics on a path recorded twice.
+fn untimed(recs: &[Value]) -> BTreeMap<String, Value> {
+    let mut m = BTreeMap::new();
+    for r in recs {
+        let mut r = r.clone();
+        r.as_object_mut().expect("an object").remove("times_ms");
+        let path = r["path"].as_str().expect("path").to_string();
+        assert!(m.insert(path.clone(), r).is_none(), "{path} twice");
+    }
+    m
+}
+
+/// Runs the shards as separate processes at once, one per environment, each writing
+/// `reports/shard-NAME.jsonl`; returns the reports and each shard's stderr.
+fn run_shards(dir: &Path, shards: &[(String, Env)]) -> Vec<(PathBuf, String)> {
+    std::fs::create_dir_all(dir.join("reports")).expect("mkdir");
+    let children: Vec<(PathBuf, Child)> = shards
+        .iter()
+        .map(|(name, env)| {
+            let report = format!("reports/shard-{name}.jsonl");
+            let child = command(
+                dir,
+                &[
+                    "batch", "in", "--shard", "auto", "--resume", "--out", &report, "--jobs", "1",
+                ],
+                env,
+            )
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn gordian");
+            (dir.join(report), child)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(report, child)| {
+            let out = child.wait_with_output().expect("wait");
+            let err = text(&out.stderr);
+            assert!(out.status.success(), "{}: {err}", report.display());
+            (report, err)
+        })
+        .collect()
+}
+
+fn slurm(id: usize, min: usize, n: usize) -> Env {
+    vec![
+        ("SLURM_ARRAY_TASK_ID", id.to_string()),
+        ("SLURM_ARRAY_TASK_MIN", min.to_string()),
+        ("SLURM_ARRAY_TASK_MAX", (min + n - 1).to_string()),
+        ("SLURM_ARRAY_TASK_STEP", "1".to_string()),
+        ("SLURM_ARRAY_TASK_COUNT", n.to_string()),
+    ]
+}
+
+fn kubernetes(index: usize, n: usize) -> Env {
+    vec![
+        ("JOB_COMPLETION_INDEX", index.to_string()),
+        ("GORDIAN_SHARD_COUNT", n.to_string()),
+    ]
+}
+
+fn merge(dir: &Path, reports: &[PathBuf], extra: &[&str]) -> Output {
+    let mut args: Vec<&str> = vec!["merge"];
+    args.extend(reports.iter().map(|r| r.to_str().expect("UTF-8 path")));
+    args.extend_from_slice(extra);
+    gordian(dir, &args, &[])
+}
+
+#[test]
+fn shards_as_separate_processes_merge_into_one_batch() {
+    let d = fixture("shards");
+    let single = gordian(&d.0, &["batch", "in", "--out", "single.jsonl"], &[]);
+    assert!(single.status.success(), "{single:?}");
+    let want = untimed(&records(&d.0.join("single.jsonl")));
+    assert_eq!(want.len(), 41);
+
+    let n = 4;
+    let schemes: Vec<(&str, Vec<(String, Env)>)> = vec![
+        (
+            "slurm from 1",
+            (1..=n)
+                .map(|id| (format!("s1-{id}"), slurm(id, 1, n)))
+                .collect(),
+        ),
+        (
+            "slurm from 0",
+            (0..n)
+                .map(|id| (format!("s0-{id}"), slurm(id, 0, n)))
+                .collect(),
+        ),
+        (
+            "kubernetes",
+            (0..n)
+                .map(|i| (format!("k-{i}"), kubernetes(i, n)))
+                .collect(),
+        ),
+    ];
+    for (scheme, shards) in &schemes {
+        let ran = run_shards(&d.0, shards);
+        let mut ks = Vec::new();
+        for (_, err) in &ran {
+            let first = err.lines().next().unwrap_or_default();
+            assert!(first.starts_with("shard "), "{scheme}: {err}");
+            let from = if scheme.starts_with("slurm") {
+                "(from SLURM_ARRAY_TASK_ID="
+            } else {
+                "(from JOB_COMPLETION_INDEX="
+            };
+            assert!(first.contains(from), "{scheme}: {first}");
+            ks.push(
+                first["shard ".len()..]
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+            );
+        }
+        assert_eq!(ks, ["1/4", "2/4", "3/4", "4/4"], "{scheme}");
+        let reports: Vec<PathBuf> = ran.into_iter().map(|(r, _)| r).collect();
+        // Each shard has about a quarter of the inputs, none of another shard's.
+        for r in &reports {
+            let n = records(r).len();
+            assert!((10..=11).contains(&n), "{scheme}: {}: {n}", r.display());
+        }
+        let merged = format!("merged-{}.jsonl", scheme.replace(' ', "-"));
+        let out = merge(&d.0, &reports, &["--out", &merged, "--expect", "in"]);
+        assert_eq!(out.status.code(), Some(0), "{scheme}: {out:?}");
+        let summary = text(&out.stderr);
+        assert!(
+            summary.starts_with(&format!(
+                "merged 41 record(s) from 4 report(s) into {merged}: "
+            )) && summary.contains("every one of the 41 input(s) has exactly one record"),
+            "{summary}"
+        );
+        assert!(summary.contains(" non-paradox, "), "per label: {summary}");
+        let got = records(&d.0.join(&merged));
+        let paths: Vec<&str> = got.iter().map(|r| r["path"].as_str().unwrap()).collect();
+        let mut sorted = paths.clone();
+        sorted.sort();
+        assert_eq!(paths, sorted, "sorted by path");
+        assert_eq!(
+            untimed(&got),
+            want,
+            "{scheme}: the records of one batch run"
+        );
+    }
+}
+
+/// A small folder of nights and its 3 shard reports (Slurm ids from 1).
+fn three_shards(name: &str) -> (TempDir, Vec<PathBuf>) {
+    let d = TempDir::new(name);
+    let out = gordian(
+        &d.0,
+        &[
+            "gen", "--system", "ar", "--count", "14", "--seed", "9", "--out", "in",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let shards: Vec<(String, Env)> = (1..=3)
+        .map(|id| (id.to_string(), slurm(id, 1, 3)))
+        .collect();
+    let reports = run_shards(&d.0, &shards)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    (d, reports)
+}
+
+#[test]
+fn a_missing_shard_fails_listing_the_missing_inputs() {
+    let (d, reports) = three_shards("missing");
+    let out = merge(&d.0, &reports[..2], &["--expect", "in", "--out", "m.jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = text(&out.stderr);
+    let mut missing: Vec<String> = records(&reports[2])
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect();
+    missing.sort();
+    assert_eq!(missing.len(), 4);
+    assert!(
+        err.starts_with(&format!(
+            "error: 4 input(s) have no record: {}",
+            missing.join(", ")
+        )),
+        "{err}"
+    );
+    assert!(err.contains("nothing written"), "{err}");
+    assert!(!d.0.join("m.jsonl").exists(), "nothing written");
+    // The first few and the count, when many are missing.
+    let out = merge(&d.0, &reports[..1], &["--expect", "in"]);
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("error: 9 input(s) have no record: ") && !err.contains("more)"),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "nothing on standard output");
+    // A folder with more inputs than records: more than ten missing are counted.
+    for i in 0..12 {
+        std::fs::write(d.0.join(format!("in/extra-{i:02}.night")), "A block B\n").unwrap();
+    }
+    let out = merge(&d.0, &reports, &["--expect", "in"]);
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("error: 12 input(s) have no record: in/extra-00.night, ")
+            && err.contains("in/extra-09.night, ... (2 more)"),
+        "{err}"
+    );
+    // And records for paths that are not inputs: the same folder written differently.
+    let out = merge(&d.0, &reports, &["--expect", "./in"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("26 input(s) have no record: ./in/")
+            && err.contains("14 record(s) are for paths that are not inputs under --expect: in/"),
+        "{err}"
+    );
+}
+
+#[test]
+fn duplicates_broken_lines_and_partial_lines() {
+    let (d, reports) = three_shards("dup");
+    // The same report twice: identical records, merged once.
+    let mut twice = reports.clone();
+    twice.push(reports[0].clone());
+    let out = merge(&d.0, &twice, &["--expect", "in"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout).lines().count(), 14);
+    assert!(
+        text(&out.stderr).contains("; 5 identical duplicate record(s) left out"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // A record of shard 1 run again (other timings) in shard 2's report: two records.
+    let first = std::fs::read_to_string(&reports[0]).unwrap();
+    let line = first.lines().next().unwrap();
+    let mut rec: Value = serde_json::from_str(line).unwrap();
+    rec["times_ms"]["direct"] = serde_json::json!(1234.5);
+    let path = rec["path"].as_str().unwrap().to_string();
+    let other = d.write(
+        "reports/again.jsonl",
+        format!(
+            "{}\n{rec}\n",
+            std::fs::read_to_string(&reports[1]).unwrap().trim_end()
+        ),
+    );
+    let out = merge(
+        &d.0,
+        &[reports[0].clone(), other.clone(), reports[2].clone()],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "error: {path} has two different records: {}:1 and {}:6",
+            reports[0].display(),
+            other.display()
+        )),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+
+    // A line that is not a record, located; a partially written last line, named.
+    let broken = d.write(
+        "reports/broken.jsonl",
+        format!("{line}\nhello\n{}", &line[..line.len() / 2]),
+    );
+    let out = merge(&d.0, std::slice::from_ref(&broken), &[]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = text(&out.stderr);
+    let b = broken.display();
+    assert!(
+        err.contains(&format!(
+            "error: {b}:2: not a gordian batch report: the line is not JSON"
+        )) && err.contains(&format!("error: {b}:3: the last line is partially written")),
+        "{err}"
+    );
+}
+
+#[test]
+fn merge_out_is_whole_or_absent() {
+    let (d, reports) = three_shards("out");
+    let existing = d.write("report.jsonl", "keep me\n");
+    let out = merge(&d.0, &reports, &["--out", "report.jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(text(&out.stderr).contains("pass --force"), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me\n");
+    let out = merge(&d.0, &reports, &["--out", "report.jsonl", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(records(&existing).len(), 14);
+    // `--out -` is standard output, like no --out.
+    let dash = merge(&d.0, &reports, &["--out", "-"]);
+    let none = merge(&d.0, &reports, &[]);
+    assert_eq!(dash.stdout, none.stdout);
+    assert_eq!(
+        text(&dash.stdout),
+        std::fs::read_to_string(&existing).unwrap()
+    );
+    // A shard report can be merged into itself (read first, then replaced).
+    let out = merge(
+        &d.0,
+        &reports[..1],
+        &["--out", reports[0].to_str().unwrap(), "--force"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Write errors: exit 1, and no temporary file left behind.
+    let out = merge(&d.0, &reports, &["--out", "no/such/dir/r.jsonl"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let full = std::fs::File::create("/dev/full").expect("/dev/full");
+    let out = command(&d.0, &["merge", reports[0].to_str().unwrap()], &[])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let names: Vec<String> = std::fs::read_dir(&d.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+}
+
+#[test]
+fn conflicting_or_missing_variables_fail_with_exit_2() {
+    let d = TempDir::new("vars");
+    d.write("in/a.night", "A block B\n");
+    let report = d.write("r.jsonl", "{\"path\":\"in/a.night\"}\n");
+    let cases: Vec<(Env, &[&str])> = vec![
+        (vec![], &["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"]),
+        (
+            {
+                let mut v = slurm(2, 1, 3);
+                v.extend(kubernetes(0, 3));
+                v
+            },
+            &["disagree", "2/3", "1/3"],
+        ),
+        (slurm(4, 1, 3)[..1].to_vec(), &["SLURM_ARRAY_TASK_MIN"]),
+        (
+            vec![
+                ("SLURM_ARRAY_TASK_ID", "4".into()),
+                ("SLURM_ARRAY_TASK_MIN", "1".into()),
+                ("SLURM_ARRAY_TASK_COUNT", "3".into()),
+            ],
+            &["SLURM_ARRAY_TASK_ID=4", "past the array's 3 task(s)"],
+        ),
+        (
+            vec![("JOB_COMPLETION_INDEX", "0".into())],
+            &["GORDIAN_SHARD_COUNT is not", "manifest"],
+        ),
+        (
+            kubernetes(5, 3),
+            &["JOB_COMPLETION_INDEX=5", "GORDIAN_SHARD_COUNT=3"],
+        ),
+        (
+            {
+                let mut v = slurm(1, 1, 3);
+                v.push(("GORDIAN_SHARD_COUNT", "4".into()));
+                v
+            },
+            &["GORDIAN_SHARD_COUNT=4", "3 task(s)"],
+        ),
+    ];
+    for (env, words) in cases {
+        let out = gordian(
+            &d.0,
+            &["batch", "in", "--shard", "auto", "--out", "r.jsonl"],
+            &env,
+        );
+        assert_eq!(out.status.code(), Some(2), "{env:?}: {out:?}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with("error: --shard auto: "), "{err}");
+        for w in words {
+            assert!(err.contains(w), "{env:?}: `{w}` not in {err}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(&report).unwrap(),
+            "{\"path\":\"in/a.night\"}\n",
+            "the report is left alone"
+        );
+    }
+    // --shard K/N as before, and said on stderr.
+    let out = gordian(&d.0, &["batch", "in", "--shard", "1/1"], &[]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(text(&out.stderr).starts_with("shard 1/1 (from --shard)\n"));
+}
