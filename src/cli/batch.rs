@@ -74,23 +74,6 @@ pub struct Args {
 /// Runs the subcommand.
 pub fn run(args: &Args) -> ExitCode {
     let signals = Signals::install();
-    // A path that does not exist is a mistake in the command, not an instance to record.
-    for p in &args.paths {
-        if p.as_os_str() != "-" && std::fs::symlink_metadata(p).is_err() {
-            eprintln!("error: {}: no such file or directory", p.display());
-            return ExitCode::from(EXIT_INPUT);
-        }
-    }
-    if let (Some(out), false, false) = (&args.out, args.resume, args.force) {
-        if std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
-            eprintln!(
-                "error: the report {} already exists: pass --resume to continue it, or \
-                 --force to start it again",
-                out.display()
-            );
-            return ExitCode::from(EXIT_INPUT);
-        }
-    }
     let shard = match args.shard {
         None => None,
         Some(ShardArg::Fixed(s)) => {
@@ -112,6 +95,23 @@ pub fn run(args: &Args) -> ExitCode {
             }
         }
     };
+    // A path that does not exist is a mistake in the command, not an instance to record.
+    for p in &args.paths {
+        if p.as_os_str() != "-" && std::fs::symlink_metadata(p).is_err() {
+            eprintln!("error: {}: no such file or directory", p.display());
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
+    if let (Some(out), false, false) = (&args.out, args.resume, args.force) {
+        if std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
+            eprintln!(
+                "error: the report {} already exists: pass --resume to continue it, or \
+                 --force to start it again",
+                out.display()
+            );
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
     let (mut out, done): (Box<dyn Write + Send>, HashSet<String>) = match &args.out {
         Some(path) => match batch::open_report(path, args.resume) {
             Ok((f, done)) => (Box::new(f), done),
