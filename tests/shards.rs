@@ -462,9 +462,13 @@ fn conflicting_or_missing_variables_fail_with_exit_2() {
         ),
     ];
     for (env, words) in cases {
+        // With --resume, as the recipes of deploy/ run it: the report may exist, and the
+        // shard is checked before it is opened.
         let out = gordian(
             &d.0,
-            &["batch", "in", "--shard", "auto", "--out", "r.jsonl"],
+            &[
+                "batch", "in", "--shard", "auto", "--out", "r.jsonl", "--resume",
+            ],
             &env,
         );
         assert_eq!(out.status.code(), Some(2), "{env:?}: {out:?}");
