@@ -3,7 +3,10 @@
 //! Indexed Job's, then `merge --expect`: every input exactly once, the same records as one
 //! `batch` run (timings aside). A missing shard, a duplicated record, a broken or partial
 //! line and conflicting variables fail with exit 2; `merge --out` never overwrites
-//! without `--force` and never leaves a partial file.
+//! without `--force` and never leaves a partial file. The recipes of `deploy/` run
+//! without a cluster: the Slurm script with `bash` under fake Slurm variables, the
+//! Kubernetes manifests' commands (read from the YAML, `/data` a temporary folder) as
+//! one process per completion index, then the merge Job's `sh -c` line.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -459,9 +462,13 @@ fn conflicting_or_missing_variables_fail_with_exit_2() {
         ),
     ];
     for (env, words) in cases {
+        // With --resume, as the recipes of deploy/ run it: the report may exist, and the
+        // shard is checked before it is opened.
         let out = gordian(
             &d.0,
-            &["batch", "in", "--shard", "auto", "--out", "r.jsonl"],
+            &[
+                "batch", "in", "--shard", "auto", "--out", "r.jsonl", "--resume",
+            ],
             &env,
         );
         assert_eq!(out.status.code(), Some(2), "{env:?}: {out:?}");
@@ -480,4 +487,197 @@ fn conflicting_or_missing_variables_fail_with_exit_2() {
     let out = gordian(&d.0, &["batch", "in", "--shard", "1/1"], &[]);
     assert!(out.status.success(), "{out:?}");
     assert!(text(&out.stderr).starts_with("shard 1/1 (from --shard)\n"));
+}
+
+#[test]
+fn the_slurm_script_runs_without_slurm() {
+    let d = fixture("sbatch");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm/gordian-batch.sbatch");
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |env: Env, args: &[&str]| {
+        let mut c = Command::new("bash");
+        c.current_dir(&d.0)
+            .arg(&script)
+            .args(args)
+            .env("PATH", &path);
+        for v in SHARD_VARS {
+            c.env_remove(v);
+        }
+        c.env_remove("GORDIAN").env_remove("GORDIAN_REPORTS");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().expect("run bash")
+    };
+    // Array ids 0-2; the script's --jobs from SLURM_CPUS_PER_TASK, or the arguments'.
+    let mut children = Vec::new();
+    for id in 0..3 {
+        let mut env = slurm(id, 0, 3);
+        env.push(("SLURM_CPUS_PER_TASK", "1".into()));
+        let args: &[&str] = if id == 0 {
+            &["in", "--jobs", "2"]
+        } else {
+            &["in"]
+        };
+        children.push(run(env, args));
+    }
+    for (id, out) in children.iter().enumerate() {
+        assert!(out.status.success(), "task {id}: {out:?}");
+        assert!(
+            text(&out.stderr).starts_with(&format!(
+                "shard {}/3 (from SLURM_ARRAY_TASK_ID={id}",
+                id + 1
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let reports: Vec<PathBuf> = (0..3)
+        .map(|id| d.0.join(format!("reports/shard-{id}.jsonl")))
+        .collect();
+    let out = merge(&d.0, &reports, &["--expect", "in", "--out", "report.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(records(&d.0.join("report.jsonl")).len(), 41);
+    // Running a task again resumes its report: nothing redone, nothing duplicated.
+    let again = run(slurm(1, 0, 3), &["in"]);
+    assert!(again.status.success(), "{again:?}");
+    assert!(text(&again.stderr).contains("skipped (already in the report)"));
+    let out = merge(&d.0, &reports, &["--expect", "in"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Outside a job array, or without inputs: exit 2 and why.
+    let outside = run(vec![], &["in"]);
+    assert_eq!(outside.status.code(), Some(2));
+    assert!(text(&outside.stderr).contains("sbatch --array"));
+    let no_inputs = run(slurm(1, 0, 3), &[]);
+    assert_eq!(no_inputs.status.code(), Some(2));
+}
+
+/// The value of the first `key:` line of a manifest (comment and quotes removed).
+fn yaml_value<'a>(text: &'a str, key: &str) -> &'a str {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix(&format!("{key}:")))
+        .unwrap_or_else(|| panic!("no `{key}:` in the manifest"))
+        .split(" #")
+        .next()
+        .unwrap()
+        .trim()
+        .trim_matches('"')
+}
+
+/// The list under the first `command:` of a manifest: `- item` lines, or one folded
+/// (`- >-`) item whose lines are joined by spaces.
+fn yaml_command(text: &str) -> Vec<String> {
+    let mut lines = text
+        .lines()
+        .skip_while(|l| l.trim() != "command:")
+        .skip(1)
+        .peekable();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let first = *lines.peek().expect("a command list");
+    let depth = indent(first);
+    let mut items: Vec<String> = Vec::new();
+    for l in lines {
+        if l.trim().is_empty() || indent(l) < depth {
+            break;
+        }
+        let t = l.trim();
+        if indent(l) == depth {
+            let Some(item) = t.strip_prefix("- ") else {
+                break;
+            };
+            let item = item.split(" #").next().unwrap().trim();
+            items.push(if item == ">-" {
+                String::new()
+            } else {
+                item.trim_matches('"').to_string()
+            });
+        } else {
+            let last = items.last_mut().expect("an item to continue");
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(t);
+        }
+    }
+    items
+}
+
+#[test]
+fn the_kubernetes_manifests_run_as_local_processes() {
+    let d = fixture("k8s");
+    std::fs::rename(d.0.join("in"), d.0.join("instances")).unwrap();
+    std::fs::create_dir(d.0.join("reports")).unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes");
+    let job = std::fs::read_to_string(dir.join("gordian-batch-job.yaml")).unwrap();
+    assert_eq!(yaml_value(&job, "completionMode"), "Indexed");
+    let n: usize = yaml_value(&job, "completions").parse().unwrap();
+    let count_at = job
+        .find("- name: GORDIAN_SHARD_COUNT")
+        .expect("GORDIAN_SHARD_COUNT");
+    assert_eq!(
+        yaml_value(&job[count_at..], "value"),
+        n.to_string(),
+        "GORDIAN_SHARD_COUNT = completions"
+    );
+    let pod = yaml_command(&job);
+    assert_eq!(pod[..4], ["gordian", "batch", "/data/instances", "--shard"]);
+    let data = format!("{}/", d.0.display());
+    // Each pod: the manifest's command, /data the temporary folder, its index and count.
+    let children: Vec<Child> = (0..n)
+        .map(|i| {
+            let args: Vec<String> = pod[1..]
+                .iter()
+                .map(|a| {
+                    a.replace("/data/", &data)
+                        .replace("$(JOB_COMPLETION_INDEX)", &i.to_string())
+                })
+                .collect();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            command(&d.0, &args, &kubernetes(i, n))
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for (i, c) in children.into_iter().enumerate() {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "pod {i}: {out:?}");
+        assert!(
+            text(&out.stderr).starts_with(&format!(
+                "shard {}/{n} (from JOB_COMPLETION_INDEX={i}, GORDIAN_SHARD_COUNT={n})",
+                i + 1
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    // The merge Job's command, through sh as in the pod.
+    let merge_job = std::fs::read_to_string(dir.join("gordian-merge-job.yaml")).unwrap();
+    let sh = yaml_command(&merge_job);
+    assert_eq!(sh[..2], ["sh", "-c"]);
+    let script = sh[2].replace("/data/", &data);
+    assert!(script.starts_with("exec gordian merge "), "{script}");
+    let path = format!(
+        "{}:{}",
+        Path::new(BIN).parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("sh")
+        .args(["-c", &script])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text(&out.stderr).contains(&format!("from {n} report(s) into {data}report.jsonl: ")),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(records(&d.0.join("report.jsonl")).len(), 41);
 }
