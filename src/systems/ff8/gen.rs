@@ -14,8 +14,8 @@ use rand_chacha::ChaCha8Rng;
 pub struct GenArgs {
     /// Most regions the player may challenge in (1..=8).
     pub regions: usize,
-    /// Most challenges (the bound k of reachability), at most
-    /// [`MAX_BOUND`](super::parse::MAX_BOUND) (a larger value is taken as that).
+    /// Most challenges (the bound k of reachability), at most 64 (the largest a scenario
+    /// may give; a larger value is taken as 64).
     pub bound: usize,
     /// Percent of scenarios with a fixed challenge sequence (bytes free) instead of free
     /// choices.

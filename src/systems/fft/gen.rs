@@ -41,8 +41,8 @@ pub struct ScenarioParams {
     /// character gets its own quick-turn menu; an override has 0 (only a miss, only wait)
     /// to `max(1, mime_menu)` (`max(1, quick_menu)`) entries.
     pub override_rate: f64,
-    /// Bound on quick turns (at most [`MAX_BOUND`]; a larger
-    /// value is taken as that).
+    /// Bound on quick turns, at most 64 (the largest a scenario may give; a larger value is
+    /// taken as 64).
     pub bound: usize,
 }
 

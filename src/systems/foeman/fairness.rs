@@ -32,7 +32,8 @@ use serde::Serialize;
 /// exact and linear in the list, but what it answers grows with the square of the number
 /// of tied values (pairwise dice: each probability a power of 1/2 with a digit for about
 /// every three ties, one per tied position): 1,000 equal values answer all three variants
-/// in well under a second, with a JSON answer of about a megabyte.
+/// in 0.09 s with a 315 KB JSON answer; ten times as many would answer about a hundred
+/// times as much (the pairwise probabilities alone: 15 MB of digits).
 pub const MAX_VALUES: usize = 1000;
 
 /// A tie-break procedure.

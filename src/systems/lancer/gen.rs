@@ -17,8 +17,8 @@ pub struct GenArgs {
     pub units: u8,
     /// Most reactions in a random scenario.
     pub reactions: u8,
-    /// Largest reaction nesting bound in a random scenario (at most
-    /// [`MAX_DEPTH`](super::model::MAX_DEPTH); larger values are clamped).
+    /// Largest reaction nesting bound in a random scenario, at most 6 (the largest a
+    /// scenario may give; a larger value is taken as 6).
     pub depth: u8,
 }
 
