@@ -180,3 +180,55 @@ fn bad_input_exits_2_with_a_located_error() {
     );
     assert!(err.contains("points: 300"), "{err}");
 }
+
+/// Every count of challenges is at most 64: the file's `bound:` and its `challenge:`
+/// lines (located errors), `--bound` of `reach`, `plan` and `dimacs`, and the generator's
+/// `--ff8-bound` (which once let `fuzz` grow to 17 GB), all exit 2 past it.
+#[test]
+fn the_bound_is_at_most_64_in_the_file_and_every_flag() {
+    let dir = std::env::temp_dir().join(format!("gordian-cli-ff8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.ff8");
+    std::fs::write(&big, "current: Balamb\nbound: 9223372036854775808\n").unwrap();
+    let (code, _, err) = gordian(&["ff8", "reach", big.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the bound must be a whole number 0..=64"),
+        "{err}"
+    );
+    assert!(err.contains("big.ff8:2:8"), "{err}");
+    let spread = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ff8/spread_same.ff8");
+    let spread = spread.to_str().unwrap();
+    for cmd in ["reach", "plan", "dimacs"] {
+        let (code, _, err) = gordian(&["ff8", cmd, spread, "--bound", "65"]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+    }
+    let (code, out, _) = gordian(&["ff8", "dimacs", spread, "--bound", "64"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("p cnf "));
+    for flag in ["9223372036854775808", "65", "0"] {
+        let (code, _, err) = gordian(&["fuzz", "--system", "ff8", "--ff8-bound", flag]);
+        assert_eq!(code, 2, "--ff8-bound {flag}: {err}");
+        let (code, _, _) = gordian(&[
+            "gen",
+            "--system",
+            "ff8",
+            "--count",
+            "1",
+            "--ff8-bound",
+            flag,
+        ]);
+        assert_eq!(code, 2, "gen --ff8-bound {flag}");
+    }
+    let (code, out, err) = gordian(&[
+        "gen",
+        "--system",
+        "ff8",
+        "--ff8-bound",
+        "64",
+        "--count",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.is_empty());
+}

@@ -202,6 +202,36 @@ fn fairness_proves_the_sequential_die_and_shows_the_naive_bias() {
 }
 
 #[test]
+fn fairness_is_exact_up_to_1000_values_and_refuses_more() {
+    // 66 equal values (a 64-bit fraction once overflowed here): each 1/66 under the
+    // sequential die, worked by hand (see the unit test); the shape is unchanged, the
+    // fractions strings.
+    let v66 = vec!["3"; 66].join(",");
+    let v = json_ok(&["fairness", "--json", "--values", &v66]);
+    let an = &v["lists"][0]["analyses"];
+    assert_eq!(an[0]["variant"], "sequential");
+    assert_eq!(an[0]["fair"], true);
+    assert_eq!(an[0]["probabilities"], serde_json::json!(vec!["1/66"; 66]));
+    assert_eq!(an[0]["expected_rolls"], "65");
+    assert_eq!(an[1]["fair"], false);
+    // The cap: 1,000 values are analysed, 1,001 are refused with exit 2.
+    let v1000 = vec!["3"; 1000].join(",");
+    let v = json_ok(&["fairness", "--json", "--values", &v1000]);
+    assert_eq!(v["lists"][0]["analyses"][0]["probabilities"][999], "1/1000");
+    let v1001 = vec!["3"; 1001].join(",");
+    let out = foeman(&["fairness", "--values", &v1001]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("1001 values given; at most 1000 are analysed"),
+        "{e}"
+    );
+    assert!(out.stdout.is_empty());
+    // --prove takes 1 to 7 (it was silently cut to 7).
+    assert_eq!(foeman(&["fairness", "--prove", "8"]).status.code(), Some(2));
+}
+
+#[test]
 fn dimacs_and_located_errors() {
     let s = stdout_ok(&["dimacs", path(&instance("watcher.foeman"))]);
     assert_eq!(s.matches("p cnf").count(), 2);
@@ -288,5 +318,29 @@ fn bad_moddx_adjustments_are_located_errors() {
         let (code, e) = enumerate_bad(text);
         assert_eq!(code, Some(2));
         assert!(e.starts_with(msg) && e.contains(at), "{e}");
+    }
+}
+
+/// The generator's counts are range-checked (they were silently cut to the model's
+/// limits): sides 1 to 8, figures 0 to 16, declarations per choice set 1 to 8, choice
+/// sets per plan 1 to 16.
+#[test]
+fn generator_counts_out_of_range_exit_2() {
+    let gen = |flag: &str, value: &str| {
+        Command::new(env!("CARGO_BIN_EXE_gordian"))
+            .args(["gen", "--system", "foeman", "--count", "1", flag, value])
+            .output()
+            .expect("runs")
+            .status
+            .code()
+    };
+    for (flag, bad, good) in [
+        ("--foeman-sides", "9", "8"),
+        ("--foeman-figures", "17", "16"),
+        ("--foeman-menu", "9", "8"),
+        ("--foeman-plan", "17", "16"),
+    ] {
+        assert_eq!(gen(flag, bad), Some(2), "{flag} {bad}");
+        assert_eq!(gen(flag, good), Some(0), "{flag} {good}");
     }
 }

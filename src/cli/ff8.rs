@@ -85,9 +85,9 @@ struct ReplayArgs {
 struct ReachArgs {
     /// The scenario (`.ff8`).
     file: PathBuf,
-    /// Number of challenges k (overrides the scenario's `bound`; ignored with a fixed
-    /// challenge sequence).
-    #[arg(long)]
+    /// Number of challenges k, 0 to 64 (overrides the scenario's `bound`; ignored with a
+    /// fixed challenge sequence).
+    #[arg(long, value_parser = bound_flag())]
     bound: Option<usize>,
     /// Which engine(s).
     #[arg(long, value_enum, default_value = "both")]
@@ -103,8 +103,8 @@ struct ReachArgs {
 struct PlanArgs {
     /// The scenario (`.ff8`, with a `goal:`).
     file: PathBuf,
-    /// The horizon N (overrides the scenario's `bound`).
-    #[arg(long)]
+    /// The horizon N, 0 to 64 (overrides the scenario's `bound`).
+    #[arg(long, value_parser = bound_flag())]
     bound: Option<usize>,
     /// Most rows of the decision table.
     #[arg(long, default_value_t = 12)]
@@ -140,11 +140,17 @@ impl Solve {
 struct DimacsArgs {
     /// The scenario (`.ff8`).
     file: PathBuf,
-    /// Number of challenges k (overrides the scenario's `bound`).
-    #[arg(long)]
+    /// Number of challenges k, 0 to 64 (overrides the scenario's `bound`).
+    #[arg(long, value_parser = bound_flag())]
     bound: Option<usize>,
     #[command(flatten)]
     limits: DimacsLimits,
+}
+
+/// `--bound`: a number of challenges, at most [`parse::MAX_BOUND`] (as in a scenario's
+/// `bound:`).
+fn bound_flag() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(0..=parse::MAX_BOUND as u64)
 }
 
 /// Runs `gordian ff8`.

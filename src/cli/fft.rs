@@ -11,7 +11,7 @@ use super::system_cmd::{on_file, watched, DimacsLimits, Engines, Exit, SolveLimi
 use super::table::print_table;
 use super::{EXIT_DISAGREE, EXIT_INPUT};
 use crate::systems::fft::engine::{self, EngineKind};
-use crate::systems::fft::model::{Scenario, Variant};
+use crate::systems::fft::model::{Scenario, Variant, MAX_BOUND};
 use crate::systems::fft::search::Property;
 use crate::systems::fft::{parse, replay, report, variants};
 use serde_json::json;
@@ -52,11 +52,17 @@ struct DimacsArgs {
     /// The rule variant.
     #[arg(long, default_value = "final", value_parser = parse_variant)]
     variant: Variant,
-    /// Most quick turns in the phase (overrides the scenario's `bound`).
-    #[arg(long)]
+    /// Most quick turns in the phase, 0 to 64 (overrides the scenario's `bound`).
+    #[arg(long, value_parser = bound_flag())]
     bound: Option<usize>,
     #[command(flatten)]
     limits: DimacsLimits,
+}
+
+/// `--bound`: a number of quick turns, at most [`MAX_BOUND`] (as in a scenario's `bound`
+/// line).
+fn bound_flag() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(0..=MAX_BOUND as u64)
 }
 
 fn parse_variant(s: &str) -> Result<Variant, String> {
@@ -127,8 +133,8 @@ struct Explore {
     /// Which engine(s) run.
     #[arg(long, value_enum, default_value = "both")]
     engine: Engines,
-    /// Most quick turns in the phase (overrides the scenario's `bound`).
-    #[arg(long)]
+    /// Most quick turns in the phase, 0 to 64 (overrides the scenario's `bound`).
+    #[arg(long, value_parser = bound_flag())]
     bound: Option<usize>,
     #[command(flatten)]
     limits: SolveLimits,

@@ -105,11 +105,11 @@ struct QueryArgs {
 struct FairnessArgs {
     /// A scenario: analyse its fixed initiative values and its modDX values.
     file: Option<PathBuf>,
-    /// Values to analyse, in scan order (comma-separated, e.g. 5,7,5,7,7).
+    /// Values to analyse, in scan order (comma-separated, e.g. 5,7,5,7,7; at most 1,000).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     values: Vec<i32>,
-    /// Prove over every list of length 1..N with values 1..N (N at most 7).
-    #[arg(long)]
+    /// Prove over every list of length 1..N with values 1..N (N from 1 to 7).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=7))]
     prove: Option<usize>,
     /// Print a JSON object instead.
     #[arg(long)]
@@ -466,6 +466,15 @@ fn run_fairness(a: &FairnessArgs) -> Exit {
                 sc.figures.iter().map(|f| f.dx).collect(),
             ));
         }
+    }
+    if a.values.len() > fairness::MAX_VALUES {
+        eprintln!(
+            "error: --values: {} values given; at most {} are analysed (the exact answer \
+             grows with the square of the number of tied values)",
+            a.values.len(),
+            fairness::MAX_VALUES
+        );
+        return Err(ExitCode::from(EXIT_INPUT));
     }
     if !a.values.is_empty() {
         lists.push(("values".into(), a.values.clone()));

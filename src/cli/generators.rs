@@ -14,12 +14,19 @@ use crate::systems::ff8::system::Ff8;
 use crate::systems::fft::gen::ScenarioParams as FftGen;
 use crate::systems::fft::Fft;
 use crate::systems::foeman::gen::GenArgs as FoemanGen;
+use crate::systems::foeman::model::{MAX_FIGURES, MAX_SIDES};
+use crate::systems::foeman::parse::{MAX_PLAN, MAX_SET};
 use crate::systems::foeman::system::Foeman;
 use crate::systems::lancer::gen::GenArgs as LancerGen;
 use crate::systems::lancer::system::Lancer;
 use crate::systems::spec::System;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args as _};
+
+/// A count flag from `min` to `max` (out of range: refused by the argument parser, exit 2).
+fn count(min: usize, max: usize) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(min as u64..=max as u64)
+}
 
 /// Every system's generator flags.
 #[derive(clap::Args, Debug)]
@@ -139,10 +146,12 @@ impl From<&LancerFlags> for LancerGen {
 #[derive(clap::Args, Clone, Debug)]
 struct FoemanFlags {
     /// Most sides (1..=8).
-    #[arg(id = "foeman_sides", long = "foeman-sides", default_value_t = 3)]
+    #[arg(id = "foeman_sides", long = "foeman-sides", default_value_t = 3,
+          value_parser = count(1, MAX_SIDES))]
     sides: usize,
     /// Most figures (0..=16).
-    #[arg(id = "foeman_figures", long = "foeman-figures", default_value_t = 4)]
+    #[arg(id = "foeman_figures", long = "foeman-figures", default_value_t = 4,
+          value_parser = count(0, MAX_FIGURES))]
     figures: usize,
     /// modDX values are drawn from 10..10+spread (small spreads give ties).
     #[arg(
@@ -151,11 +160,13 @@ struct FoemanFlags {
         default_value_t = 2
     )]
     dx_spread: i32,
-    /// Most declarations in a choice set.
-    #[arg(id = "foeman_menu", long = "foeman-menu", default_value_t = 2)]
+    /// Most declarations in a choice set (1..=8).
+    #[arg(id = "foeman_menu", long = "foeman-menu", default_value_t = 2,
+          value_parser = count(1, MAX_SET))]
     menu: usize,
-    /// Most choice sets in a plan.
-    #[arg(id = "foeman_plan", long = "foeman-plan", default_value_t = 2)]
+    /// Most choice sets in a plan (1..=16).
+    #[arg(id = "foeman_plan", long = "foeman-plan", default_value_t = 2,
+          value_parser = count(1, MAX_PLAN))]
     plan: usize,
     /// Percentage of figures with a menu (more than one choice); the rest get fixed plans.
     #[arg(
@@ -188,10 +199,12 @@ impl From<&FoemanFlags> for FoemanGen {
 #[derive(clap::Args, Clone, Debug)]
 struct Ff8Flags {
     /// Most regions the player may challenge in (1..=8).
-    #[arg(id = "ff8_regions", long = "ff8-regions", default_value_t = 2)]
+    #[arg(id = "ff8_regions", long = "ff8-regions", default_value_t = 2,
+          value_parser = count(1, 8))]
     regions: usize,
-    /// Most challenges (the bound k of reachability).
-    #[arg(id = "ff8_bound", long = "ff8-bound", default_value_t = 2)]
+    /// Most challenges (the bound k of reachability), 1 to 64.
+    #[arg(id = "ff8_bound", long = "ff8-bound", default_value_t = 2,
+          value_parser = count(1, crate::systems::ff8::parse::MAX_BOUND))]
     bound: usize,
     /// Percent of scenarios with a fixed challenge sequence (bytes free) instead of free
     /// choices.

@@ -217,7 +217,7 @@ pub fn is_valid_name(s: &str) -> bool {
 struct Ctx<'a> {
     src: &'a str,
     sink: Sink<'a>,
-    /// The last result of `pos`: (offset, 0-based line, column).
+    /// The last result of `pos`: (offset, 1-based line, column).
     last_pos: Cell<(usize, usize, usize)>,
 }
 

@@ -14,7 +14,8 @@ use rand_chacha::ChaCha8Rng;
 pub struct GenArgs {
     /// Most regions the player may challenge in (1..=8).
     pub regions: usize,
-    /// Most challenges (the bound k of reachability).
+    /// Most challenges (the bound k of reachability), at most 64 (the largest a scenario
+    /// may give; a larger value is taken as 64).
     pub bound: usize,
     /// Percent of scenarios with a fixed challenge sequence (bytes free) instead of free
     /// choices.
@@ -92,7 +93,7 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
     };
     s.queen_trade = trade(&mut rng);
     s.current = region(&mut rng);
-    let bound = rng.gen_range(1..=args.bound.max(1));
+    let bound = rng.gen_range(1..=args.bound.clamp(1, super::parse::MAX_BOUND));
     let mut challenges = Vec::new();
     if rng.gen_range(0..100) < args.fixed_percent {
         for j in 0..bound {

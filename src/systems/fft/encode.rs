@@ -17,7 +17,10 @@
 //! * a quick flag per character, one-hot over `n, qs, cq, mqs, mcq`;
 //! * the quick-safety bit;
 //! * `last_action` as an actor one-hot plus an action-kind one-hot (all false: empty);
-//! * a unary quick-turn counter `count[k]` = "at least k quick turns so far", `k <= bound`;
+//! * a unary quick-turn counter `count[k]` = "at least k quick turns so far", `k <= bound`,
+//!   kept only up to the most quick turns taken so far (the entries above are constant
+//!   false), so the encoding's size follows the quick turns that can happen, never the
+//!   bound itself;
 //! * `halted`: some point wanted a quick turn while `count[bound]` held (the run needs a
 //!   `(bound+1)`-th quick turn). No choice point occurs after halting (the state is
 //!   still defined, but never decoded).
@@ -151,7 +154,9 @@ struct State {
     last_actor: Vec<Lit>,
     /// `last_action`'s kind, one-hot or all false (empty).
     last_action: Vec<Lit>,
-    /// `count[k]`: at least `k` quick turns taken (`count[0]` is constant true).
+    /// `count[k]`: at least `k` quick turns taken (`count[0]` is constant true); entries
+    /// past the end are constant false (at most `bound + 1` entries, one more per quick
+    /// turn point).
     count: Vec<Lit>,
     /// The run wanted a quick turn beyond the bound.
     halted: Lit,
@@ -207,9 +212,7 @@ impl<'a> Builder<'a> {
             safety: t,
             last_actor: vec![f; n],
             last_action: vec![f; sc.actions.len()],
-            count: std::iter::once(t)
-                .chain(std::iter::repeat_n(f, sc.menus.bound))
-                .collect(),
+            count: vec![t],
             halted: f,
         };
         Builder {
@@ -384,7 +387,7 @@ impl<'a> Builder<'a> {
     /// quick turn happens".
     fn quick_turn(&mut self, want: Lit, who: Vec<Lit>) -> Lit {
         let bound = self.sc.menus.bound;
-        let full = self.st.count[bound];
+        let full = self.st.count.get(bound).copied().unwrap_or(self.f());
         let over = self.and(&[want, full]);
         self.st.halted = self.or(&[self.st.halted, over]);
         let q = self.and(&[want, !full]);
@@ -393,7 +396,12 @@ impl<'a> Builder<'a> {
         }
         let who: Vec<Lit> = who.iter().map(|&w| self.and(&[w, q])).collect();
         self.quick_turns.push(who.clone());
-        for k in (1..=bound).rev() {
+        // One more entry (this turn may be one more than any before), up to the bound.
+        if self.st.count.len() <= bound {
+            let f = self.f();
+            self.st.count.push(f);
+        }
+        for k in (1..self.st.count.len()).rev() {
             let step = self.and(&[q, self.st.count[k - 1]]);
             self.st.count[k] = self.or(&[self.st.count[k], step]);
         }
@@ -1347,6 +1355,35 @@ mod tests {
             checked * 10 >= cases * 9,
             "too many scenarios skipped: {checked}"
         );
+    }
+
+    /// The unary counter holds an entry per quick turn encoded so far, never one per unit
+    /// of the bound: where no quick turn can happen (the seed's first example: nobody
+    /// holds a quick flag, so the safety stays ON) the encoding at the largest bound is
+    /// the one at 8 (only the header names the bound). Where turns can chain without end
+    /// the encoding grows unit by unit, each charged to the memory meter: under a small
+    /// meter it stops with a limit on its clauses instead of growing on.
+    #[test]
+    fn the_encoding_grows_with_the_units_encoded_and_is_charged_as_it_grows() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/fft");
+        let load = |name: &str| crate::systems::fft::parse::load(&dir.join(name)).unwrap();
+        let max = crate::systems::fft::model::MAX_BOUND;
+        let body = |t: String| t.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
+        let mut sc = load("seed-1-mimes-skip.fft");
+        sc.menus.bound = 8;
+        let at8 = dimacs(&sc, Variant::Final, &Budget::new()).unwrap();
+        sc.menus.bound = max;
+        let at_max = dimacs(&sc, Variant::Final, &Budget::new()).unwrap();
+        assert_eq!(body(at8), body(at_max));
+        // The endless chain: 928 clauses at bound 8 fit in 256 KiB, the 18,008 at the
+        // largest bound do not.
+        let mut chain = load("quick-turn-redefines-last-action.fft");
+        chain.menus.bound = 8;
+        assert!(dimacs(&chain, Variant::Final, &Budget::with_max_memory(256 << 10)).is_ok());
+        chain.menus.bound = max;
+        let small = Budget::with_max_memory(256 << 10);
+        assert_eq!(dimacs(&chain, Variant::Final, &small), Err(Interrupted));
+        assert_eq!(small.limit_hit().map(|h| h.what), Some("SAT clauses"));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! seed.
 
 use crate::systems::fft::model::{
-    ActionKind, CharId, Character, Menus, QuickChoice, Reaction, Scenario, SlowAction,
+    ActionKind, CharId, Character, Menus, QuickChoice, Reaction, Scenario, SlowAction, MAX_BOUND,
 };
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -41,7 +41,8 @@ pub struct ScenarioParams {
     /// character gets its own quick-turn menu; an override has 0 (only a miss, only wait)
     /// to `max(1, mime_menu)` (`max(1, quick_menu)`) entries.
     pub override_rate: f64,
-    /// Bound on quick turns.
+    /// Bound on quick turns, at most 64 (the largest a scenario may give; a larger value is
+    /// taken as 64).
     pub bound: usize,
 }
 
@@ -174,7 +175,7 @@ pub fn scenario(params: &ScenarioParams, seed: u64) -> Scenario {
             mime_targets_for,
             quick,
             quick_for,
-            bound: params.bound,
+            bound: params.bound.min(MAX_BOUND),
         },
     }
 }

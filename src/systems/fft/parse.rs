@@ -10,7 +10,7 @@
 //! duplicate-free (empty = miss); action indices in range, the built-in action kinds first.
 //! It also fixes the defaults: `ct 0`, the mime-target menu "every single character" when
 //! no `mime-targets` line is given, a wait-only quick menu, no per-character menus,
-//! `bound` [`DEFAULT_BOUND`]. Per-character menus (`mime-targets NAME: ...`,
+//! `bound` [`DEFAULT_BOUND`] (at most [`MAX_BOUND`]). Per-character menus (`mime-targets NAME: ...`,
 //! `quick-menu NAME: ...`) are keyed by a character (a mime, for mime targets), at most
 //! one line per character and menu, each entry list checked like the global one.
 //!
@@ -52,7 +52,7 @@
 
 use super::model::{
     ActionId, ActionKind, Body, CharId, Character, ExpectedOrder, Flag, Line, LineKind, LogLine,
-    Menus, QuickChoice, Reaction, Scenario, SlowAction, DEFAULT_BOUND,
+    Menus, QuickChoice, Reaction, Scenario, SlowAction, DEFAULT_BOUND, MAX_BOUND,
 };
 use crate::text::lex::{words, Word};
 use crate::text::{decode_utf8, read_limited, Sink};
@@ -422,11 +422,16 @@ fn single_word<'a>(p: &Piece<'a>, hint: &str) -> Result<&'a str, Located> {
     }
 }
 
-/// The value of a decimal count (`digits` only), or why it is not one.
-fn count<T: std::str::FromStr + std::fmt::Display>(text: &str, max: T) -> Result<T, String> {
+/// The value of a decimal count (`digits` only) of at most `max`, or why it is not one.
+fn count<T>(text: &str, max: T) -> Result<T, String>
+where
+    T: std::str::FromStr + std::fmt::Display + PartialOrd,
+{
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        text.parse::<T>()
-            .map_err(|_| format!("it is too large (the maximum is {max})"))
+        match text.parse::<T>() {
+            Ok(n) if n <= max => Ok(n),
+            _ => Err(format!("it is too large (the maximum is {max})")),
+        }
     } else if text.len() > 1
         && text.starts_with('-')
         && text[1..].bytes().all(|b| b.is_ascii_digit())
@@ -626,7 +631,7 @@ fn read<'a>(cx: &mut Cx<'a>) -> Raw<'a> {
                 let first = once(cx, "bound");
                 match ws.get(1) {
                     None => cx.err(lineno, end_col, "missing number after `bound`"),
-                    Some(w) => match count::<usize>(w.text, usize::MAX) {
+                    Some(w) => match count::<usize>(w.text, MAX_BOUND) {
                         Ok(n) => {
                             if let Some(extra) = ws.get(2) {
                                 cx.err(
@@ -1960,6 +1965,13 @@ mod tests {
         ("bound", 5, 6, "missing number after `bound`"),
         ("bound 3 4", 5, 9, "unexpected `4`"),
         ("bound 3\nbound 4", 6, 1, "second `bound` line"),
+        // At most 64 quick turns (MAX_BOUND): one past it, the sizes that used to abort
+        // or exhaust memory (2^32 - 1, 2^45, 2^63), and past u64.
+        ("bound 65", 5, 7, "invalid bound `65`: it is too large (the maximum is 64)"),
+        ("bound 4294967295", 5, 7, "it is too large (the maximum is 64)"),
+        ("bound 35184372088832", 5, 7, "it is too large (the maximum is 64)"),
+        ("bound 9223372036854775808", 5, 7, "it is too large (the maximum is 64)"),
+        ("bound 99999999999999999999999", 5, 7, "it is too large (the maximum is 64)"),
         ("mime-targets A | miss", 5, 18, "a miss is always possible"),
         ("mime-targets A | B,A | A,B", 5, 24, "listed twice"),
         ("mime-targets A || B", 5, 17, "missing targets"),
@@ -1972,6 +1984,9 @@ mod tests {
     #[test]
     fn other_line_errors() {
         run_cases(ABC, OTHER_LINE_ERRORS);
+        // The largest bound and the smallest are accepted.
+        assert_eq!(ok(&abc("bound 64")).menus.bound, 64);
+        assert_eq!(ok(&abc("bound 0")).menus.bound, 0);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::search::{self, Query};
 use super::system::Foeman;
 use super::{encode, parse};
 use crate::systems::spec::{Budget, System};
-use num_rational::{BigRational, Rational64};
+use num_rational::BigRational;
 use std::path::Path;
 
 fn sc(text: &str) -> Scenario {
@@ -60,9 +60,9 @@ fn three_way_initiative_tie_with_a_later_higher_value() {
         assert_eq!(f.probability, ratio(1, 6));
     }
     let a = fairness::analyse(&[5, 5, 5, 6], Variant::Sequential);
-    assert_eq!(a.probabilities[3], Rational64::new(1, 1));
-    assert_eq!(a.expected_rolls, Rational64::new(2, 1));
-    assert_eq!(a.expected_inconsequential, Rational64::new(2, 1));
+    assert_eq!(a.probabilities[3], ratio(1, 1));
+    assert_eq!(a.expected_rolls, ratio(2, 1));
+    assert_eq!(a.expected_inconsequential, ratio(2, 1));
 }
 
 /// A (dx 12) declares Strike 2, B (dx 10) Strike 3: B is polled later but supervenes with
@@ -203,30 +203,63 @@ fn fairness_of_the_sequential_die_and_bias_of_the_naive_variants() {
     // Interleaved higher values: 7s at positions 1, 3, 4 are the tied maxima.
     let a = fairness::analyse(&[5, 7, 5, 7, 7], Variant::Sequential);
     assert!(a.fair);
-    assert_eq!(a.probabilities[1], Rational64::new(1, 3));
+    assert_eq!(a.probabilities[1], ratio(1, 3));
     // One d2 per tie: the last of three gets 1/2, the first two 1/4 each.
     let p = fairness::analyse(&[7, 7, 7], Variant::Pairwise);
     assert!(!p.fair);
-    assert_eq!(
-        p.probabilities,
-        vec![
-            Rational64::new(1, 4),
-            Rational64::new(1, 4),
-            Rational64::new(1, 2)
-        ]
-    );
+    assert_eq!(p.probabilities, vec![ratio(1, 4), ratio(1, 4), ratio(1, 2)]);
     // Re-rolling on an option change: the first contender wins 1/2 + 1/2 * 1/2 = 3/4.
     let r = fairness::analyse(&[7, 7], Variant::Reroll);
-    assert_eq!(
-        r.probabilities,
-        vec![Rational64::new(3, 4), Rational64::new(1, 4)]
-    );
-    assert_eq!(r.expected_rolls, Rational64::new(3, 2));
+    assert_eq!(r.probabilities, vec![ratio(3, 4), ratio(1, 4)]);
+    assert_eq!(r.expected_rolls, ratio(3, 2));
     let proof = fairness::prove(Variant::Sequential, 5);
     assert_eq!(proof.lists, 5 + 25 + 125 + 625 + 3125);
     assert_eq!(proof.biased, 0);
     assert!(fairness::prove(Variant::Pairwise, 3).biased > 0);
     assert!(fairness::prove(Variant::Reroll, 2).biased > 0);
+}
+
+/// `n` equal values are a tie of all `n`: the seed's sequential die selects each with
+/// probability 1/n (the j-th tied keeps the note with 1/j, and each later one takes it
+/// with 1/k, so position j ends selected with 1/j * j/(j+1) * ... * (n-1)/n = 1/n), shows
+/// n - 1 dice and none is made moot. Every n up to the command line's cap, including the
+/// 21 and 66 equal values whose 64-bit fractions once answered `fair=false` and panicked.
+#[test]
+fn n_equal_values_are_fair_for_every_n_up_to_the_cap() {
+    for n in 1..=fairness::MAX_VALUES {
+        let a = fairness::analyse(&vec![4; n], Variant::Sequential);
+        assert!(a.fair, "{n} equal values");
+        assert_eq!(a.tied, (0..n).collect::<Vec<_>>());
+        assert!(
+            a.probabilities.iter().all(|p| *p == ratio(1, n as i64)),
+            "{n}"
+        );
+        assert_eq!(a.expected_rolls, ratio(n as i64 - 1, 1));
+        assert_eq!(a.expected_inconsequential, ratio(0, 1));
+    }
+    // Pairwise d2s on 66 equal values: the last tied wins its own roll (1/2); position j
+    // (2 <= j <= 66) must win its roll and then lose the 66 - j later ones, (1/2)^(67 - j);
+    // the first must lose all 65: (1/2)^65. They sum to 1 and are not 1/66.
+    let p = fairness::analyse(&[9; 66], Variant::Pairwise);
+    assert!(!p.fair);
+    let half_to = |e: u32| BigRational::new(1.into(), num_bigint::BigInt::from(2).pow(e));
+    assert_eq!(p.probabilities[0], half_to(65));
+    for j in 2..=66u32 {
+        assert_eq!(
+            p.probabilities[j as usize - 1],
+            half_to(67 - j),
+            "position {j}"
+        );
+    }
+    let sum: BigRational = p.probabilities.iter().sum();
+    assert_eq!(sum, ratio(1, 1));
+    // Reroll on 66 equal values: the first wins 1/66 at once, else (65/66) a second
+    // scan's 1/66: 1/66 + 65/66 * 1/66 = 131/4356; every other position 65/66 * 1/66 =
+    // 65/4356; the dice: 65 + 65/66 * 65 = 8515/66.
+    let r = fairness::analyse(&[9; 66], Variant::Reroll);
+    assert_eq!(r.probabilities[0], ratio(131, 4356));
+    assert!(r.probabilities[1..].iter().all(|x| *x == ratio(65, 4356)));
+    assert_eq!(r.expected_rolls, ratio(8515, 66));
 }
 
 #[test]

@@ -17,7 +17,8 @@ pub struct GenArgs {
     pub units: u8,
     /// Most reactions in a random scenario.
     pub reactions: u8,
-    /// Largest reaction nesting bound in a random scenario.
+    /// Largest reaction nesting bound in a random scenario, at most 6 (the largest a
+    /// scenario may give; a larger value is taken as 6).
     pub depth: u8,
 }
 
@@ -177,7 +178,7 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
         reactions,
         action,
         policy: Policy::ALL[rng.gen_range(0..4)],
-        depth: rng.gen_range(0..=args.depth as usize),
+        depth: rng.gen_range(0..=(args.depth as usize).min(super::model::MAX_DEPTH)),
     }
 }
 

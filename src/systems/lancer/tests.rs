@@ -312,6 +312,12 @@ fn parse_errors_are_located() {
         ("policy chaos\n", 4, 8, "unknown policy"),
         ("depth 9\n", 4, 7, "depth bound must be"),
         (
+            "depth 7\n",
+            4,
+            7,
+            "depth bound must be a whole number from 0 to 6",
+        ),
+        (
             "action A activate W at B extra\n",
             4,
             26,
