@@ -1,6 +1,6 @@
 //! Finding and reading the input files named on a command line: files as given,
-//! directories walked recursively for the extensions of the systems asked for, `-` for
-//! standard input.
+//! directories walked (depth-first, with a stack of their own, not recursion) for the
+//! extensions of the systems asked for, `-` for standard input.
 //!
 //! Invariants: the files come back sorted and without duplicates; a path that cannot be
 //! read (missing, unreadable directory, not a regular file) is returned as an error beside
@@ -59,23 +59,39 @@ fn not_regular() -> std::io::Error {
     )
 }
 
-fn walk(dir: &Path, extensions: &[&str], inputs: &mut Inputs) {
+/// A directory's entries sorted by name, or `None` (with the error recorded).
+fn sorted_entries(dir: &Path, inputs: &mut Inputs) -> Option<Vec<std::fs::DirEntry>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd.collect::<Result<Vec<_>, _>>(),
         Err(e) => Err(e),
     };
-    let mut entries = match entries {
-        Ok(v) => v,
+    match entries {
+        Ok(mut v) => {
+            v.sort_by_key(|e| e.file_name());
+            Some(v)
+        }
         Err(e) => {
             inputs.errors.push((dir.to_path_buf(), e));
-            return;
+            None
         }
-    };
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
+    }
+}
+
+/// Walks `dir` depth-first in name order, with a stack of its own rather than recursion
+/// (a directory tree may be as deep as paths allow).
+fn walk(dir: &Path, extensions: &[&str], inputs: &mut Inputs) {
+    let mut stack: Vec<std::vec::IntoIter<std::fs::DirEntry>> = Vec::new();
+    stack.extend(sorted_entries(dir, inputs).map(Vec::into_iter));
+    while let Some(level) = stack.last_mut() {
+        let Some(entry) = level.next() else {
+            stack.pop();
+            continue;
+        };
         let path = entry.path();
         match entry.file_type() {
-            Ok(t) if t.is_dir() => walk(&path, extensions, inputs),
+            Ok(t) if t.is_dir() => {
+                stack.extend(sorted_entries(&path, inputs).map(Vec::into_iter));
+            }
             Ok(t) if t.is_symlink() && path.is_dir() => {}
             Ok(_) if has_extension(&path, extensions) => match std::fs::metadata(&path) {
                 Ok(m) if m.is_file() => inputs.files.push(path),
@@ -175,6 +191,28 @@ mod tests {
         assert_eq!(got.files, want);
         assert_eq!(got.errors.len(), 1);
         assert_eq!(got.errors[0].0, missing);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A tree 500 directories deep: the nights at every level are found.
+    #[test]
+    fn walks_a_deep_tree() {
+        let dir = std::env::temp_dir().join(format!("gordian-deep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut want = Vec::new();
+        let mut at = dir.clone();
+        for i in 0..500 {
+            at.push("d");
+            std::fs::create_dir_all(&at).unwrap();
+            if i % 100 == 99 {
+                want.push(at.join("n.night"));
+                std::fs::write(at.join("n.night"), "").unwrap();
+            }
+        }
+        want.sort();
+        let got = collect(std::slice::from_ref(&dir), &["night"]);
+        assert_eq!(got.files, want);
+        assert!(got.errors.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -11,7 +11,9 @@
 //! not monotone: adding an `unblockable` can end one, so single deletions alone do not
 //! prove that), checked by SAT over every subset. A derivation is built from the rules
 //! ([`semantics::attack`]) and closes every branch; a branch that the rules' propagation
-//! cannot close is decided by [`semantics::check`] on the complete candidate.
+//! cannot close is decided by [`semantics::check`] on the complete candidate. It shows at
+//! most [`MAX_NODES`] cases nested at most [`MAX_DEPTH`] deep (a branch past either says
+//! so), which bounds both its time and the depth of the recursions that build and read it.
 
 use super::direct;
 use super::encode::Encoding;
@@ -255,8 +257,22 @@ pub struct Why {
     pub derivation: Derivation,
 }
 
-/// Splits deeper than this are not explored (the derivation says so).
+/// Cases past this many are not explored (the derivation says so).
 const MAX_NODES: usize = 4096;
+
+/// Case splits nested deeper than this are not explored either (the derivation says so):
+/// a derivation is for reading, and the search that builds it (like the functions that
+/// read it) recurses once per nested split, so it stays this shallow however large the
+/// core.
+pub const MAX_DEPTH: usize = 64;
+
+/// How a branch cut short by [`MAX_NODES`] or [`MAX_DEPTH`] ends.
+fn too_many(steps: Vec<Step>) -> Derivation {
+    Derivation::Closed {
+        steps,
+        end: End::Rejected("(too many cases to show)".into()),
+    }
+}
 
 struct Deriver<'a> {
     u: &'a Universe,
@@ -396,6 +412,7 @@ impl Deriver<'_> {
         rho: &TargetMap,
         mut val: Vec<Option<bool>>,
         mut steps: Vec<Step>,
+        depth: usize,
     ) -> Derivation {
         self.nodes += 1;
         if let Some(end) = self.propagate(rho, &mut val, &mut steps) {
@@ -411,11 +428,8 @@ impl Deriver<'_> {
                 end: End::Rejected(self.judge(rho, &val)),
             };
         };
-        if self.nodes > MAX_NODES {
-            return Derivation::Closed {
-                steps,
-                end: End::Rejected("(too many cases to show)".into()),
-            };
+        if self.nodes > MAX_NODES || depth >= MAX_DEPTH {
+            return too_many(steps);
         }
         let case = |this: &mut Self, b: bool| {
             let mut v = val.clone();
@@ -428,6 +442,7 @@ impl Deriver<'_> {
                     succeeds: b,
                     reason: Reason::Assumed,
                 }],
+                depth + 1,
             )
         };
         let yes = case(self, true);
@@ -491,26 +506,31 @@ pub fn why(u: &Universe) -> Why {
     let deflects: Vec<Ix> = (0..u.n_declared)
         .filter(|&i| u.effects[i].action() == Some(ActionKind::Deflect))
         .collect();
-    let derivation = frames(&mut d, &cut, &all, &deflects, val);
+    let derivation = frames(&mut d, &cut, &all, &deflects, val, 0);
     let shape = shape(u, &derivation);
     Why { shape, derivation }
 }
 
 /// Splits on the deflections first (whether each succeeds decides the ways), then on the
-/// ways, then derives with fixed final targets.
+/// ways, then derives with fixed final targets; `depth` splits are nested above.
 fn frames(
     d: &mut Deriver,
     cut: &Cut,
     all: &FixedBitSet,
     deflects: &[Ix],
     val: Vec<Option<bool>>,
+    depth: usize,
 ) -> Derivation {
     let u = d.u;
     if let Some((&g, rest)) = deflects.split_first() {
+        d.nodes += 1;
+        if d.nodes > MAX_NODES || depth >= MAX_DEPTH {
+            return too_many(Vec::new());
+        }
         let case = |d: &mut Deriver, b: bool| {
             let mut v = val.clone();
             v[g] = Some(b);
-            let mut dv = frames(d, cut, all, rest, v);
+            let mut dv = frames(d, cut, all, rest, v, depth + 1);
             let assumed = Step {
                 effect: g,
                 succeeds: b,
@@ -540,14 +560,14 @@ fn frames(
     let maps = semantics::redirections(u, cut, all, &s);
     let declared = semantics::declared_targets(u, cut, all);
     if maps.len() == 1 && maps[0] == declared {
-        return d.branch(&maps[0], val, Vec::new());
+        return d.branch(&maps[0], val, Vec::new(), depth);
     }
     Derivation::Ways {
         steps: Vec::new(),
         ways: maps
             .into_iter()
             .map(|rho| {
-                let dv = d.branch(&rho, val.clone(), Vec::new());
+                let dv = d.branch(&rho, val.clone(), Vec::new(), depth);
                 (rho, dv)
             })
             .collect(),

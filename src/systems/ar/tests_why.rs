@@ -190,6 +190,33 @@ fn odd_cycle_derivation_by_hand() {
     assert_eq!(facts, vec![(0, true), (2, false), (1, false), (2, true)]);
 }
 
+/// How many splits are nested in a derivation, at most.
+fn nesting(d: &core::Derivation) -> usize {
+    match d {
+        core::Derivation::Closed { .. } => 0,
+        core::Derivation::Split { cases, .. } => 1 + cases.iter().map(nesting).max().unwrap_or(0),
+        core::Derivation::Ways { ways, .. } => {
+            ways.iter().map(|(_, d)| nesting(d)).max().unwrap_or(0)
+        }
+    }
+}
+
+/// The derivation splits on every deflection before anything else: with 100 of them (a
+/// chain that touches nothing) beside an odd block cycle, that would be 2^100 cases
+/// nested 100 deep. It stops at the documented bounds instead, and says so.
+#[test]
+fn a_derivation_over_many_deflections_stops_at_its_bounds() {
+    let mut text = String::from("R1 block R2\nR2 block R3\nR3 block R1\n");
+    for i in 0..100 {
+        text.push_str(&format!("D{i} deflect D{}\n", i + 1));
+    }
+    let u = Universe::new(&parse::parse_str(&text, Path::new("t.night")).unwrap());
+    let why = core::why(&u);
+    assert_eq!(nesting(&why.derivation), core::MAX_DEPTH);
+    assert!(!core::is_closed(&why.derivation));
+    assert!(why.to_text(&u, "").contains("too many cases to show"));
+}
+
 /// A derivation is not vacuous: on a night with a resolution (mutual roleblock) some
 /// branch ends in an acceptable resolution, so it is not closed.
 #[test]

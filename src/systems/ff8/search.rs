@@ -360,28 +360,68 @@ impl Planner<'_> {
         Ok(&self.trans[s])
     }
 
-    /// Maximum probability of the goal within `n` challenges from `s`, with a best choice.
-    fn value(&mut self, s: &State, n: usize) -> Result<(BigRational, Option<Choice>), Interrupted> {
+    /// The value of `s` with `n` challenges left when it needs no computing: the goal
+    /// holds (1), none are left (0), or it is memoised.
+    fn known(&self, s: &State, n: usize) -> Option<(BigRational, Option<Choice>)> {
         if self.goal.holds(s) {
-            return Ok((BigRational::one(), None));
+            Some((BigRational::one(), None))
+        } else if n == 0 {
+            Some((BigRational::zero(), None))
+        } else {
+            self.value.get(&(*s, n)).cloned()
         }
-        if n == 0 {
-            return Ok((BigRational::zero(), None));
+    }
+
+    fn is_known(&self, s: &State, n: usize) -> bool {
+        self.goal.holds(s) || n == 0 || self.value.contains_key(&(*s, n))
+    }
+
+    /// Maximum probability of the goal within `n` challenges from `s`, with a best choice.
+    ///
+    /// The value of (s, n) needs those of (s', n - 1) for every state s' a move leads to
+    /// (and, for ties, of (s, n - 1)): a depth-first search as deep as the horizon, which
+    /// is a flag's value. So the search keeps its own stack (no recursion): an entry is
+    /// computed once everything it needs is known, else what it needs is pushed above it.
+    fn value(&mut self, s: &State, n: usize) -> Result<(BigRational, Option<Choice>), Interrupted> {
+        let mut stack = vec![(*s, n)];
+        while let Some(&(t, k)) = stack.last() {
+            if self.is_known(&t, k) {
+                stack.pop();
+                continue;
+            }
+            self.moves(&t)?;
+            let mut needs: Vec<(State, usize)> = self.trans[&t]
+                .iter()
+                .flat_map(|(_, dist)| dist.iter().map(|(t2, _)| *t2))
+                .filter(|t2| !self.is_known(t2, k - 1))
+                .map(|t2| (t2, k - 1))
+                .collect();
+            if k > 1 && !self.is_known(&t, k - 1) {
+                needs.push((t, k - 1));
+            }
+            if needs.is_empty() {
+                stack.pop();
+                self.compute(&t, k)?;
+            } else {
+                stack.extend(needs);
+            }
         }
-        if let Some(v) = self.value.get(&(*s, n)) {
-            return Ok(v.clone());
-        }
-        let moves = self.moves(s)?.clone();
-        let mut vals: Vec<(Choice, BigRational)> = Vec::with_capacity(moves.len());
-        for (c, t) in moves {
+        Ok(self.known(s, n).expect("computed"))
+    }
+
+    /// Computes and memoises the value of (s, n), n > 0, once the values it needs are
+    /// known (see [`Planner::value`]).
+    fn compute(&mut self, s: &State, n: usize) -> Result<(), Interrupted> {
+        let mut vals: Vec<(Choice, BigRational)> = Vec::with_capacity(self.trans[s].len());
+        for (c, t) in &self.trans[s] {
             let mut v = BigRational::zero();
-            for (n2, p) in &t {
-                let (w, _) = self.value(n2, n - 1)?;
+            for (n2, p) in t {
+                let (w, _) = self.known(n2, n - 1).expect("needed values come first");
                 if !w.is_zero() {
                     v += p * w;
                 }
             }
-            vals.push((c, v));
+            vals.push((*c, v));
         }
         let top = vals
             .iter()
@@ -390,7 +430,11 @@ impl Planner<'_> {
             .unwrap_or_else(BigRational::zero);
         // Ties: prefer the move that is already optimal with one challenge fewer (so the
         // policy does not waste challenges), else the first in choice order.
-        let prev = if n > 1 { self.value(s, n - 1)?.1 } else { None };
+        let prev = if n > 1 {
+            self.known(s, n - 1).expect("needed values come first").1
+        } else {
+            None
+        };
         let pick = prev
             .filter(|c| vals.iter().any(|(d, v)| d == c && *v == top))
             .or_else(|| vals.iter().find(|(_, v)| *v == top).map(|(c, _)| *c));
@@ -399,8 +443,8 @@ impl Planner<'_> {
             best.1 = None;
         }
         self.budget.charge("planner values", 160 + STATE_BYTES)?;
-        self.value.insert((*s, n), best.clone());
-        Ok(best)
+        self.value.insert((*s, n), best);
+        Ok(())
     }
 }
 
@@ -604,4 +648,41 @@ fn expected_challenges(
 pub fn ratio_f64(r: &BigRational) -> f64 {
     use num_traits::ToPrimitive;
     r.to_f64().unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of (s, n) needs (s', n - 1) for every next state s': asked directly for
+    /// a horizon of 200,000, the planner searches 200,000 levels deep, far deeper than a
+    /// test thread's stack would allow a recursive search. A goal that asks for a rule
+    /// both present and absent never holds, so every value is 0 and no choice is best.
+    #[test]
+    fn a_horizon_deeper_than_any_stack_is_planned() {
+        let goal = Goal(vec![
+            Atom::Has(Region::Balamb, Rule::Open),
+            Atom::Lacks(Region::Balamb, Rule::Open),
+        ]);
+        let sc = Scenario {
+            state: State::default(),
+            allowed: vec![Region::Balamb],
+            bound: 1,
+            challenges: vec![],
+            goal: Some(goal.clone()),
+        };
+        let budget = Budget::new();
+        let mut p = Planner {
+            sc: &sc,
+            goal: &goal,
+            budget: &budget,
+            trans: HashMap::new(),
+            value: HashMap::new(),
+        };
+        let start = abstract_state(&sc.state, &goal);
+        assert_eq!(
+            p.value(&start, 200_000).unwrap(),
+            (BigRational::zero(), None)
+        );
+    }
 }
