@@ -7,6 +7,7 @@
 use super::limits::{self, MemoryArgs};
 use super::registry::{self, EngineChoice, SystemName};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use crate::harness::differential::RunError;
 use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::ar::answer::{self, Expand, Options};
 use crate::systems::ar::{self, Ar, Factored, Night};
@@ -87,6 +88,9 @@ pub(super) struct Solved {
     engine: String,
     cross_checked: bool,
     unfinished: Vec<&'static str>,
+    /// Why each engine of `unfinished` has no answer: it stopped at its memory bound
+    /// (what it was storing), else the grace period ran out.
+    stopped_at: Vec<Option<crate::systems::spec::LimitHit>>,
     answered: Vec<&'static str>,
     extras: super::why::Extras,
 }
@@ -256,12 +260,27 @@ pub(super) fn render(
     let how = if s.cross_checked {
         format!("cross-checked: {} engines agree", s.answered.join(" and "))
     } else if !s.unfinished.is_empty() {
+        let why: Vec<String> = s
+            .unfinished
+            .iter()
+            .zip(&s.stopped_at)
+            .map(|(e, hit)| match hit {
+                Some(l) => format!(
+                    "the {e} engine stopped at the memory bound of {} MiB on its state \
+                     (storing {}; --max-memory)",
+                    l.max_bytes.div_ceil(1 << 20),
+                    l.what
+                ),
+                None => format!(
+                    "the {e} engine did not finish within {}s after it",
+                    grace.as_secs_f64()
+                ),
+            })
+            .collect();
         format!(
-            "answered by the {} engine alone: NOT cross-checked, the {} engine did \
-             not finish within {}s after it",
+            "answered by the {} engine alone: NOT cross-checked, {}",
             s.engine,
-            s.unfinished.join(", "),
-            grace.as_secs_f64()
+            why.join("; ")
         )
     } else {
         format!("answered by the {} engine alone", s.engine)
@@ -368,6 +387,15 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
     }
     let cross_checked = c.cross_checked();
     let unfinished = c.unfinished();
+    let stopped_at = c
+        .runs
+        .iter()
+        .filter_map(|r| match &r.result {
+            Ok(_) => None,
+            Err(RunError::Limit(l)) => Some(Some(*l)),
+            Err(_) => Some(None),
+        })
+        .collect();
     let answered: Vec<&str> = c
         .runs
         .iter()
@@ -386,6 +414,7 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
         engine,
         cross_checked,
         unfinished,
+        stopped_at,
         answered,
         extras,
     })

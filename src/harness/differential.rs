@@ -200,7 +200,7 @@ impl<S: System> Differential<S> {
             })
             .collect();
         Comparison {
-            runs: race(budget, self.grace, jobs),
+            runs: race(budget, self.grace, |r: &Run<_>| r.result.is_ok(), jobs),
         }
     }
 

@@ -418,27 +418,40 @@ pub trait System: Sized + 'static {
 pub type Job<'a, T> = Box<dyn FnOnce(&Budget) -> T + Send + 'a>;
 
 /// Runs the jobs in parallel (rayon), each with a child budget of `budget` that has its
-/// own memory meter ([`Budget::child_metered`]). Once the
-/// first job returns, the others get `grace` more time; then their budgets are cancelled
-/// (engines answer `Interrupted`). With `grace = None` every job runs to the end.
-/// Results come back in the order of `jobs`.
+/// own memory meter ([`Budget::child_metered`]). Once the first job returns a result that
+/// is an answer (`answered`: a job that stopped at its memory bound, say, has none), the
+/// others get `grace` more time; then their budgets are cancelled (engines answer
+/// `Interrupted`). With `grace = None`, or while no job has answered, every job runs to
+/// the end. Results come back in the order of `jobs`.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_, T>>) -> Vec<T> {
+pub fn race<T: Send>(
+    budget: &Budget,
+    grace: Option<Duration>,
+    answered: impl Fn(&T) -> bool + Sync,
+    jobs: Vec<Job<'_, T>>,
+) -> Vec<T> {
     let budgets: Vec<Budget> = jobs.iter().map(|_| budget.child_metered()).collect();
     let n = jobs.len();
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<usize>();
+        // Each finished job: its index, and whether it answered.
+        let (tx, rx) = mpsc::channel::<(usize, bool)>();
         if let Some(grace) = grace {
             let budgets = &budgets;
             scope.spawn(move || {
-                let Ok(first) = rx.recv() else { return };
                 let mut done = vec![false; n];
-                done[first] = true;
+                // Until the first answer, nobody is hurried.
+                loop {
+                    let Ok((i, answer)) = rx.recv() else { return };
+                    done[i] = true;
+                    if answer {
+                        break;
+                    }
+                }
                 let deadline = Instant::now() + grace;
                 while !done.iter().all(|&d| d) {
                     let left = deadline.saturating_duration_since(Instant::now());
                     match rx.recv_timeout(left) {
-                        Ok(i) => done[i] = true,
+                        Ok((i, _)) => done[i] = true,
                         Err(RecvTimeoutError::Timeout) => {
                             for (b, _) in budgets.iter().zip(&done).filter(|(_, &d)| !d) {
                                 b.cancel();
@@ -450,11 +463,12 @@ pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_,
                 }
             });
         }
+        let answered = &answered;
         jobs.into_par_iter()
             .enumerate()
             .map_with(tx, |tx, (i, job)| {
                 let out = job(&budgets[i]);
-                let _ = tx.send(i);
+                let _ = tx.send((i, answered(&out)));
                 out
             })
             .collect()
@@ -462,17 +476,25 @@ pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_,
 }
 
 /// [`race`] in WebAssembly, where there are no threads: the jobs run one after the
-/// other on this thread, in order; once the first has returned, each later one gets
-/// `grace` from its start (a deadline on its budget), then its budget is cancelled.
+/// other on this thread, in order; once one has answered, each later one gets `grace`
+/// from its start (a deadline on its budget), then its budget is cancelled.
 #[cfg(target_arch = "wasm32")]
-pub fn race<T: Send>(budget: &Budget, grace: Option<Duration>, jobs: Vec<Job<'_, T>>) -> Vec<T> {
+pub fn race<T: Send>(
+    budget: &Budget,
+    grace: Option<Duration>,
+    answered: impl Fn(&T) -> bool + Sync,
+    jobs: Vec<Job<'_, T>>,
+) -> Vec<T> {
     let mut out = Vec::with_capacity(jobs.len());
+    let mut any = false;
     for job in jobs {
         let b = budget.child_metered();
-        if let (Some(grace), false) = (grace, out.is_empty()) {
+        if let (Some(grace), true) = (grace, any) {
             b.set_deadline(crate::cancel::Instant::now() + grace);
         }
-        out.push(job(&b));
+        let r = job(&b);
+        any |= answered(&r);
+        out.push(r);
     }
     out
 }
@@ -531,7 +553,7 @@ pub fn race_all<'a, T: Send + 'a>(budget: &'a Budget, jobs: Vec<Job<'a, T>>) -> 
             })
         })
         .collect();
-    race(budget, None, jobs)
+    race(budget, None, |_| true, jobs)
 }
 
 #[cfg(test)]
@@ -664,13 +686,39 @@ mod tests {
     #[test]
     fn the_slower_job_is_cancelled_after_the_grace_period() {
         let jobs: Vec<Job<bool>> = vec![Box::new(|_| false), Box::new(patient)];
-        let out = race(&Budget::new(), Some(Duration::from_millis(20)), jobs);
+        let out = race(
+            &Budget::new(),
+            Some(Duration::from_millis(20)),
+            |_| true,
+            jobs,
+        );
         assert_eq!(out, vec![false, true]);
+    }
+
+    /// A job that returns without an answer (it stopped at its memory bound, say) does
+    /// not start the grace period: the other runs to its end.
+    #[test]
+    fn the_grace_period_starts_at_the_first_answer() {
+        // 100 ms of work, polling its budget; `None` if it was cancelled.
+        let slow = |b: &Budget| {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_millis(100) {
+                if b.is_cancelled() {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Some(2)
+        };
+        let jobs: Vec<Job<Option<u32>>> = vec![Box::new(|_| None), Box::new(slow)];
+        let grace = Some(Duration::from_millis(20));
+        let out = race(&Budget::new(), grace, Option::is_some, jobs);
+        assert_eq!(out, vec![None, Some(2)]);
     }
 
     #[test]
     fn without_grace_every_job_runs_to_its_end() {
         let jobs: Vec<Job<u32>> = vec![Box::new(|_| 1), Box::new(|_| 2)];
-        assert_eq!(race(&Budget::new(), None, jobs), vec![1, 2]);
+        assert_eq!(race(&Budget::new(), None, |_| true, jobs), vec![1, 2]);
     }
 }
