@@ -17,8 +17,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// What the margin past a budget may be on a loaded 2-core CI machine: the watchdog's
-/// second plus process start and noise.
+/// What the margin past a budget may be on a loaded 2-core CI machine, generously: the
+/// watchdog's margin (at most a second) plus process start and noise.
 const MARGIN: Duration = Duration::from_millis(2500);
 
 mod common;
@@ -1014,4 +1014,47 @@ fn an_engine_at_its_memory_bound_leaves_the_answer_to_the_other() {
         &text[text.len().saturating_sub(300)..]
     );
     assert!(text.contains("A dies"), "the created kill on A succeeds");
+}
+
+/// `--timeout` ends a night that would take far longer within a tenth of the budget (plus
+/// a generous 0.3 s for process start and exit on a loaded machine), with exit 5 and the
+/// timeout message: with the default engines on the 10,000-effect night and on the chain
+/// of 1,000 deflections (whose SAT encoding, given all the memory it wants, takes
+/// seconds to write), and with the SAT engine on the ring of 5,000 reflexive passives
+/// (whose grounding levels take as long).
+#[test]
+fn the_timeout_holds_within_a_tenth_of_the_budget() {
+    let d = TempDir::new("precise");
+    let large = d.write("large.night", large());
+    let chain = d.write("chain.night", deflection_chain(1000));
+    let ring = d.write("ring.night", reflexive_ring(5000));
+    let plenty = "100000"; // MiB: the memory bound never stops these first
+    for (f, secs, engine) in [
+        (&large, "1", "both"),
+        (&chain, "0.5", "both"),
+        (&ring, "0.5", "sat"),
+    ] {
+        let args = [
+            "resolve",
+            s(f),
+            "--timeout",
+            secs,
+            "--engine",
+            engine,
+            "--max-memory",
+            plenty,
+        ];
+        let (o, took) = timed(&args);
+        let budget = Duration::from_secs_f64(secs.parse().expect("seconds"));
+        assert_eq!(o.status.code(), Some(5), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("timeout: no answer within"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            took <= budget.mul_f64(1.1) + Duration::from_millis(300),
+            "{args:?}: took {took:?} for a budget of {budget:?}"
+        );
+    }
 }

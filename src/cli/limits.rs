@@ -6,10 +6,10 @@
 //! Invariants: the budget of a single-instance command is created before its input is
 //! read, so every phase (reading, parsing, building the instance, encoding, solving,
 //! building the report) runs under it and polls it; a watchdog ends the process with the
-//! timeout message and exit 5 at [`MARGIN`] past the timeout should some step not poll in
-//! time (varisat cannot be interrupted inside one solver call; standard input may not
-//! end). Output is written after the watchdog is disarmed, and is bounded by `--limit`
-//! instead.
+//! timeout message and exit 5 at [`margin`] past the timeout (a twentieth of it, between
+//! 50 ms and 1 s) should some step not poll in time (varisat cannot be interrupted inside
+//! one solver call; standard input may not end). Output is written after the watchdog is
+//! disarmed, and is bounded by `--limit` instead.
 
 use super::EXIT_LIMIT;
 use crate::systems::spec::{Budget, LimitHit, DEFAULT_MAX_MEMORY};
@@ -18,8 +18,13 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 /// How long past `--timeout` a single-instance command may run before the watchdog ends
-/// it (exit 5).
-pub const MARGIN: Duration = Duration::from_secs(1);
+/// it (exit 5): a twentieth of the timeout, at least 50 ms (engines that poll stop well
+/// within that) and at most 1 s. So a command ends within 5% of its budget plus the
+/// moment the process takes to exit (freeing its memory), however long the solver call
+/// it is in would take.
+pub fn margin(timeout: Duration) -> Duration {
+    (timeout / 20).clamp(Duration::from_millis(50), Duration::from_secs(1))
+}
 
 /// The default output bound of listings (`--limit`): outcomes, resolutions, cuts.
 pub const DEFAULT_LIMIT: u64 = 10_000;
@@ -74,7 +79,7 @@ pub fn stopped(
 }
 
 /// Runs `work` for one instance named `what` with `budget` cancelled at `timeout`; if
-/// `work` has not returned [`MARGIN`] later, prints the timeout message and ends the
+/// `work` has not returned [`margin`] later, prints the timeout message and ends the
 /// process with exit 5.
 pub fn within<T>(
     what: &str,
@@ -91,7 +96,7 @@ pub fn within<T>(
             return;
         }
         b.cancel();
-        if wait.recv_timeout(MARGIN) == Err(RecvTimeoutError::Timeout) {
+        if wait.recv_timeout(margin(t)) == Err(RecvTimeoutError::Timeout) {
             eprintln!("error: {what}: {}", stop_reason(&b, None, Some(t)));
             std::process::exit(i32::from(EXIT_LIMIT));
         }
@@ -145,10 +150,23 @@ impl LimitArg {
 }
 
 /// `--timeout` for the systems' commands that had none (replays, steps, `dimacs`): the
-/// watchdog of [`within`] ends them at the timeout plus [`MARGIN`] with exit 5.
+/// watchdog of [`within`] ends them at the timeout plus its [`margin`] with exit 5.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct TimeoutArg {
     /// Give up after this many seconds, counted from the start (exit 5).
     #[arg(long, value_parser = super::parse_seconds)]
     pub timeout: Option<Duration>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watchdog_margin_is_a_twentieth_of_the_timeout_within_bounds() {
+        let ms = Duration::from_millis;
+        assert_eq!(margin(ms(200)), ms(50));
+        assert_eq!(margin(ms(5000)), ms(250));
+        assert_eq!(margin(ms(60_000)), ms(1000));
+    }
 }
