@@ -177,6 +177,10 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     }
+    if let Err(e) = args.why.check_outputs(args.json) {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_INPUT);
+    }
     let what = args.file.display().to_string();
     let budget = args.memory.budget();
     let how = How {
@@ -201,6 +205,14 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(s) => s,
         Err(f) => return f.report(),
     };
+    // `--dot -` / `--svg -`: the picture is the standard output, in place of the report.
+    if let Some(picture) = &solved.extras.stdout {
+        let mut o = std::io::stdout().lock();
+        return match o.write_all(picture).and_then(|()| o.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => super::write_failed(e),
+        };
+    }
     let opts = Options {
         seed: args.seed,
         expand: args.expand.into(),
