@@ -259,7 +259,7 @@ fn a_joined_component_of_many_pairs_is_answered_as_pieces_and_cross_checked() {
 #[test]
 fn a_systems_command_without_a_budget_poll_ends_at_the_watchdog() {
     // Proving the tie-break fair over every list up to length 7 takes seconds; the
-    // command polls no budget, so the watchdog ends it one second past the timeout.
+    // command polls no budget, so the watchdog ends it just past the timeout.
     let (o, took) = timed(&["foeman", "fairness", "--prove", "7", "--timeout", "0.2"]);
     assert_limit_exit(&o, took, Duration::from_millis(200), "timeout");
 }
