@@ -385,3 +385,18 @@ fn a_large_answer_is_compared_in_full() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["files"][0]["field"], "resolutions");
 }
+
+/// `gen --out -` is standard output (its default), never a directory named `-`.
+#[test]
+fn gen_out_dash_is_standard_output() {
+    let d = TempDir::new("gen-dash");
+    let o = Command::new(BIN)
+        .args(["gen", "--count", "2", "--seed", "5", "--out", "-"])
+        .current_dir(&d.0)
+        .output()
+        .expect("gordian runs");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let a = gordian(&["gen", "--count", "2", "--seed", "5"]);
+    assert_eq!(o.stdout, a.stdout);
+    assert!(!d.0.join("-").exists());
+}

@@ -419,3 +419,47 @@ fn replay_dot_draws_the_step_flow() {
     }
     assert!(drawn >= 5, "{drawn}");
 }
+
+/// `fft replay --dot -` writes the step flow to standard output in place of the replay
+/// (the same DOT `--dot FILE` writes; no file named `-`); with `--json` or `--annotate`,
+/// which shape the replay it replaces, it is refused with exit 2.
+#[test]
+fn replay_dot_dash_is_standard_output() {
+    let dir = std::env::temp_dir().join(format!("gordian-fft-dash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("flow.dot");
+    let confirmed = instances()
+        .into_iter()
+        .find(|p| {
+            gordian(&[
+                "fft",
+                "replay",
+                p.to_str().unwrap(),
+                "--dot",
+                file.to_str().unwrap(),
+            ])
+            .status
+            .success()
+        })
+        .expect("a shipped scenario with a confirmed log");
+    let p = confirmed.to_str().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gordian"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("gordian runs")
+    };
+    let out = run(&["fft", "replay", p, "--dot", "-"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), std::fs::read_to_string(&file).expect("DOT"));
+    assert!(!dir.join("-").exists());
+    for other in ["--json", "--annotate"] {
+        let out = run(&["fft", "replay", p, "--dot", "-", other]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("does not go with {other}")), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -301,3 +301,79 @@ fn why_flags_on_the_odd_block_cycle() {
     assert_eq!(v["core"]["effects"], serde_json::json!(["e1", "e2", "e3"]));
     assert_eq!(v["explain"].as_array().map(Vec::len), Some(3));
 }
+
+/// gordian run in `dir` (so that a file wrongly named `-` would show there).
+fn gordian_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gordian"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("gordian runs")
+}
+
+/// `-` on `--dot` and `--svg` is standard output: the picture in place of the report,
+/// the same picture `--dot FILE` writes, and no file named `-`. `--certify -` is refused
+/// (a directory of several files), as are two pictures on standard output and a picture
+/// with the flags that shape the report it replaces; all before any work, exit 2.
+#[test]
+fn a_dash_writes_the_picture_to_standard_output() {
+    let night = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/instances/ar/odd-block-cycle.night"
+    );
+    let dir = std::env::temp_dir().join(format!("gordian-cli-dash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dash = dir.join("-");
+    let out = gordian_in(&dir, &["resolve", night, "--dot", "-"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // A paradox: the picture shows the first optimal cut.
+    assert!(
+        text.starts_with("digraph night {") && text.contains("CUT"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with('}') && !text.contains("paradox: no resolution"));
+    assert!(!dash.exists(), "no file named -");
+    let file = dir.join("night.dot");
+    let out = gordian_in(&dir, &["resolve", night, "--dot", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&file).expect("DOT written"), text);
+    let out = gordian_in(&dir, &["resolve", night, "--svg", "-"]);
+    if out.status.success() {
+        assert!(String::from_utf8_lossy(&out.stdout).contains("<svg"));
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("`dot` is not installed"), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    assert!(!dash.exists(), "no file named -");
+    for (args, says) in [
+        (vec!["--certify", "-"], "--certify takes a directory"),
+        (
+            vec!["--dot", "-", "--svg", "-"],
+            "both ask for standard output",
+        ),
+        (vec!["--dot", "-", "--json"], "does not go with --json"),
+        (
+            vec!["--svg", "-", "--explain"],
+            "does not go with --explain",
+        ),
+    ] {
+        let mut all = vec!["resolve", night];
+        all.extend(&args);
+        let out = gordian_in(&dir, &all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty() && !dash.exists(), "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -17,8 +17,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// What the margin past a budget may be on a loaded 2-core CI machine: the watchdog's
-/// second plus process start and noise.
+/// What the margin past a budget may be on a loaded 2-core CI machine, generously: the
+/// watchdog's margin (at most a second) plus process start and noise.
 const MARGIN: Duration = Duration::from_millis(2500);
 
 mod common;
@@ -259,7 +259,7 @@ fn a_joined_component_of_many_pairs_is_answered_as_pieces_and_cross_checked() {
 #[test]
 fn a_systems_command_without_a_budget_poll_ends_at_the_watchdog() {
     // Proving the tie-break fair over every list up to length 7 takes seconds; the
-    // command polls no budget, so the watchdog ends it one second past the timeout.
+    // command polls no budget, so the watchdog ends it just past the timeout.
     let (o, took) = timed(&["foeman", "fairness", "--prove", "7", "--timeout", "0.2"]);
     assert_limit_exit(&o, took, Duration::from_millis(200), "timeout");
 }
@@ -877,4 +877,184 @@ fn soak_batch_with_random_kills_loses_and_duplicates_nothing() {
     assert_eq!(seen.len(), 2000, "every night has a record");
     let twice: Vec<_> = seen.iter().filter(|(_, &n)| n != 1).collect();
     assert!(twice.is_empty(), "recorded more than once: {twice:?}");
+}
+
+/// One run of gordian with its peak memory: the exit code, standard error, the wall time
+/// and the child's maximum resident set (`getrusage` of the reaped child, via `wait4`).
+#[cfg(unix)]
+struct Measured {
+    code: Option<i32>,
+    stderr: String,
+    took: Duration,
+    peak_mib: u64,
+}
+
+#[cfg(unix)]
+fn measured(args: &[&str]) -> Measured {
+    let d = TempDir::new("measured");
+    let (out, err) = (d.0.join("out"), d.0.join("err"));
+    let start = Instant::now();
+    // Reaped by `wait4` below, which also reads its peak memory.
+    #[allow(clippy::zombie_processes)]
+    let child = bin()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).expect("out"))
+        .stderr(std::fs::File::create(&err).expect("err"))
+        .spawn()
+        .expect("run gordian");
+    let pid = i32::try_from(child.id()).expect("pid");
+    let mut status = 0;
+    // SAFETY: wait4 reaps our own child and fills a plain C struct we own.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    let took = start.elapsed();
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Measured {
+        code,
+        stderr: std::fs::read_to_string(&err).expect("stderr"),
+        took,
+        // Linux reports kilobytes.
+        peak_mib: u64::try_from(usage.ru_maxrss).expect("positive") / 1024,
+    }
+}
+
+/// `V kill D0`, then `Di deflect D(i+1)` for i < `n`: every slot aimed at D0 may end
+/// anywhere along the chain, so the SAT encoding's one-hot final positions grow with the
+/// square of the chain for each player on it (about n^3 / 6 clauses in all), and the
+/// direct engine has 2^n sets of active deflections to frame.
+fn deflection_chain(n: usize) -> String {
+    let mut s = String::from("V kill D0\n");
+    for i in 0..n {
+        s.push_str(&format!("D{i} deflect D{}\n", i + 1));
+    }
+    s
+}
+
+/// `V visit A`, `V passive reflexive:kill` and `n` lines `A passive reflexive:visit`:
+/// the visit creates one visit of A's at V per passive, each of which creates V's kill on
+/// A, which creates them again: one cycle of n + 1 created effects, whose grounding the
+/// SAT encoding writes with n levels of n + 1 derivation variables each.
+fn reflexive_ring(n: usize) -> String {
+    let mut s = String::from("V visit A\nV passive reflexive:kill\n");
+    for _ in 0..n {
+        s.push_str("A passive reflexive:visit\n");
+    }
+    s
+}
+
+/// The SAT encoding is charged to the memory meter as it is built, and polled: the
+/// chain of 1,000 deflections (about 166 million clauses) and the ring of 5,000
+/// reflexive passives (25 million derivation variables) stop at a 200 MiB bound with the
+/// limit message and exit 5, at a peak within the bound plus 100 MiB, in about a second.
+/// With both engines each holds to the bound on its own state.
+#[cfg(unix)]
+#[test]
+fn the_sat_encoding_is_charged_to_the_memory_bound() {
+    let d = TempDir::new("encoding");
+    let chain = d.write("chain.night", deflection_chain(1000));
+    let ring = d.write("ring.night", reflexive_ring(5000));
+    for (f, engine) in [(&chain, "sat"), (&ring, "sat"), (&chain, "both")] {
+        let m = measured(&["resolve", s(f), "--max-memory", "200", "--engine", engine]);
+        let what = format!("{} {engine}", f.display());
+        assert_eq!(m.code, Some(5), "{what}: {}", m.stderr);
+        assert!(
+            m.stderr
+                .contains("limit: the memory bound of 200 MiB on engine state was reached"),
+            "{what}: {}",
+            m.stderr
+        );
+        if engine == "sat" {
+            assert!(m.stderr.contains("storing SAT clauses"), "{}", m.stderr);
+        }
+        let engines = if engine == "both" { 2 } else { 1 };
+        assert!(
+            m.peak_mib <= engines * 200 + 100,
+            "{what}: peak {} MiB",
+            m.peak_mib
+        );
+        assert!(m.took < Duration::from_secs(10), "{what}: {:?}", m.took);
+    }
+    // `dimacs` writes the same encoding under the same bound.
+    let m = measured(&["dimacs", s(&chain), "--max-memory", "200"]);
+    assert_eq!(m.code, Some(5), "{}", m.stderr);
+    assert!(m.stderr.contains("storing SAT clauses"), "{}", m.stderr);
+    assert!(m.peak_mib <= 300, "dimacs: peak {} MiB", m.peak_mib);
+}
+
+/// The ring of 5,000 reflexive passives has one resolution, worked by hand: nothing
+/// makes anything fail, so the visit succeeds, creates A's 5,000 visits at V, which create
+/// V's kill on A (one per passive and visitor), which succeeds: A dies. The direct engine
+/// answers at once; the SAT engine stops at the memory bound, and the report says so
+/// (not a grace period it never had).
+#[test]
+fn an_engine_at_its_memory_bound_leaves_the_answer_to_the_other() {
+    let d = TempDir::new("ring");
+    let ring = d.write("ring.night", reflexive_ring(5000));
+    let (o, took) = timed(&["resolve", s(&ring), "--max-memory", "200", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["engine"], "direct");
+    assert_eq!(v["cross_checked"], false);
+    assert_eq!(v["unfinished"], "sat");
+    assert_eq!(v["classification"], "non-paradox");
+    assert_eq!(
+        v["death_chances"],
+        serde_json::json!([{"player": "A", "probability": "1"}])
+    );
+    let (o, _) = timed(&["resolve", s(&ring), "--max-memory", "200", "--expand=never"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.trim_end().ends_with(
+            "NOT cross-checked, the sat engine stopped at the memory bound of 200 MiB on \
+             its state (storing SAT clauses; --max-memory))"
+        ),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+    assert!(text.contains("A dies"), "the created kill on A succeeds");
+}
+
+/// `--timeout` ends a night that would take far longer within a tenth of the budget (plus
+/// a generous 0.3 s for process start and exit on a loaded machine), with exit 5 and the
+/// timeout message: with the default engines on the 10,000-effect night and on the chain
+/// of 1,000 deflections (whose SAT encoding, given all the memory it wants, takes
+/// seconds to write), and with the SAT engine on the ring of 5,000 reflexive passives
+/// (whose grounding levels take as long).
+#[test]
+fn the_timeout_holds_within_a_tenth_of_the_budget() {
+    let d = TempDir::new("precise");
+    let large = d.write("large.night", large());
+    let chain = d.write("chain.night", deflection_chain(1000));
+    let ring = d.write("ring.night", reflexive_ring(5000));
+    let plenty = "100000"; // MiB: the memory bound never stops these first
+    for (f, secs, engine) in [
+        (&large, "1", "both"),
+        (&chain, "0.5", "both"),
+        (&ring, "0.5", "sat"),
+    ] {
+        let args = [
+            "resolve",
+            s(f),
+            "--timeout",
+            secs,
+            "--engine",
+            engine,
+            "--max-memory",
+            plenty,
+        ];
+        let (o, took) = timed(&args);
+        let budget = Duration::from_secs_f64(secs.parse().expect("seconds"));
+        assert_eq!(o.status.code(), Some(5), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("timeout: no answer within"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(
+            took <= budget.mul_f64(1.1) + Duration::from_millis(300),
+            "{args:?}: took {took:?} for a budget of {budget:?}"
+        );
+    }
 }

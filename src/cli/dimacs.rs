@@ -28,7 +28,8 @@ pub fn run(args: &Args) -> ExitCode {
     let budget = args.memory.budget();
     let text = limits::within(&what, args.timeout, &budget, || {
         match inputs::load_within::<Ar>(&args.file, &budget) {
-            Ok(Ok(n)) => Ok(certify::named_dimacs(&n.whole)),
+            Ok(Ok(n)) => certify::named_dimacs(&n.whole, &budget)
+                .map_err(|_| limits::stopped(&what, &budget, None, args.timeout)),
             Ok(Err(e)) => {
                 super::report_error(&e);
                 Err(ExitCode::from(EXIT_INPUT))

@@ -106,7 +106,8 @@ struct ReplayArgs {
     json: bool,
     #[command(flatten)]
     deadline: TimeoutArg,
-    /// Write Graphviz DOT of the phase's step flow (a confirmed log only) to this file.
+    /// Write Graphviz DOT of the phase's step flow (a confirmed log only) to this file;
+    /// `-` writes it to standard output instead of the replay.
     #[arg(long, value_name = "FILE")]
     dot: Option<PathBuf>,
 }
@@ -198,6 +199,14 @@ fn load(path: &Path) -> Result<Scenario, ExitCode> {
 }
 
 fn run_replay(a: &ReplayArgs) -> Exit {
+    let dot_out = a.dot.as_deref().is_some_and(super::is_stdout);
+    for (other, set) in [("--json", a.json), ("--annotate", a.annotate)] {
+        if dot_out && set {
+            let e = super::stdout_taken("--dot", "the step flow's DOT", other);
+            eprintln!("error: {e}");
+            return Err(ExitCode::from(EXIT_INPUT));
+        }
+    }
     let sc = load(&a.file)?;
     let Some(log) = &sc.log else {
         // A whole-file problem: located at line 1, with the reason.
@@ -222,6 +231,15 @@ fn run_replay(a: &ReplayArgs) -> Exit {
         };
         let title = format!("{name}: SR phase step flow ({} variant)", a.variant.name());
         let text = crate::systems::fft::dot::step_flow(&sc, run, &title);
+        if dot_out {
+            // The picture in place of the replay; the exit code is the replay's.
+            say_raw!("{text}");
+            return Ok(if r.explains() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_UNEXPLAINED)
+            });
+        }
         if let Err(e) = std::fs::write(f, text) {
             eprintln!("error: cannot write {}: {e}", f.display());
             return Err(ExitCode::FAILURE);

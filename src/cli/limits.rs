@@ -6,12 +6,13 @@
 //! Invariants: the budget of a single-instance command is created before its input is
 //! read, so every phase (reading, parsing, building the instance, encoding, solving,
 //! building the report) runs under it and polls it; a watchdog ends the process with the
-//! timeout message and exit 5 at [`MARGIN`] past the timeout should some step not poll in
-//! time (varisat cannot be interrupted inside one solver call; standard input may not
-//! end), and with the limit message when the process's resident memory passes the memory
-//! bound plus [`RESIDENT_HEADROOM`]. `check` and `batch` get the same hard stops from
-//! their worker processes' parent (`cli/worker.rs`). Output is written after the watchdog is disarmed, and is bounded by `--limit`
-//! instead.
+//! timeout message and exit 5 at [`margin`] past the timeout (a twentieth of it, between
+//! 50 ms and 1 s) should some step not poll in time (varisat cannot be interrupted inside
+//! one solver call; standard input may not end), and with the limit message when the
+//! process's resident memory passes the memory bound plus [`RESIDENT_HEADROOM`]. `check`
+//! and `batch` get the same hard stops from their worker processes' parent
+//! (`cli/worker.rs`). Output is written after the watchdog is disarmed, and is bounded by
+//! `--limit` instead.
 
 use super::EXIT_LIMIT;
 use crate::systems::spec::{Budget, LimitHit, DEFAULT_MAX_MEMORY};
@@ -20,8 +21,13 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 /// How long past `--timeout` a single-instance command may run before the watchdog ends
-/// it (exit 5).
-pub const MARGIN: Duration = Duration::from_secs(1);
+/// it (exit 5): a twentieth of the timeout, at least 50 ms (engines that poll stop well
+/// within that) and at most 1 s. So a command ends within 5% of its budget plus the
+/// moment the process takes to exit (freeing its memory), however long the solver call
+/// it is in would take.
+pub fn margin(timeout: Duration) -> Duration {
+    (timeout / 20).clamp(Duration::from_millis(50), Duration::from_secs(1))
+}
 
 /// The default output bound of listings (`--limit`): outcomes, resolutions, cuts.
 pub const DEFAULT_LIMIT: u64 = 10_000;
@@ -81,7 +87,7 @@ pub const RESIDENT_HEADROOM: u64 = 100 << 20;
 
 /// Runs `work` for one instance named `what` with `budget` cancelled at `timeout`, under
 /// a watchdog that ends the process with exit 5 and the limit's message when `work` has
-/// not returned [`MARGIN`] after the timeout, or at once when the process's resident
+/// not returned [`margin`] after the timeout, or at once when the process's resident
 /// memory passes the budget's memory bound plus [`RESIDENT_HEADROOM`] (the hard stops
 /// for steps that do not poll or charge in time).
 pub fn within<T>(
@@ -112,9 +118,9 @@ pub fn within<T>(
                     b.cancel();
                     cancelled = true;
                 }
-                if elapsed >= t + MARGIN {
+                if elapsed >= t + margin(t) {
                     eprintln!("error: {what}: {}", stop_reason(&b, None, Some(t)));
-                    std::process::exit(i32::from(EXIT_LIMIT));
+                    exit_now(EXIT_LIMIT);
                 }
             }
             if let Some(limit) = resident {
@@ -128,7 +134,7 @@ pub fn within<T>(
                         limit >> 20,
                         RESIDENT_HEADROOM >> 20
                     );
-                    std::process::exit(i32::from(EXIT_LIMIT));
+                    exit_now(EXIT_LIMIT);
                 }
             }
         }
@@ -137,6 +143,23 @@ pub fn within<T>(
     drop(done);
     let _ = dog.join();
     r
+}
+
+/// Ends the process with `code` at once: no destructors and, on Unix, no exit handlers
+/// (`_exit`): the engines are still running on other threads, and the allocator's
+/// clean-up at exit would walk (and race with) the gigabytes they may hold. Nothing is
+/// left to flush: the watchdog's message is on unbuffered standard error, and standard
+/// output is only written after the watchdog is disarmed. (The kernel still takes its
+/// time to reclaim the memory: about 0.1 s a gigabyte resident.)
+fn exit_now(code: u8) -> ! {
+    #[cfg(unix)]
+    // SAFETY: `_exit` has no preconditions; it ends the process without running Rust or
+    // C clean-up, which is what is wanted here (see above).
+    unsafe {
+        libc::_exit(i32::from(code))
+    }
+    #[cfg(not(unix))]
+    std::process::exit(i32::from(code))
 }
 
 /// The message when a listing of `count` items (`noun`) exceeds `--limit`.
@@ -182,10 +205,23 @@ impl LimitArg {
 }
 
 /// `--timeout` for the systems' commands that had none (replays, steps, `dimacs`): the
-/// watchdog of [`within`] ends them at the timeout plus [`MARGIN`] with exit 5.
+/// watchdog of [`within`] ends them at the timeout plus its [`margin`] with exit 5.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct TimeoutArg {
     /// Give up after this many seconds, counted from the start (exit 5).
     #[arg(long, value_parser = super::parse_seconds)]
     pub timeout: Option<Duration>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watchdog_margin_is_a_twentieth_of_the_timeout_within_bounds() {
+        let ms = Duration::from_millis;
+        assert_eq!(margin(ms(200)), ms(50));
+        assert_eq!(margin(ms(5000)), ms(250));
+        assert_eq!(margin(ms(60_000)), ms(1000));
+    }
 }

@@ -184,6 +184,23 @@ pub(crate) fn print_json(v: &serde_json::Value) {
     );
 }
 
+/// The value of a flag that takes an output file and means standard output instead.
+pub(crate) const STDOUT: &str = "-";
+
+/// Whether an output flag's value is `-`: standard output, not a file named `-`.
+pub(crate) fn is_stdout(path: &std::path::Path) -> bool {
+    path.as_os_str() == STDOUT
+}
+
+/// What one output flag that writes to standard output with `-` says when another flag
+/// would shape the report it replaces: `error: <this>`.
+pub(crate) fn stdout_taken(flag: &str, what: &str, other: &str) -> String {
+    format!(
+        "{flag} - writes {what} to standard output in place of the report, so it does not \
+         go with {other} (write {what} to a file, or leave {other} out)"
+    )
+}
+
 /// Ends the process after a failed write to standard output (exit 1, never a panic).
 pub(crate) fn write_failed(e: std::io::Error) -> ! {
     eprintln!("error: cannot write to standard output: {e}");

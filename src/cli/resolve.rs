@@ -176,6 +176,10 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     }
+    if let Err(e) = args.why.check_outputs(args.json) {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_INPUT);
+    }
     let what = args.file.display().to_string();
     let budget = args.memory.budget();
     let how = How {
@@ -200,6 +204,14 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(s) => s,
         Err(f) => return f.report(),
     };
+    // `--dot -` / `--svg -`: the picture is the standard output, in place of the report.
+    if let Some(picture) = &solved.extras.stdout {
+        let mut o = std::io::stdout().lock();
+        return match o.write_all(picture).and_then(|()| o.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => super::write_failed(e),
+        };
+    }
     let opts = Options {
         seed: args.seed,
         expand: args.expand.into(),
@@ -380,7 +392,8 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
         .filter_map(|r| match &r.result {
             Ok(_) => None,
             Err(RunError::Limit(l)) => Some(format!(
-                "the {} engine stopped at the memory bound on its state ({} MiB, storing {})",
+                "the {} engine stopped at the memory bound of {} MiB on its state (storing {}; \
+                 --max-memory)",
                 r.engine,
                 l.max_bytes.div_ceil(1 << 20),
                 l.what

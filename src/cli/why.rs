@@ -1,8 +1,9 @@
 //! The "why" flags of `gordian resolve`: `--explain` (why each effect of each outcome ended
 //! as it did, and for a paradox its minimal core with the derivation), `--certify DIR`
 //! (checked unsatisfiability proofs of a paradox verdict), `--dot FILE` / `--svg FILE`
-//! (a picture of the night under one outcome). Computes text and JSON additions for the
-//! report; the caller prints.
+//! (a picture of the night under one outcome; `-` writes it to standard output in place
+//! of the report). Computes text and JSON additions for the report, and the picture for
+//! standard output; the caller prints.
 
 use crate::systems::ar::report::{outcomes, pick};
 use crate::systems::ar::{certify, dot, explain, Analysis, Cut, Universe};
@@ -19,14 +20,16 @@ pub struct Args {
     #[arg(long)]
     pub explain: bool,
     /// For a paradox: write checked proofs (no resolution; no cheaper cut at each priority
-    /// level) to this directory, as DIMACS + varisat proof + DRAT.
+    /// level) to this directory, as DIMACS + varisat proof + DRAT (several files: a
+    /// directory, never `-`).
     #[arg(long, value_name = "DIR")]
     pub certify: Option<PathBuf>,
     /// Write Graphviz DOT of the night under one outcome (the pick with --seed, else the
-    /// first) to this file.
+    /// first) to this file; `-` writes it to standard output instead of the report.
     #[arg(long, value_name = "FILE")]
     pub dot: Option<PathBuf>,
-    /// Render the same picture to SVG with Graphviz's `dot` (which must be installed).
+    /// Render the same picture to SVG with Graphviz's `dot` (which must be installed);
+    /// `-` writes it to standard output instead of the report.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Keep the picture's DOT text in [`Extras::dot`] (the playground draws it itself).
@@ -43,6 +46,42 @@ impl Args {
             || self.svg.is_some()
             || self.picture
     }
+
+    /// Refuses what cannot be written (checked before any work, exit 2): `--certify -`
+    /// (a directory of several files), `-` for both pictures, and a picture on standard
+    /// output with the flags that shape the report it replaces (`--json`, `--explain`).
+    pub fn check_outputs(&self, json: bool) -> Result<(), String> {
+        if self.certify.as_deref().is_some_and(super::is_stdout) {
+            return Err(
+                "--certify takes a directory to write its proofs into (a DIMACS, \
+                        a varisat proof and a DRAT file per claim), and `-` (standard \
+                        output) cannot hold several files; name a directory"
+                    .into(),
+            );
+        }
+        let dot = self.dot.as_deref().is_some_and(super::is_stdout);
+        let svg = self.svg.as_deref().is_some_and(super::is_stdout);
+        if dot && svg {
+            return Err(
+                "--dot - and --svg - both ask for standard output; write one of \
+                        the pictures to a file"
+                    .into(),
+            );
+        }
+        let (flag, what) = if dot {
+            ("--dot", "the DOT picture")
+        } else if svg {
+            ("--svg", "the SVG picture")
+        } else {
+            return Ok(());
+        };
+        for (other, set) in [("--json", json), ("--explain", self.explain)] {
+            if set {
+                return Err(super::stdout_taken(flag, what, other));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What the flags add to the report.
@@ -54,6 +93,9 @@ pub struct Extras {
     pub json: Vec<(&'static str, Value)>,
     /// The picture's Graphviz DOT text, when [`Args::picture`] asked for it.
     pub dot: Option<String>,
+    /// The picture for standard output (`--dot -` or `--svg -`), written in place of the
+    /// report once the watchdog is disarmed.
+    pub stdout: Option<Vec<u8>>,
 }
 
 /// Computes everything the flags ask for; an error is a message for stderr.
@@ -88,11 +130,20 @@ pub fn run(args: &Args, u: &Universe, a: &Analysis, seed: Option<u64>) -> Result
         );
         let text = dot::night(u, o.cut, o.resolution, o.way, &title);
         if let Some(f) = &args.dot {
-            std::fs::write(f, &text).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+            if super::is_stdout(f) {
+                ex.stdout = Some(text.clone().into_bytes());
+            } else {
+                std::fs::write(f, &text)
+                    .map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+            }
         }
         if let Some(f) = &args.svg {
             let svg = dot::to_svg(&text).map_err(|e| format!("--svg {}: {e}", f.display()))?;
-            std::fs::write(f, svg).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+            if super::is_stdout(f) {
+                ex.stdout = Some(svg);
+            } else {
+                std::fs::write(f, svg).map_err(|e| format!("cannot write {}: {e}", f.display()))?;
+            }
         }
         if args.picture {
             ex.dot = Some(text);

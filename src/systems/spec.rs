@@ -716,4 +716,25 @@ mod tests {
         let jobs: Vec<Job<u32>> = vec![Box::new(|_| 1), Box::new(|_| 2)];
         assert_eq!(race(&Budget::new(), None, jobs, |_| true), vec![1, 2]);
     }
+
+    /// A job that returns without an answer (it stopped at its memory bound, say) does
+    /// not start the grace period: the other runs to its end.
+    #[test]
+    fn the_grace_period_starts_at_the_first_answer() {
+        // 100 ms of work, polling its budget; `None` if it was cancelled.
+        let slow = |b: &Budget| {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_millis(100) {
+                if b.is_cancelled() {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Some(2)
+        };
+        let jobs: Vec<Job<Option<u32>>> = vec![Box::new(|_| None), Box::new(slow)];
+        let grace = Some(Duration::from_millis(20));
+        let out = race(&Budget::new(), grace, jobs, Option::is_some);
+        assert_eq!(out, vec![None, Some(2)]);
+    }
 }

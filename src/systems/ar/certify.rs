@@ -16,7 +16,7 @@ use super::encode::Encoding;
 use super::resolution::CutAnalysis;
 use super::universe::Universe;
 use crate::sat::{Lit, Totalizer};
-use crate::systems::spec::Budget;
+use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::fmt::Write as _;
 use varisat::{ExtendFormula, ProofFormat};
 
@@ -129,12 +129,18 @@ pub fn names(u: &Universe, enc: &Encoding) -> String {
     out
 }
 
-/// The DIMACS CNF of the encoding (cut variables free), preceded by the naming comments.
-pub fn named_dimacs(u: &Universe) -> String {
-    let enc = Encoding::new(u, &Budget::new());
+/// The DIMACS CNF of the encoding (cut variables free), preceded by the naming comments;
+/// built under `budget` (the encoding charges its clauses, and the text is charged too),
+/// or `Interrupted` once it is cancelled.
+pub fn named_dimacs(u: &Universe, budget: &Budget) -> Result<String, Interrupted> {
+    let enc = Encoding::new(u, budget);
+    budget.check()?;
+    // The text takes about as much again as the clauses it writes.
+    let mut text = Charged::new(budget, "the DIMACS text");
+    text.grow_to(enc.solver.approx_bytes())?;
     let mut out = names(u, &enc);
     out.push_str(&enc.solver.to_dimacs());
-    out
+    Ok(out)
 }
 
 /// The claims a paradox with these optimal cuts has: no resolution, and no cheaper cut at

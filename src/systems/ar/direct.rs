@@ -838,6 +838,8 @@ pub fn redirection_frames(
         .filter(|&i| u.effects[i].action() == Some(ActionKind::Deflect) && !cut.contains(i))
         .collect();
     let mut frames = Vec::new();
+    // Each frame holds its own list of which deflections are active, besides its map.
+    let active_bytes = 24 + (deflects.len() * std::mem::size_of::<(Ix, bool)>()) as u64;
     for mask in 0u64..(1u64 << deflects.len().min(63)) {
         let active: Vec<(Ix, bool)> = deflects
             .iter()
@@ -847,7 +849,10 @@ pub fn redirection_frames(
         let on: Vec<Ix> = active.iter().filter(|a| a.1).map(|a| a.0).collect();
         budget.check()?;
         let maps = redirections(u, &base, &on);
-        budget.charge("redirection frames", maps.len() as u64 * u.map_bytes())?;
+        budget.charge(
+            "redirection frames",
+            maps.len() as u64 * (u.map_bytes() + active_bytes),
+        )?;
         frames.extend(maps.into_iter().map(|m| (active.clone(), m)));
     }
     Ok(frames)

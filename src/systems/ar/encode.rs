@@ -47,7 +47,9 @@
 //! under one (R, S) are distinct ways, since each free value is a cycle of deflections in
 //! S whose own slots show it; models with the same (R, S) are grouped into one resolution)
 //! or the cut variables (cuts), so each (resolution, way) and each cut is enumerated once;
-//! the encoding never calls the direct engine.
+//! the encoding never calls the direct engine; it is charged to the budget's memory meter
+//! as it is built and polls the budget in every loop (an interrupted encoding answers no
+//! query), and gives the charge back when dropped.
 
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{
@@ -82,10 +84,28 @@ pub struct Encoding<'u> {
     end: Vec<Positions>,
     /// Cache of [`Encoding::at`].
     at_cache: HashMap<(Ix, Player), Lit>,
-    /// Polled while encoding (which is quadratic in the universe) and charged for what
-    /// enumeration stores. Once it is cancelled the encoding may be incomplete, but the
-    /// solver shares its flag, so no query answers from it.
+    /// Polled while encoding and charged for the solver's clauses and variables as they
+    /// are added (the encoding can be quadratic: the one-hot final positions of a long
+    /// chain of deflections, the derivation levels of a large cycle of created effects)
+    /// and for what enumeration stores. Once it is cancelled (past the memory bound, or a
+    /// timeout) the encoding stops where it is and may be incomplete, but the solver shares
+    /// its flag, so no query answers from it.
     budget: Budget,
+    /// Bytes of the solver charged to `budget` so far (given back when the encoding is
+    /// dropped).
+    charged: u64,
+    /// The solver's clause count when it was last charged.
+    metered_at: usize,
+}
+
+/// The encoding charges the solver's growth to the memory meter once per this many new
+/// clauses (between charges it only polls the cancellation flag).
+const METER_EVERY: usize = 1024;
+
+impl Drop for Encoding<'_> {
+    fn drop(&mut self) {
+        self.budget.release(self.charged);
+    }
 }
 
 impl<'u> Encoding<'u> {
@@ -116,10 +136,35 @@ impl<'u> Encoding<'u> {
             end,
             at_cache: HashMap::new(),
             budget: budget.clone(),
+            charged: 0,
+            metered_at: 0,
         };
         enc.encode_redirection();
         enc.encode();
+        enc.meter();
         enc
+    }
+
+    /// Charges the solver's growth since the last charge ([`Solver::approx_bytes`], and the
+    /// cache of final-target literals) to the budget's meter. `false` once the budget is
+    /// cancelled: past the bound (the charge cancels it), or stopped otherwise.
+    fn meter(&mut self) -> bool {
+        self.metered_at = self.solver.num_clauses();
+        let now = self.solver.approx_bytes() + 48 * self.at_cache.len() as u64;
+        self.budget
+            .charge_growth("SAT clauses", &mut self.charged, now)
+            .is_ok()
+    }
+
+    /// Polls the budget while encoding, charging the growth every [`METER_EVERY`]
+    /// clauses: `false` once the encoding must stop (see [`Encoding::meter`]). Cheap
+    /// enough for inner loops.
+    fn go_on(&mut self) -> bool {
+        if self.solver.num_clauses() >= self.metered_at + METER_EVERY {
+            self.meter()
+        } else {
+            !self.budget.is_cancelled()
+        }
     }
 
     /// The players where a slot can end elsewhere than where it is declared, in projection
@@ -197,6 +242,9 @@ impl<'u> Encoding<'u> {
 
     fn at_most_one(&mut self, lits: &[Lit]) {
         for (i, &a) in lits.iter().enumerate() {
+            if !self.go_on() {
+                return;
+            }
             for &b in &lits[i + 1..] {
                 self.clause(&[!a, !b]);
             }
@@ -229,6 +277,9 @@ impl<'u> Encoding<'u> {
         for p in 0..u.n_players() {
             if self.end[p].len() == 1 {
                 continue;
+            }
+            if !self.go_on() {
+                return;
             }
             let g = u.deflector[p].expect("a player reaching others deflects");
             let next = u.effects[g].targets[0] as usize;
@@ -357,7 +408,7 @@ impl<'u> Encoding<'u> {
         let mut fail_lits: Vec<Vec<Lit>> = vec![Vec::new(); n];
         let mut stamp = vec![usize::MAX; n];
         for (a, reach) in possible.iter().enumerate() {
-            if self.budget.is_cancelled() {
+            if !self.go_on() {
                 return;
             }
             let ae = &u.effects[a];
@@ -379,6 +430,9 @@ impl<'u> Encoding<'u> {
             }
             ys.sort_unstable();
             for y in ys {
+                if !self.go_on() {
+                    return;
+                }
                 let Some(mut cond) = self.attack_condition(a, y, &unblockable_of) else {
                     continue;
                 };
@@ -393,6 +447,9 @@ impl<'u> Encoding<'u> {
             }
         }
         for (y, fails) in fail_lits.into_iter().enumerate() {
+            if !self.go_on() {
+                return;
+            }
             self.solver.add_clause(&[!self.s[y], self.live[y]]);
             let mut clause = vec![!self.live[y], self.s[y]];
             clause.extend(fails);
@@ -406,7 +463,7 @@ impl<'u> Encoding<'u> {
                 unreachable!("universe effects past n_declared are created")
             };
             let owner = u.effects[passive].actor;
-            if self.budget.is_cancelled() {
+            if !self.go_on() {
                 return;
             }
             let mut any: Vec<Lit> = Vec::new();
@@ -454,7 +511,7 @@ impl<'u> Encoding<'u> {
             .into_iter()
             .filter(|scc| scc.len() > 1)
         {
-            if self.budget.is_cancelled() {
+            if !self.go_on() {
                 return;
             }
             let members: Vec<Ix> = scc.iter().map(|&v| v + nd).collect();
@@ -478,6 +535,9 @@ impl<'u> Encoding<'u> {
             for _ in 1..members.len() {
                 let mut next = Vec::with_capacity(members.len());
                 for (i, &c) in members.iter().enumerate() {
+                    if !self.go_on() {
+                        return;
+                    }
                     let d = self.solver.new_lit();
                     let mut clause = vec![!d, ext[i]];
                     for &(h, on) in triggers[c].iter().filter(|&&(h, _)| inside(h)) {
@@ -576,7 +636,8 @@ impl<'u> Encoding<'u> {
             models.push(v.to_vec());
             ControlFlow::Continue(())
         });
-        if e.end != EnumerationEnd::Complete || self.budget.is_cancelled() {
+        // Blocking clauses were added: charged with the rest of the solver.
+        if e.end != EnumerationEnd::Complete || !self.meter() {
             return Err(Interrupted);
         }
         let mut grouped = WaysByResolution::new();
@@ -607,6 +668,10 @@ impl<'u> Encoding<'u> {
         let opt = lexmin(&mut self.solver, &by_level, &[])
             .map_err(|_| Interrupted)?
             .expect("cutting every effect always leaves an acceptable resolution");
+        // The minimisation added its counters' clauses.
+        if !self.meter() {
+            return Err(Interrupted);
+        }
         let x = self.x.clone();
         let mut cuts = Vec::new();
         let budget = &self.budget;
@@ -621,7 +686,7 @@ impl<'u> Encoding<'u> {
             cuts.push(c);
             ControlFlow::Continue(())
         });
-        if e.end != EnumerationEnd::Complete || self.budget.is_cancelled() {
+        if e.end != EnumerationEnd::Complete || !self.meter() {
             return Err(Interrupted);
         }
         Ok((opt.counts, cuts))

@@ -483,7 +483,7 @@ fn svg_needs_graphviz_or_says_so() {
 #[test]
 fn dimacs_names_every_effect_variable() {
     let u = load("reflexive-block-paradox.night");
-    let text = certify::named_dimacs(&u);
+    let text = certify::named_dimacs(&u, &Budget::new()).unwrap();
     let header = text.lines().find(|l| l.starts_with("p cnf")).unwrap();
     let n_vars: i64 = header.split_whitespace().nth(2).unwrap().parse().unwrap();
     let mut vars = Vec::new();
