@@ -336,3 +336,83 @@ fn batch_gives_an_outgrowing_instance_a_limit_record_and_goes_on() {
         .filter(|r| r.get("error_kind").is_none())
         .all(|r| r["cross_checked"] == true));
 }
+
+/// `fuzz` solves its cases in worker processes too: a worker killed from outside costs
+/// its case, reported as a crash (a failure, exit 1) and saved; run again it does not
+/// crash, so it is saved as generated, not shrunk, and the file says why.
+#[test]
+fn fuzz_reports_a_killed_worker_as_a_crash_and_saves_the_case_unshrunk() {
+    let dir = TempDir::new("isolation-fuzz");
+    let out_dir = dir.0.join("failures");
+    // Generated 400-effect nights take about a second each, so the workers are busy.
+    let child = bin()
+        .args([
+            "fuzz",
+            "--players",
+            "40",
+            "--max-effects",
+            "400",
+            "--cases",
+            "60",
+            "--case-timeout",
+            "30",
+            "--out",
+        ])
+        .arg(&out_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let workers = wait_for_workers(&child, 1);
+    signal(workers[0], "-KILL");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{err}");
+    assert!(
+        err.contains("worker process crashed (a bug in gordian)"),
+        "{err}"
+    );
+    assert!(err.contains("signal 9"), "{err}");
+    assert!(err.contains("did not crash when run again"), "{err}");
+    let saved: Vec<_> = std::fs::read_dir(&out_dir).unwrap().flatten().collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let path = saved[0].path();
+    assert!(
+        stdout.trim_end().ends_with(path.to_str().unwrap()),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("# gordian fuzz: gordian's worker process crashed on this night; this is a bug in gordian.")
+    );
+    assert!(lines
+        .next()
+        .unwrap()
+        .contains("did not crash when run again"));
+    // Unshrunk: the header's sizes are equal, and the night reads back (it is answered,
+    // or stopped at a limit: not a reading error).
+    let sizes = text
+        .lines()
+        .find(|l| l.contains("shrunk from size"))
+        .unwrap();
+    let (from, to) = sizes
+        .split_once("shrunk from size ")
+        .unwrap()
+        .1
+        .split_once(" to ")
+        .unwrap();
+    assert_eq!(from, to, "{sizes}");
+    let o = bin()
+        .args(["resolve", "--timeout", "10", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(o.status.code(), Some(0 | 5)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -144,6 +144,7 @@ pub fn run(args: &Args) -> ExitCode {
         mode: worker::Mode::Batch,
         system: args.system,
         opts,
+        argv: Vec::new(),
     };
     let pool = match worker::pool_or_exit(&cfg, threads) {
         Ok(p) => p,

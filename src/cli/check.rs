@@ -148,6 +148,7 @@ pub fn run(args: &Args) -> ExitCode {
         mode: worker::Mode::Check,
         system: args.system,
         opts,
+        argv: Vec::new(),
     };
     let workers = match worker::pool_or_exit(&cfg, threads) {
         Ok(p) => p,

@@ -7,6 +7,12 @@
 //! `docs/protocol.md`) and compared with gordian's answer; the first difference or fault
 //! of the resolver is shrunk (re-running it) and saved.
 //!
+//! Each case is solved in a worker process (`cli/worker.rs`, mode `Fuzz`: the worker reads
+//! this command line again for the generator's knobs), killed past `--case-timeout` or
+//! `--max-memory` plus their margins (the case counts as skipped) and replaced when it
+//! dies: a crash is a failure (a bug in gordian), shrunk through the workers like a
+//! disagreement. With `--against`, gordian's side of each case runs in this process.
+//!
 //! Exit codes: 0 no disagreement; 1 a disagreement (the shrunk instance's path is
 //! printed), a fault of the outside resolver, or a failure to write the instance; 2 bad arguments or an unusable `--out`; 130/143
 //! interrupted (the summary of the cases run is printed).
@@ -14,13 +20,17 @@
 use super::generators::{foreign_flag, ForSystem, Generators};
 use super::registry::SystemName;
 use super::signals::Signals;
+use super::worker;
 use super::{parse_seconds, progress, EXIT_INPUT};
 use crate::harness::against;
 use crate::harness::external::Resolver;
-use crate::harness::fuzz::{self, Config, Limit};
+use crate::harness::fuzz::{self, Case, Config, Limit, Outcome};
+use crate::harness::isolate::{Pool, Reply};
 use crate::harness::Differential;
 use crate::systems::spec::{System, DEFAULT_MAX_MEMORY};
-use clap::ArgMatches;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -87,15 +97,38 @@ pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
         case_timeout: Some(args.case_timeout),
         max_memory: Some(args.max_memory << 20),
     };
+    let against = args.against.as_ref().map(|c| Resolver {
+        command: c.clone(),
+        timeout: Some(args.case_timeout),
+    });
+    let workers = match against {
+        Some(_) => None,
+        None => {
+            let wcfg = worker::Config {
+                mode: worker::Mode::Fuzz,
+                system: Some(args.system),
+                opts: super::registry::RunOptions {
+                    engine: super::registry::EngineChoice::All,
+                    grace: None,
+                    timeout: Some(args.case_timeout),
+                    max_memory: args.max_memory << 20,
+                    answers: false,
+                },
+                argv: std::env::args().collect(),
+            };
+            match worker::pool_or_exit(&wcfg, rayon::current_num_threads()) {
+                Ok(p) => Some(p),
+                Err(code) => return code,
+            }
+        }
+    };
     args.generators.dispatch(
         args.system,
         Fuzz {
             cfg: &cfg,
             out: &args.out,
-            against: args.against.as_ref().map(|c| Resolver {
-                command: c.clone(),
-                timeout: Some(args.case_timeout),
-            }),
+            against,
+            workers,
         },
     )
 }
@@ -104,16 +137,113 @@ struct Fuzz<'a> {
     cfg: &'a Config,
     out: &'a Path,
     against: Option<Resolver>,
+    workers: Option<Pool>,
 }
 
 impl ForSystem for Fuzz<'_> {
     type Out = ExitCode;
     fn run<S: System>(self, gen: &S::GenArgs) -> ExitCode {
-        match &self.against {
-            None => fuzz_system::<S>(gen, self.cfg, self.out),
-            Some(r) => fuzz_against::<S>(gen, self.cfg, self.out, r),
+        match (&self.against, &self.workers) {
+            (Some(r), _) => fuzz_against::<S>(gen, self.cfg, self.out, r),
+            (None, Some(w)) => fuzz_system::<S>(gen, self.cfg, self.out, w),
+            (None, None) => unreachable!("a pool is made whenever there is no --against"),
         }
     }
+}
+
+/// One request to a fuzz worker.
+#[derive(Debug, Serialize, Deserialize)]
+enum Request {
+    /// The case of this generator seed.
+    Seed(u64),
+    /// An instance in the system's text format (a candidate of the shrinker).
+    Text(String),
+}
+
+/// The worker's side (`gordian worker`, mode `Fuzz`): reads the parent's command line
+/// `argv` again, then answers each request line with a [`Case`] line.
+pub fn serve(argv: &[String]) -> ExitCode {
+    let parsed = super::Cli::command()
+        .try_get_matches_from(argv)
+        .map_err(|e| e.to_string())
+        .and_then(|m| {
+            let sub = m
+                .subcommand_matches("fuzz")
+                .ok_or("not a fuzz command line")?
+                .clone();
+            let args = Args::from_arg_matches(&sub).map_err(|e| e.to_string())?;
+            Ok((args, sub))
+        });
+    let (args, _) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: gordian worker: bad fuzz command line: {e}");
+            return ExitCode::from(EXIT_INPUT);
+        }
+    };
+    let cfg = Config {
+        seed: args.seed,
+        limit: Limit::Cases(0),
+        case_timeout: Some(args.case_timeout),
+        max_memory: Some(args.max_memory << 20),
+    };
+    args.generators.dispatch(args.system, Serve { cfg: &cfg })
+}
+
+struct Serve<'a> {
+    cfg: &'a Config,
+}
+
+impl ForSystem for Serve<'_> {
+    type Out = ExitCode;
+    fn run<S: System>(self, gen: &S::GenArgs) -> ExitCode {
+        let diff = Differential::<S>::all();
+        let mut out = std::io::stdout().lock();
+        let name = PathBuf::from(format!("case.{}", S::EXTENSIONS[0]));
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            let case = match serde_json::from_str::<Request>(&line) {
+                Ok(Request::Seed(seed)) => {
+                    fuzz::solve_case(&S::generate(gen, seed), &diff, self.cfg)
+                }
+                Ok(Request::Text(text)) => match S::parse(&name, &text) {
+                    Ok(i) => fuzz::solve_case(&i, &diff, self.cfg),
+                    Err(e) => Case::bare(Outcome::Unreadable(format!("{e:?}"))),
+                },
+                Err(e) => {
+                    eprintln!("error: gordian worker: bad fuzz request: {e}");
+                    return ExitCode::from(EXIT_INPUT);
+                }
+            };
+            let answer = serde_json::to_string(&case).expect("cases serialise");
+            if writeln!(out, "{answer}")
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                return ExitCode::FAILURE; // the parent is gone
+            }
+        }
+        ExitCode::SUCCESS
+    }
+}
+
+/// `request` answered by a worker of `pool`: the worker's [`Case`], or what the hard
+/// stop made of it (killed at the time or memory limit: skipped; died: a crash); `None`
+/// when `stop` ended it.
+fn ask(pool: &Pool, request: &Request, stop: &std::sync::atomic::AtomicBool) -> Option<Case> {
+    let slot = rayon::current_thread_index().unwrap_or(0);
+    let line = serde_json::to_string(request).expect("requests serialise");
+    Some(match pool.ask(slot, &line, stop) {
+        Reply::Answer(line) => serde_json::from_str(&line).unwrap_or_else(|e| {
+            Case::bare(Outcome::Crashed(format!(
+                "its answer cannot be read ({e}): {line}"
+            )))
+        }),
+        Reply::Stopped => return None,
+        Reply::Timeout(_) => Case::bare(Outcome::TimedOut),
+        Reply::Memory { .. } => Case::bare(Outcome::OverMemory),
+        Reply::Crashed(how) => Case::bare(Outcome::Crashed(how)),
+    })
 }
 
 /// Creates `dir` if needed and checks a file can be written in it, before any case runs.
@@ -124,11 +254,12 @@ fn writable_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_file(&probe)
 }
 
-fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCode {
+fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path, pool: &Pool) -> ExitCode {
     let signals = Signals::install();
-    let diff = Differential::<S>::all();
     let bar = progress_bar(cfg);
-    let summary = fuzz::run::<S>(gen, &diff, cfg, &signals.any, &|| bar.inc(1));
+    let summary = fuzz::run_with::<S>(gen, cfg, &signals.any, &|| bar.inc(1), |_, seed| {
+        ask(pool, &Request::Seed(seed), &signals.any)
+    });
     bar.finish_and_clear();
     let secs = summary.elapsed.as_secs_f64();
     let labels: Vec<String> = summary
@@ -170,22 +301,53 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path) -> ExitCod
         return no_failure(summary.stopped, cfg.seed, &signals);
     };
     eprintln!(
-        "case {} (generator seed {}): the engines disagree; shrinking ...",
-        failure.index, failure.seed
+        "case {} (generator seed {}): {}; shrinking ...",
+        failure.index,
+        failure.seed,
+        if failure.crashed() {
+            "gordian's worker process crashed (a bug in gordian)"
+        } else {
+            "the engines disagree"
+        }
     );
-    for line in &failure.answers {
+    for line in failure.case.lines() {
         eprintln!("  {line}");
     }
-    let shrunk = fuzz::shrink_failure::<S>(&failure.instance, &diff, cfg);
-    let text = fuzz::failure_file::<S>(gen, cfg, &failure, &shrunk);
+    // A crash is shrunk only if it happens again: a worker killed from outside (the
+    // out-of-memory killer, a user) would otherwise send the shrinker through every
+    // candidate at full cost for nothing.
+    let again = failure
+        .crashed()
+        .then(|| ask(pool, &Request::Seed(failure.seed), &signals.any));
+    let not_again = again.is_some_and(|c| !c.is_some_and(|c| c.fails_like(&failure.case)));
+    let shrunk = if not_again {
+        eprintln!("  it did not crash when run again (killed from outside?): not shrunk");
+        fuzz::Shrunk {
+            instance: failure.instance.clone(),
+            case: failure.case.clone(),
+        }
+    } else {
+        fuzz::shrink_failure::<S>(&failure.instance, &failure.case, |cand| {
+            if signals.any.load(std::sync::atomic::Ordering::Relaxed) {
+                return None;
+            }
+            ask(pool, &Request::Text(S::to_text(cand)), &signals.any)
+        })
+    };
+    let mut text = fuzz::failure_file::<S>(gen, cfg, &failure, &shrunk);
+    if not_again {
+        let first = text.find('\n').map_or(text.len(), |i| i + 1);
+        text.insert_str(
+            first,
+            "# it did not crash when run again, so it was not shrunk: the worker may have \
+             been killed from outside\n",
+        );
+    }
     let path = match save::<S>(out, "fuzz", cfg.seed, failure.index, &text) {
         Ok(p) => p,
         Err(code) => return code,
     };
-    for line in shrunk
-        .comparison
-        .describe(|a| S::summary(&shrunk.instance, a))
-    {
+    for line in shrunk.case.lines() {
         eprintln!("  {line}");
     }
     say!("{}", path.display());

@@ -1,8 +1,9 @@
-//! `gordian worker` (hidden): the worker process `check` and `batch` solve each instance
-//! in, and the parent's side of it. A worker reads one job per line on standard input
-//! (`harness::batch::Job` as JSON), answers it as `check` or `batch` would in-process
-//! (`registry::Entry::check` / `batch`, under the run's cooperative limits) and writes one
-//! line: the `FileCheck` or the `Record` as JSON. The parent (`harness::isolate::Pool`)
+//! `gordian worker` (hidden): the worker process `check`, `batch` and `fuzz` solve each
+//! instance in, and the parent's side of it. A worker reads one job per line on standard
+//! input (`harness::batch::Job` as JSON, or for `fuzz` a case: see `cli/fuzz.rs`), answers
+//! it as the command would in-process (`registry::Entry::check` / `batch`, or
+//! `harness::fuzz::solve_case`, under the run's cooperative limits) and writes one line:
+//! the `FileCheck`, the `Record` or the `Case` as JSON. The parent (`harness::isolate::Pool`)
 //! adds the hard limits: it kills a worker past `--timeout` plus [`hard_margin`], or whose
 //! resident memory passes `--max-memory` plus [`RESIDENT_HEADROOM`], and turns a worker
 //! that died into a `crash` record; each becomes the instance's one record.
@@ -20,7 +21,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// What a worker is for: which answers, which system (or by extension), which limits.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Config {
     /// `check`'s or `batch`'s answers.
     pub mode: Mode,
@@ -28,6 +29,10 @@ pub struct Config {
     pub system: Option<SystemName>,
     /// The run's options (engines, grace, cooperative timeout, memory bound).
     pub opts: RunOptions,
+    /// `fuzz`: the parent's whole command line, which the worker reads again for the
+    /// generator's knobs and the case limits (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub argv: Vec<String>,
 }
 
 /// Which command's answer a worker gives.
@@ -37,6 +42,8 @@ pub enum Mode {
     Check,
     /// A batch `Record`.
     Batch,
+    /// A fuzz `Case`.
+    Fuzz,
 }
 
 /// Arguments of `gordian worker`.
@@ -70,14 +77,21 @@ pub fn run(args: &Args) -> ExitCode {
     // The loop runs on a thread of the worker's rayon pool, so that the engines' race
     // (`spec::race`, rayon) starts on the calling thread instead of waking the pool from
     // outside for every instance.
-    match rayon::ThreadPoolBuilder::new().build() {
+    let serve = |cfg: &Config| match cfg.mode {
+        Mode::Fuzz => super::fuzz::serve(&cfg.argv),
+        Mode::Check | Mode::Batch => serve(cfg),
+    };
+    let mut threads = rayon::ThreadPoolBuilder::new();
+    if cfg.mode == Mode::Fuzz {
+        threads = threads.num_threads(1);
+    }
+    match threads.build() {
         Ok(pool) => pool.install(|| serve(&cfg)),
         Err(_) => serve(&cfg),
     }
 }
 
 fn serve(cfg: &Config) -> ExitCode {
-    let cfg = *cfg;
     let mut out = std::io::stdout().lock();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
@@ -89,8 +103,8 @@ fn serve(cfg: &Config) -> ExitCode {
             }
         };
         let answer = match cfg.mode {
-            Mode::Batch => serde_json::to_string(&batch_record(&job, &cfg)),
-            Mode::Check => serde_json::to_string(&check_file(&job, &cfg)),
+            Mode::Batch => serde_json::to_string(&batch_record(&job, cfg)),
+            Mode::Check | Mode::Fuzz => serde_json::to_string(&check_file(&job, cfg)),
         }
         .expect("answers serialise");
         if writeln!(out, "{answer}")

@@ -88,6 +88,7 @@ impl<A: PartialEq> Comparison<A> {
     }
 
     /// Whether the engines disagree (or one panicked).
+    #[cfg(test)]
     pub fn disagrees(&self) -> bool {
         matches!(self.verdict(), Verdict::Disagree)
     }

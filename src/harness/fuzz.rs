@@ -9,10 +9,17 @@
 //! when several cases fail before the others notice, the one with the lowest index is
 //! kept; a case over the per-case timeout or memory bound is counted as skipped (each
 //! reason on its own), never as a failure.
+//!
+//! A case is solved by a function the caller gives ([`run_with`]): in this process
+//! ([`solve_case`], [`run`]), or in a worker process (`gordian fuzz` does that, so a case
+//! that crashes its process, or outgrows the limits without noticing, costs that case:
+//! a crash is a failure, found and shrunk like a disagreement). What a case gave travels
+//! as a [`Case`], which serialises.
 
-use super::differential::{with_timeout, Comparison, Differential, RunError, Verdict};
+use super::differential::{with_timeout, Differential, RunError, Verdict};
 use crate::systems::spec::{Budget, System};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -70,8 +77,96 @@ pub struct Failure<I> {
     pub seed: u64,
     /// The instance.
     pub instance: I,
-    /// The engines' answers on it, one line each.
-    pub answers: Vec<String>,
+    /// What it gave: a disagreement, or a crash of its worker process.
+    pub case: Case,
+}
+
+impl<I> Failure<I> {
+    /// Whether its worker process crashed (else the engines disagree).
+    pub fn crashed(&self) -> bool {
+        matches!(self.case.outcome, Outcome::Crashed(_))
+    }
+}
+
+/// What one case gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// Every engine that ran agrees; the answer's label (`System::label`).
+    Agree(String),
+    /// No answer within the per-case timeout.
+    TimedOut,
+    /// An engine stopped at the memory bound, so nothing was compared.
+    OverMemory,
+    /// The engines disagree (or one panicked): one line per engine.
+    Disagree(Vec<String>),
+    /// The process solving the case died (a worker process): how, in words (`the worker
+    /// process crashed: killed by signal ...`).
+    Crashed(String),
+    /// The instance given as text could not be read (shrinking through a worker).
+    Unreadable(String),
+}
+
+/// One case: which engines ran on it and what it gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Case {
+    /// The engines that ran.
+    pub engines: Vec<String>,
+    /// What the case gave.
+    pub outcome: Outcome,
+}
+
+impl Case {
+    /// A case with no engine run (a worker killed or dead).
+    pub fn bare(outcome: Outcome) -> Case {
+        Case {
+            engines: Vec::new(),
+            outcome,
+        }
+    }
+
+    /// Whether it fails as `first` did: a crash for a crash, a disagreement for a
+    /// disagreement (the shrinker's predicate).
+    pub fn fails_like(&self, first: &Case) -> bool {
+        matches!(
+            (&self.outcome, &first.outcome),
+            (Outcome::Disagree(_), Outcome::Disagree(_))
+                | (Outcome::Crashed(_), Outcome::Crashed(_))
+        )
+    }
+
+    /// The lines describing a failure: the engines' answers, or how the process died.
+    pub fn lines(&self) -> Vec<String> {
+        match &self.outcome {
+            Outcome::Disagree(lines) => lines.clone(),
+            Outcome::Crashed(how) => vec![how.clone()],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Solves one case in this process: every engine of `diff` on `instance`, under `cfg`'s
+/// per-case timeout and memory bound.
+pub fn solve_case<S: System>(instance: &S::Instance, diff: &Differential<S>, cfg: &Config) -> Case {
+    let budget = cfg.budget();
+    let c = with_timeout(cfg.case_timeout, &budget, || {
+        diff.compare(instance, &budget)
+    });
+    let engines = c.runs.iter().map(|r| r.engine.to_string()).collect();
+    let outcome = match c.verdict() {
+        Verdict::Agree(a) => Outcome::Agree(S::label(a)),
+        Verdict::Interrupted | Verdict::Alone(_) => {
+            if c.runs
+                .iter()
+                .any(|r| matches!(r.result, Err(RunError::Limit(_))))
+            {
+                Outcome::OverMemory
+            } else {
+                Outcome::TimedOut
+            }
+        }
+        Verdict::Disagree => Outcome::Disagree(c.describe(|a| S::summary(instance, a))),
+    };
+    Case { engines, outcome }
 }
 
 /// What a run saw.
@@ -82,7 +177,7 @@ pub struct Summary<I> {
     /// Agreed answers by label (see `System::label`), with their counts.
     pub labels: BTreeMap<String, u64>,
     /// How many cases each engine ran on.
-    pub engine_runs: BTreeMap<&'static str, u64>,
+    pub engine_runs: BTreeMap<String, u64>,
     /// Cases cancelled by the per-case timeout.
     pub skipped: u64,
     /// Cases stopped at the memory bound (some engine hit it, so nothing was compared).
@@ -170,8 +265,10 @@ pub fn cases<T: Send>(
     (out, start.elapsed())
 }
 
-/// Runs the cases in parallel; calls `on_case` after each one (for progress display).
-/// Setting `stop` ends the run early (cases already started finish).
+/// Runs the cases in parallel in this process ([`solve_case`]); calls `on_case` after
+/// each one (for progress display). Setting `stop` ends the run early (cases already
+/// started finish). (`gordian fuzz` solves them in worker processes instead.)
+#[cfg(test)]
 pub fn run<S: System>(
     gen: &S::GenArgs,
     diff: &Differential<S>,
@@ -179,40 +276,42 @@ pub fn run<S: System>(
     stop: &AtomicBool,
     on_case: &(dyn Fn() + Sync),
 ) -> Summary<S::Instance> {
+    run_with::<S>(gen, cfg, stop, on_case, |_, seed| {
+        Some(solve_case(&S::generate(gen, seed), diff, cfg))
+    })
+}
+
+/// Runs the cases in parallel, each solved by `solve(index, generator seed)` (`None`: the
+/// run was stopped, the case has no answer); the instance of a failing case is
+/// generated here, from its seed.
+pub fn run_with<S: System>(
+    gen: &S::GenArgs,
+    cfg: &Config,
+    stop: &AtomicBool,
+    on_case: &(dyn Fn() + Sync),
+    solve: impl Fn(u64, u64) -> Option<Case> + Sync,
+) -> Summary<S::Instance> {
     let one = |i: u64, seed: u64| {
-        let instance = S::generate(gen, seed);
-        let budget = cfg.budget();
-        let c = with_timeout(cfg.case_timeout, &budget, || {
-            diff.compare(&instance, &budget)
-        });
+        let case = solve(i, seed)?;
         let mut s = Summary {
             cases: 1,
             ..Summary::default()
         };
-        for r in &c.runs {
-            s.engine_runs.insert(r.engine, 1);
+        for e in &case.engines {
+            s.engine_runs.insert(e.clone(), 1);
         }
-        match c.verdict() {
-            Verdict::Agree(a) => {
-                s.labels.insert(S::label(a), 1);
+        match case.outcome {
+            Outcome::Agree(ref label) => {
+                s.labels.insert(label.clone(), 1);
             }
-            Verdict::Interrupted | Verdict::Alone(_) => {
-                let limited = c
-                    .runs
-                    .iter()
-                    .any(|r| matches!(r.result, Err(RunError::Limit(_))));
-                if limited {
-                    s.over_memory = 1;
-                } else {
-                    s.skipped = 1;
-                }
-            }
-            Verdict::Disagree => {
+            Outcome::OverMemory => s.over_memory = 1,
+            Outcome::TimedOut | Outcome::Unreadable(_) => s.skipped = 1,
+            Outcome::Disagree(_) | Outcome::Crashed(_) => {
                 s.failure = Some(Failure {
                     index: i,
                     seed,
-                    answers: c.describe(|a| S::summary(&instance, a)),
-                    instance,
+                    instance: S::generate(gen, seed),
+                    case,
                 });
             }
         }
@@ -246,35 +345,37 @@ pub fn shrink<S: System>(
     }
 }
 
-/// A failing instance shrunk to a locally minimal one, with the engines' answers on it.
+/// A failing instance shrunk to a locally minimal one, with what it gave.
 #[derive(Clone, Debug)]
 pub struct Shrunk<S: System> {
     /// The minimal instance.
     pub instance: S::Instance,
-    /// The engines' (disagreeing) answers on it.
-    pub comparison: Comparison<S::Answer>,
+    /// What it gave (it fails as the first instance did).
+    pub case: Case,
 }
 
-/// Shrinks a failing instance while the engines still disagree on it (each try under the
-/// run's per-case timeout and memory bound).
+/// Shrinks a failing instance while it fails as `first` did ([`Case::fails_like`]),
+/// each candidate solved by `solve` (in this process, [`solve_case`], or in a worker).
 pub fn shrink_failure<S: System>(
     instance: &S::Instance,
-    diff: &Differential<S>,
-    cfg: &Config,
+    first: &Case,
+    mut solve: impl FnMut(&S::Instance) -> Option<Case>,
 ) -> Shrunk<S> {
-    let small = shrink::<S>(instance, |i| {
-        let budget = cfg.budget();
-        with_timeout(cfg.case_timeout, &budget, || diff.compare(i, &budget)).disagrees()
+    let mut last = first.clone();
+    let small = shrink::<S>(instance, |cand| match solve(cand) {
+        Some(c) if c.fails_like(first) => {
+            last = c;
+            true
+        }
+        _ => false,
     });
-    let budget = cfg.budget();
-    let comparison = with_timeout(cfg.case_timeout, &budget, || diff.compare(&small, &budget));
     Shrunk {
         instance: small,
-        comparison,
+        case: last,
     }
 }
 
-/// The file for a shrunk failure: a `#` header (what disagreed, where the instance came
+/// The file for a shrunk failure: a `#` header (what failed, where the instance came
 /// from, the generator's arguments) and the instance in the system's format.
 pub fn failure_file<S: System>(
     gen: &S::GenArgs,
@@ -282,8 +383,13 @@ pub fn failure_file<S: System>(
     f: &Failure<S::Instance>,
     s: &Shrunk<S>,
 ) -> String {
+    let what = if f.crashed() {
+        "gordian's worker process crashed on this"
+    } else {
+        "the engines disagree on this"
+    };
     let mut out = format!(
-        "# gordian fuzz: the engines disagree on this {}; this is a bug in gordian.\n",
+        "# gordian fuzz: {what} {}; this is a bug in gordian.\n",
         S::NOUN
     );
     out.push_str(&format!(
@@ -295,7 +401,7 @@ pub fn failure_file<S: System>(
         S::size(&s.instance)
     ));
     out.push_str(&format!("# generator: {gen:?}\n"));
-    for line in s.comparison.describe(|a| S::summary(&s.instance, a)) {
+    for line in s.case.lines() {
         out.push_str(&format!("# {}\n", line.replace('\n', " ")));
     }
     out.push_str(&S::to_text(&s.instance));
@@ -348,7 +454,10 @@ mod tests {
         let f = s.failure.expect("a list with a 7 turns up");
         assert!(f.instance.contains(&7));
         assert_eq!(f.instance, Toy::generate(&gen, case_seed(1, f.index)));
-        let shrunk = shrink_failure(&f.instance, &diff, &cfg);
+        assert!(!f.crashed());
+        assert!(matches!(f.case.outcome, Outcome::Disagree(_)));
+        let shrunk =
+            shrink_failure::<Toy>(&f.instance, &f.case, |i| Some(solve_case(i, &diff, &cfg)));
         assert_eq!(shrunk.instance, vec![7]);
         let text = failure_file(&gen, &cfg, &f, &shrunk);
         assert!(text.ends_with("\n7\n"), "{text}");
@@ -356,6 +465,45 @@ mod tests {
         // The file reads back as the shrunk instance.
         let back = Toy::parse(std::path::Path::new("f.toy"), &text).expect("valid");
         assert_eq!(back, vec![7]);
+    }
+
+    #[test]
+    fn a_crash_is_a_failure_shrunk_while_it_crashes() {
+        // A solver standing in for worker processes: any list holding a 7 "crashes" its
+        // worker; the rest agree. The first crash is kept (lowest index) and shrunk to
+        // the 7 alone; a disagreement would not count as the same failure.
+        let gen = ToyGen { len: 8 };
+        let cfg = Config {
+            seed: 1,
+            limit: Limit::Cases(10_000),
+            case_timeout: None,
+            max_memory: None,
+        };
+        let solve = |i: &Vec<u32>| {
+            Case::bare(if i.contains(&7) {
+                Outcome::Crashed("killed by signal 11".into())
+            } else {
+                Outcome::Agree("sum".into())
+            })
+        };
+        let s = run_with::<Toy>(&gen, &cfg, &AtomicBool::new(false), &|| {}, |_, seed| {
+            Some(solve(&Toy::generate(&gen, seed)))
+        });
+        let f = s.failure.expect("a list with a 7 turns up");
+        assert!(f.crashed());
+        assert_eq!(f.case.lines(), vec!["killed by signal 11".to_string()]);
+        let shrunk = shrink_failure::<Toy>(&f.instance, &f.case, |i| Some(solve(i)));
+        assert_eq!(shrunk.instance, vec![7]);
+        let text = failure_file(&gen, &cfg, &f, &shrunk);
+        assert!(
+            text.starts_with("# gordian fuzz: gordian's worker process crashed"),
+            "{text}"
+        );
+        // A disagreement does not stand in for a crash while shrinking.
+        let other = shrink_failure::<Toy>(&f.instance, &f.case, |_| {
+            Some(Case::bare(Outcome::Disagree(vec!["a".into()])))
+        });
+        assert_eq!(other.instance, f.instance);
     }
 
     #[test]

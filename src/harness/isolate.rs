@@ -102,6 +102,13 @@ impl Pool {
         if stop.load(Ordering::Relaxed) {
             return Reply::Stopped;
         }
+        // A worker that died while idle (killed from outside between requests) costs no
+        // request: it is replaced before this one is sent.
+        if let Some(w) = guard.as_mut() {
+            if !matches!(w.child.try_wait(), Ok(None)) {
+                kill(guard.take().expect("the worker is there"));
+            }
+        }
         if guard.is_none() {
             match start(&self.spawn) {
                 Ok(w) => *guard = Some(w),
@@ -371,6 +378,34 @@ mod tests {
                 }
                 r => panic!("{r:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn a_worker_killed_while_idle_is_replaced_without_costing_a_request() {
+        let pool = Pool::new(
+            sh("while read l; do echo \"$$ $l\"; done"),
+            HardLimits::default(),
+            1,
+        );
+        let stop = AtomicBool::new(false);
+        let Reply::Answer(a) = pool.ask(0, "one", &stop) else {
+            panic!("no answer")
+        };
+        let (pid, _) = a.split_once(' ').unwrap();
+        let pid: libc::pid_t = pid.parse().unwrap();
+        // SAFETY: signals the worker this test started (still unreaped).
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        match pool.ask(0, "two", &stop) {
+            Reply::Answer(b) => {
+                let (other, line) = b.split_once(' ').unwrap();
+                assert_ne!(other, pid.to_string());
+                assert_eq!(line, "two");
+            }
+            r => panic!("{r:?}"),
         }
     }
 
