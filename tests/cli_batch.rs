@@ -297,3 +297,37 @@ fn batch_refuses_a_missing_path_and_an_existing_report() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(records(&report).len(), 3);
 }
+
+/// A report is a regular file: a device is refused before anything is solved (reading
+/// `/dev/full` to resume used to grow without end), and a file of one endless line is
+/// refused as not a report at a bounded line length, without being held whole.
+#[test]
+fn batch_refuses_a_device_report_and_an_endless_line() {
+    let d = fixture("batch-device");
+    let good = d.0.join("good");
+    if Path::new("/dev/full").exists() {
+        for extra in [&["--resume"][..], &[][..]] {
+            let mut args = vec!["batch", s(&good), "--out", "/dev/full"];
+            args.extend_from_slice(extra);
+            let out = gordian(&args);
+            assert_eq!(out.status.code(), Some(2), "{extra:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("/dev/full: it is not a regular file"), "{err}");
+        }
+    }
+    // 80 MiB without a line end: longer than any record may be.
+    let report = d.0.join("zeros.jsonl");
+    std::fs::write(&report, vec![b'0'; 80 << 20]).unwrap();
+    let out = gordian(&["batch", s(&good), "--out", s(&report), "--resume"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("zeros.jsonl:1: not a gordian batch report: the line is longer than 64 MiB"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::metadata(&report).unwrap().len(),
+        80 << 20,
+        "untouched"
+    );
+}

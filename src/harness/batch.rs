@@ -356,8 +356,13 @@ pub fn report_lines<R: BufRead>(reader: R) -> ReportLines<R> {
         number: 0,
         offset: 0,
         buf: Vec::new(),
+        done: false,
     }
 }
+
+/// The longest line a report may have (a record is a few KiB); a longer one means the
+/// file is not a report, and reading stops there instead of holding it.
+pub const MAX_REPORT_LINE: u64 = 64 << 20;
 
 /// The iterator of [`report_lines`].
 pub struct ReportLines<R> {
@@ -365,25 +370,49 @@ pub struct ReportLines<R> {
     number: usize,
     offset: u64,
     buf: Vec<u8>,
+    done: bool,
 }
 
 impl<R: BufRead> Iterator for ReportLines<R> {
     type Item = io::Result<ReportLine>;
 
     fn next(&mut self) -> Option<io::Result<ReportLine>> {
+        use std::io::Read;
+        if self.done {
+            return None;
+        }
         self.buf.clear();
-        let n = match self.reader.read_until(b'\n', &mut self.buf) {
+        let n = match (&mut self.reader)
+            .take(MAX_REPORT_LINE + 1)
+            .read_until(b'\n', &mut self.buf)
+        {
             Ok(0) => return None,
             Ok(n) => n as u64,
             Err(e) => return Some(Err(e)),
         };
         self.number += 1;
-        let line = ReportLine {
-            number: self.number,
-            offset: self.offset,
-            len: n,
-            terminated: self.buf.last() == Some(&b'\n'),
-            content: parse_line(&self.buf),
+        let terminated = self.buf.last() == Some(&b'\n');
+        let line = if n > MAX_REPORT_LINE && !terminated {
+            // Not a report (a device that never ends a line, say): said, not held.
+            self.done = true;
+            ReportLine {
+                number: self.number,
+                offset: self.offset,
+                len: n,
+                terminated: true,
+                content: LineContent::NotARecord(format!(
+                    "the line is longer than {} MiB",
+                    MAX_REPORT_LINE >> 20
+                )),
+            }
+        } else {
+            ReportLine {
+                number: self.number,
+                offset: self.offset,
+                len: n,
+                terminated,
+                content: parse_line(&self.buf),
+            }
         };
         self.offset += n;
         Some(Ok(line))
@@ -448,6 +477,15 @@ pub fn open_report(
             })
         }
         Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+    }
+    // A report is a regular file: it is truncated, resumed and repaired in place.
+    let meta = f.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "it is not a regular file (a report is written, resumed and repaired in place; \
+             name a file)",
+        )));
     }
     if !resume {
         f.set_len(0).map_err(io)?;
