@@ -81,11 +81,7 @@ pub fn run(args: &Args) -> ExitCode {
         Mode::Fuzz => super::fuzz::serve(&cfg.argv),
         Mode::Check | Mode::Batch => serve(cfg),
     };
-    let mut threads = rayon::ThreadPoolBuilder::new();
-    if cfg.mode == Mode::Fuzz {
-        threads = threads.num_threads(1);
-    }
-    match threads.build() {
+    match rayon::ThreadPoolBuilder::new().build() {
         Ok(pool) => pool.install(|| serve(&cfg)),
         Err(_) => serve(&cfg),
     }

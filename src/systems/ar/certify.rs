@@ -85,8 +85,9 @@ pub enum CertifyError {
     Check(String, String),
 }
 
-/// The `c` lines naming every variable of the encoding: cut, success, creation and
-/// final-position variables by name; the rest are auxiliary (gates, derivation levels,
+/// The `c` lines naming every variable of the encoding: cut, success, creation, the
+/// members of deflection cycles processed last (`c last P L`) and the final positions
+/// encoded (`c ends P Q L`: a slot declared at P ends at Q); the rest are auxiliary (gates, derivation levels,
 /// totalizers). Same convention as the FFT DIMACS: `c KEY NAME... LITERAL`.
 pub fn names(u: &Universe, enc: &Encoding) -> String {
     let mut out = String::from(
@@ -112,6 +113,11 @@ pub fn names(u: &Universe, enc: &Encoding) -> String {
             u.effects[i].id,
             enc.live_lit(i).to_dimacs()
         );
+    }
+    for (members, last) in enc.last_positions() {
+        for (&q, l) in members.iter().zip(last) {
+            let _ = writeln!(out, "c last {} {}", u.player_name(q), l.to_dimacs());
+        }
     }
     for (p, pos) in enc.end_positions().iter().enumerate() {
         if pos.len() > 1 {

@@ -24,28 +24,34 @@
 //! Contraction keeps where paths lead, so a slot declared at p ends where the path
 //! p -> T(p) -> ... of active deflections stops, or at the chosen node of the cycle it runs
 //! into, and every choice of one node per cycle comes from some order (process it last).
-//! Hence, with `end[p]` the final position of a slot declared at p and g the deflection of
-//! p (target T):
+//! Hence, with `a[q]` "q's deflection succeeds":
 //!
-//! * `end[p]` is one-hot over `Universe::reach[p]` (a constant when that is `{p}`);
-//! * `!s[g] -> end[p] = p` and `s[g] -> end[p] = end[T]` (a cycle of active deflections
-//!   gets one free common value among its nodes: the ways);
-//! * every slot declared at p ends at `end[p]`; every place that reads a final target goes
-//!   through [`Encoding::at`].
+//! * each cycle C of the deflection graph (two members or more) has one-hot `last[C]`
+//!   literals, "this member is processed last": free when every deflection of C is
+//!   active (the ways), pinned to C's first member otherwise;
+//! * a slot passing q stops there iff `!a[q]`, or q is on such a cycle, the whole cycle
+//!   is active and q is its `last` (a deflection of q to q itself moves nothing: a slot
+//!   stops there);
+//! * a slot declared at p passes the players of its path p -> T(p) -> ... while every
+//!   deflection before them is active, and ends at the first where it stops: the final
+//!   positions `end[p]` are one AND gate per step of the path.
 //!
-//! Without a deflection some slot can reach, everything is constant and the clauses are
-//! exactly those of declared targets. Size: for each player p some slot can reach with
-//! r_p = |reach[p]| > 1 (r_p <= 1 + the deflections along p's chain): r_p variables and
-//! r_p(r_p - 1)/2 + 2r_p + 2 clauses, independent of the number of slots and polynomial
-//! in the number of deflections (no processing orders are enumerated). Reading final
-//! targets then costs Tseitin gates: `at(i, p)` (an OR over i's slots, when i has several)
-//! and `shares(a, y)` (an AND per common player and an OR), only for pairs whose final
-//! targets are not constant.
+//! `end[p]` is encoded only where some read needs it ([`Encoding::at`]: blocks, stops,
+//! protects, bulletproof passives and triggers read final targets); decoding walks the
+//! paths in the model instead ([`Encoding::final_positions`]). So the encoding is linear
+//! in the deflections plus the path steps the reads need (a chain of n deflections that
+//! only a kill enters: O(n); with pairwise one-hot positions it was cubic), exactly-one
+//! constraints past six literals are sequential counters, and without a deflection some
+//! slot can reach, everything is constant and the clauses are exactly those of declared
+//! targets. Reading final targets then costs Tseitin gates: `at(i, p)` (an OR over i's
+//! slots, when i has several) and `shares(a, y)` (an AND per common player and an OR),
+//! only for pairs whose final targets are not constant.
 //!
 //! Invariants: the encoder owns its decoding (`decode_*`); projections are exactly the
-//! success, creation and non-constant `end` variables (resolutions: distinct `end` values
+//! success, creation and cycle `last` variables (resolutions: distinct `last` values
 //! under one (R, S) are distinct ways, since each free value is a cycle of deflections in
-//! S whose own slots show it; models with the same (R, S) are grouped into one resolution)
+//! S whose own slots show it, and a cycle not wholly in S has its `last` pinned; models
+//! with the same (R, S) are grouped into one resolution)
 //! or the cut variables (cuts), so each (resolution, way) and each cut is enumerated once;
 //! the encoding never calls the direct engine; it is charged to the budget's memory meter
 //! as it is built and polls the budget in every loop (an interrupted encoding answers no
@@ -80,8 +86,23 @@ pub struct Encoding<'u> {
     s: Vec<Lit>,
     live: Vec<Lit>,
     x: Vec<Lit>,
-    /// `end[p]`: where a slot declared at player p ends.
+    /// `end[p]`: where a slot declared at player p can end, with the literal "it ends
+    /// there", built when some final target read needs it ([`Encoding::ends`]; a single
+    /// constant-true entry until then, and for players no deflection moves).
     end: Vec<Positions>,
+    /// `a[p]`: p's deflection succeeds (constant false for a player without one).
+    active: Vec<Lit>,
+    /// The cycles of the deflection graph (players in deflection order), with their
+    /// `last` literals: which member is processed last, one-hot over the cycle when every
+    /// deflection of it is active (a way), pinned to the first member otherwise. Cycles of
+    /// one player have no literal (nothing to choose).
+    cycles: Vec<(Vec<Player>, Vec<Lit>)>,
+    /// `cycle_of[p]`: the cycle p is on, if any (an index into `cycles`).
+    cycle_of: Vec<Option<usize>>,
+    /// Cache of the "a slot passing p stops at p" literal of each player.
+    stop_cache: HashMap<Player, Lit>,
+    /// The players whose `end` has been encoded.
+    built: FixedBitSet,
     /// Cache of [`Encoding::at`].
     at_cache: HashMap<(Ix, Player), Lit>,
     /// Polled while encoding and charged for the solver's clauses and variables as they
@@ -97,6 +118,10 @@ pub struct Encoding<'u> {
     /// The solver's clause count when it was last charged.
     metered_at: usize,
 }
+
+/// Exactly-one constraints up to this many literals are pairwise; longer ones use a
+/// sequential counter.
+const PAIRWISE_UP_TO: usize = 6;
 
 /// The encoding charges the solver's growth to the memory meter once per this many new
 /// clauses (between charges it only polls the cancellation flag).
@@ -127,6 +152,10 @@ impl<'u> Encoding<'u> {
             .collect();
         let t = solver.true_lit();
         let end = (0..u.n_players() as Player).map(|p| vec![(p, t)]).collect();
+        let f = !t;
+        let active = (0..u.n_players())
+            .map(|p| u.deflector[p].map_or(f, |g| s[g]))
+            .collect();
         let mut enc = Encoding {
             u,
             solver,
@@ -134,6 +163,11 @@ impl<'u> Encoding<'u> {
             live,
             x,
             end,
+            active,
+            cycles: Vec::new(),
+            cycle_of: vec![None; u.n_players()],
+            stop_cache: HashMap::new(),
+            built: FixedBitSet::with_capacity(u.n_players()),
             at_cache: HashMap::new(),
             budget: budget.clone(),
             charged: 0,
@@ -167,17 +201,37 @@ impl<'u> Encoding<'u> {
         }
     }
 
-    /// The players where a slot can end elsewhere than where it is declared, in projection
-    /// order, with their possible final positions.
-    fn movable(&self) -> impl Iterator<Item = &Positions> {
-        self.end.iter().filter(|pos| pos.len() > 1)
+    /// The `last` literals of the cycles of deflections that have a choice (two members or
+    /// more), in projection order.
+    fn choices(&self) -> impl Iterator<Item = &[Lit]> {
+        self.cycles
+            .iter()
+            .filter(|(_, last)| !last.is_empty())
+            .map(|(_, last)| last.as_slice())
     }
 
     /// How many players have a final position that depends on the model (0 exactly when
-    /// redirection cannot move any slot).
+    /// redirection cannot move any slot): every player whose deflection some slot reaches.
     #[cfg(test)]
     pub fn movable_players(&self) -> usize {
-        self.movable().count()
+        (0..self.u.n_players())
+            .filter(|&p| self.u.reach[p].len() > 1 && self.active[p] != !self.solver.true_lit())
+            .filter(|&p| self.needed(p as Player))
+            .count()
+    }
+
+    /// Whether a slot of some action can be at `p` (p is in the reach of a declared target).
+    #[cfg(test)]
+    fn needed(&self, p: Player) -> bool {
+        self.u
+            .effects
+            .iter()
+            .filter(|e| e.action().is_some())
+            .any(|e| {
+                e.targets
+                    .iter()
+                    .any(|&d| self.u.reach[d as usize].contains(&p))
+            })
     }
 
     /// The cut variable of each declared effect (true: the effect is cut).
@@ -196,9 +250,20 @@ impl<'u> Encoding<'u> {
     }
 
     /// For each player p, where a slot declared at p can end, with the literal "it ends
-    /// there" (a single entry holds the constant-true literal).
+    /// there", for the players whose final positions some read needed (a single entry
+    /// holds the constant-true literal: not moved, or not encoded).
     pub fn end_positions(&self) -> &[Vec<(Player, Lit)>] {
         &self.end
+    }
+
+    /// The cycles of deflections with a choice: their members in deflection order, each
+    /// with its literal "processed last" (meaningful when every deflection of the cycle
+    /// succeeds; the first member's otherwise).
+    pub fn last_positions(&self) -> impl Iterator<Item = (&[Player], &[Lit])> {
+        self.cycles
+            .iter()
+            .filter(|(_, last)| !last.is_empty())
+            .map(|(c, last)| (c.as_slice(), last.as_slice()))
     }
 
     /// Adds a clause, dropping constant-false literals; a clause holding the constant-true
@@ -234,10 +299,26 @@ impl<'u> Encoding<'u> {
         !self.and(&negated)
     }
 
-    /// Exactly one of `lits` (a clause and pairwise exclusions).
+    /// Exactly one of `lits`: a clause and pairwise exclusions while short, a sequential
+    /// counter (linear in `lits`) past [`PAIRWISE_UP_TO`].
     fn exactly_one(&mut self, lits: &[Lit]) {
         self.clause(lits);
-        self.at_most_one(lits);
+        if lits.len() <= PAIRWISE_UP_TO {
+            self.at_most_one(lits);
+            return;
+        }
+        // seen[i]: some of lits[..=i] is true; lits[i+1] excludes seen[i].
+        let mut seen = lits[0];
+        for &l in &lits[1..] {
+            if !self.go_on() {
+                return;
+            }
+            self.clause(&[!seen, !l]);
+            let next = self.solver.new_lit();
+            self.clause(&[!seen, next]);
+            self.clause(&[!l, next]);
+            seen = next;
+        }
     }
 
     fn at_most_one(&mut self, lits: &[Lit]) {
@@ -251,52 +332,129 @@ impl<'u> Encoding<'u> {
         }
     }
 
-    /// Encodes the final position `end[p]` of a slot declared at p (see the module
-    /// documentation), for every player some slot can reach through a deflection.
+    /// Encodes the cycles of the deflection graph with their `last` literals (see the
+    /// module documentation); final positions are encoded later, where a read needs them
+    /// ([`Encoding::ends`]). Linear in the players.
     fn encode_redirection(&mut self) {
         let u = self.u;
-        let t = self.solver.true_lit();
-        // Players some slot can be at: the reach of every declared target (closed under
-        // deflection, as reach sets are).
-        let mut needed = vec![false; u.n_players()];
-        for e in u.effects.iter().filter(|e| e.action().is_some()) {
-            for &p in &e.targets {
-                for &q in &u.reach[p as usize] {
-                    needed[q as usize] = true;
-                }
-            }
-        }
-        for (p, &need) in needed.iter().enumerate() {
-            if need && u.reach[p].len() > 1 {
-                self.end[p] = u.reach[p]
-                    .iter()
-                    .map(|&q| (q, self.solver.new_lit()))
-                    .collect();
-            }
-        }
-        for p in 0..u.n_players() {
-            if self.end[p].len() == 1 {
+        let np = u.n_players();
+        let next = |p: usize| u.deflector[p].map(|g| u.effects[g].targets[0] as usize);
+        // Cycles of the functional graph p -> next(p), found by walking each path once
+        // (state 1: on the current walk, 2: done).
+        let mut state = vec![0u8; np];
+        let mut walk = Vec::new();
+        for start in 0..np {
+            if state[start] != 0 {
                 continue;
             }
+            walk.clear();
+            let mut p = start;
+            loop {
+                if state[p] == 1 {
+                    // A new cycle: the walk from p's first visit on.
+                    let at = walk.iter().position(|&q| q == p).expect("p is on the walk");
+                    let members: Vec<Player> = walk[at..].iter().map(|&q| q as Player).collect();
+                    for &q in &members {
+                        self.cycle_of[q as usize] = Some(self.cycles.len());
+                    }
+                    self.cycles.push((members, Vec::new()));
+                    break;
+                }
+                if state[p] == 2 {
+                    break;
+                }
+                state[p] = 1;
+                walk.push(p);
+                match next(p) {
+                    Some(q) => p = q,
+                    None => break,
+                }
+            }
+            for &q in &walk {
+                state[q] = 2;
+            }
+        }
+        let t = self.solver.true_lit();
+        for c in 0..self.cycles.len() {
             if !self.go_on() {
                 return;
             }
-            let g = u.deflector[p].expect("a player reaching others deflects");
-            let next = u.effects[g].targets[0] as usize;
-            let active = self.s[g];
-            let pos = self.end[p].clone();
-            let lits: Vec<Lit> = pos.iter().map(|&(_, l)| l).collect();
-            self.exactly_one(&lits);
-            // Inactive: the slot stays at p.
-            let here = lit_at(&pos, p as Player, !t);
-            self.clause(&[active, here]);
-            // Active: it ends where a slot declared at p's deflection target ends.
-            for &(q, l) in &pos {
-                let there = lit_at(&self.end[next], q, !t);
-                self.clause(&[!active, !l, there]);
-                self.clause(&[!active, l, !there]);
+            let members = self.cycles[c].0.clone();
+            if members.len() < 2 {
+                continue;
             }
+            let last: Vec<Lit> = members.iter().map(|_| self.solver.new_lit()).collect();
+            self.exactly_one(&last);
+            // Not every deflection of the cycle active: no choice (the first member).
+            let actives: Vec<Lit> = members.iter().map(|&q| self.active[q as usize]).collect();
+            let all = self.and(&actives);
+            if all != t {
+                self.clause(&[all, last[0]]);
+            }
+            self.cycles[c].1 = last;
         }
+    }
+
+    /// The literal "a slot that reaches p stops at p": p's deflection is inactive, or p is
+    /// on a cycle of deflections that are all active and is the one processed last.
+    fn stop_at(&mut self, p: Player) -> Lit {
+        if let Some(&l) = self.stop_cache.get(&p) {
+            return l;
+        }
+        let inactive = !self.active[p as usize];
+        let l = match self.cycle_of[p as usize] {
+            // A deflection of p to p moves nothing: a slot at p stays.
+            Some(c) if self.cycles[c].0.len() == 1 => self.solver.true_lit(),
+            Some(c) if !self.cycles[c].1.is_empty() => {
+                let (members, last) = &self.cycles[c];
+                let k = members
+                    .iter()
+                    .position(|&q| q == p)
+                    .expect("p is on its cycle");
+                let chosen = last[k];
+                let actives: Vec<Lit> = members.iter().map(|&q| self.active[q as usize]).collect();
+                let all = self.and(&actives);
+                let picked = self.and(&[all, chosen]);
+                self.or(&[inactive, picked])
+            }
+            _ => inactive,
+        };
+        self.stop_cache.insert(p, l);
+        l
+    }
+
+    /// The final positions of a slot declared at p, encoded on first use: along p's path
+    /// of deflections (`Universe::reach[p]`, in order), the slot passes a player while
+    /// every deflection before it is active, and ends at the first player where it stops
+    /// ([`Encoding::stop_at`]). One AND gate per step of the path: linear in its length.
+    fn ends(&mut self, p: Player) -> &Positions {
+        let u = self.u;
+        let pu = p as usize;
+        if !self.built.contains(pu)
+            && u.reach[pu].len() > 1
+            && self.active[pu] != !self.solver.true_lit()
+        {
+            self.built.insert(pu);
+            let t = self.solver.true_lit();
+            let mut pos = Vec::with_capacity(u.reach[pu].len());
+            let mut pass = t;
+            for &q in &u.reach[pu] {
+                if !self.go_on() {
+                    break;
+                }
+                let stop = self.stop_at(q);
+                let here = self.and(&[pass, stop]);
+                if here != !t {
+                    pos.push((q, here));
+                }
+                pass = self.and(&[pass, self.active[q as usize]]);
+                if pass == !t {
+                    break;
+                }
+            }
+            self.end[pu] = pos;
+        }
+        &self.end[pu]
     }
 
     /// The one accessor of final targets: a literal true iff some final target of effect
@@ -306,14 +464,24 @@ impl<'u> Encoding<'u> {
             return l;
         }
         let f = self.solver.false_lit();
-        let lits: Vec<Lit> = self.u.effects[i]
-            .targets
+        let targets = self.u.effects[i].targets.clone();
+        let lits: Vec<Lit> = targets
             .iter()
-            .map(|&d| lit_at(&self.end[d as usize], p, f))
+            .map(|&d| lit_at(self.ends(d), p, f))
             .collect();
         let l = self.or(&lits);
         self.at_cache.insert((i, p), l);
         l
+    }
+
+    /// The players a slot declared at `d` can end at: its path of deflections, or `d`
+    /// alone when its own deflection can never be active.
+    fn reach_of(&self, d: Player) -> &[Player] {
+        if self.active[d as usize] == !self.solver.true_lit() {
+            std::slice::from_ref(&self.u.reach[d as usize][0])
+        } else {
+            &self.u.reach[d as usize]
+        }
     }
 
     /// The players effect `i` can finally target.
@@ -321,7 +489,7 @@ impl<'u> Encoding<'u> {
         let mut v: Vec<Player> = self.u.effects[i]
             .targets
             .iter()
-            .flat_map(|&d| self.end[d as usize].iter().map(|&(p, _)| p))
+            .flat_map(|&d| self.reach_of(d).iter().copied())
             .collect();
         v.sort_unstable();
         v.dedup();
@@ -568,8 +736,8 @@ impl<'u> Encoding<'u> {
     fn resolution_projection(&self) -> Vec<Lit> {
         let mut p = self.s.clone();
         p.extend_from_slice(&self.live[self.u.n_declared..]);
-        for pos in self.movable() {
-            p.extend(pos.iter().map(|&(_, l)| l));
+        for last in self.choices() {
+            p.extend_from_slice(last);
         }
         p
     }
@@ -592,22 +760,22 @@ impl<'u> Encoding<'u> {
             present.set(c, values[n + c - u.n_declared]);
         }
         let mut rest = &values[2 * n - u.n_declared..];
-        let end: Vec<Player> = self
-            .end
-            .iter()
-            .map(|pos| {
-                if pos.len() == 1 {
-                    return pos[0].0;
-                }
-                let (vals, tail) = rest.split_at(pos.len());
-                rest = tail;
-                let k = vals
-                    .iter()
-                    .position(|&b| b)
-                    .expect("exactly one final position is true");
-                pos[k].0
-            })
-            .collect();
+        // The member of each cycle processed last (its first when there is no choice).
+        let mut last: Vec<Player> = Vec::with_capacity(self.cycles.len());
+        for (members, lits) in &self.cycles {
+            if lits.is_empty() {
+                last.push(members[0]);
+                continue;
+            }
+            let (vals, tail) = rest.split_at(lits.len());
+            rest = tail;
+            let k = vals
+                .iter()
+                .position(|&b| b)
+                .expect("exactly one member of a cycle is processed last");
+            last.push(members[k]);
+        }
+        let end = self.final_positions(&succeeded, &last);
         let way = (0..n)
             .map(|i| {
                 let e = &u.effects[i];
@@ -620,6 +788,45 @@ impl<'u> Encoding<'u> {
             })
             .collect();
         (present, succeeded, way)
+    }
+
+    /// Where a slot declared at each player ends, given which effects succeed and the
+    /// member of each cycle processed last: along the path of active deflections to the
+    /// first player whose deflection is inactive, or to the chosen member of a cycle whose
+    /// deflections are all active. Linear in the players (each is settled once).
+    fn final_positions(&self, succeeded: &FixedBitSet, last: &[Player]) -> Vec<Player> {
+        let u = self.u;
+        let np = u.n_players();
+        let is_active = |p: usize| u.deflector[p].is_some_and(|g| succeeded.contains(g));
+        // A cycle all of whose deflections are active sends everything to its chosen member.
+        let mut end: Vec<Option<Player>> = vec![None; np];
+        for (c, (members, _)) in self.cycles.iter().enumerate() {
+            if members.iter().all(|&q| is_active(q as usize)) {
+                for &q in members {
+                    end[q as usize] = Some(last[c]);
+                }
+            }
+        }
+        let mut stack = Vec::new();
+        for start in 0..np {
+            let mut p = start;
+            while end[p].is_none() {
+                if !is_active(p) {
+                    end[p] = Some(p as Player);
+                    break;
+                }
+                stack.push(p);
+                p = u.effects[u.deflector[p].expect("an active player deflects")].targets[0]
+                    as usize;
+            }
+            let e = end[p].expect("settled");
+            for q in stack.drain(..) {
+                end[q] = Some(e);
+            }
+        }
+        end.into_iter()
+            .map(|e| e.expect("every player settled"))
+            .collect()
     }
 
     /// Every acceptable resolution of E[cut] with all its ways, by projected enumeration.
@@ -791,6 +998,56 @@ mod tests {
         let r = &a.resolutions[0];
         assert_eq!(r.succeeded_ids(&u), vec!["e1", "e2", "e3"]);
         assert_eq!(ways(&u, r), vec![all_at(&["e1", "e2", "e3"], "X")]);
+    }
+
+    #[test]
+    fn a_deflection_onto_a_self_deflector_ends_there() {
+        // By hand: nothing can fail the deflections (no block or stop), so e2 and e3
+        // succeed. The kill is declared at P; processing e2 (P -> D) moves it to D;
+        // processing e3 (D -> D) moves slots at D to D: nothing. Either order: the kill
+        // ends at D, where Q protects, so it fails and nobody dies. The protect reads the
+        // kill's final target, so its positions along P -> D are encoded, and D's own
+        // deflection must let a slot stop at D.
+        let (u, a) = analyse_both(&Ensemble::from_triples(&[
+            ("V", "kill", &["P"]),
+            ("P", "deflect", &["D"]),
+            ("D", "deflect", &["D"]),
+            ("Q", "protect", &["D"]),
+        ]));
+        assert_eq!(a.classification(), Classification::NonParadox);
+        let r = &a.resolutions[0];
+        assert_eq!(r.succeeded_ids(&u), vec!["e2", "e3", "e4"]);
+        assert_eq!(ways(&u, r)[0][0], ("e1".to_string(), vec!["D".to_string()]));
+    }
+
+    /// The encoding of a chain of n deflections that a kill enters grows linearly in n
+    /// (its one-hot final positions made it cubic: 182,302 clauses at n = 100 and
+    /// 10,909,202 at n = 400); with a protect at the chain's end reading the kill's final
+    /// target, the path's gates are linear too.
+    #[test]
+    fn a_chain_of_deflections_encodes_in_linear_size() {
+        let clauses = |n: usize, protect: bool| {
+            let mut night = String::from("V kill D0\n");
+            for i in 0..n {
+                night.push_str(&format!("D{i} deflect D{}\n", i + 1));
+            }
+            if protect {
+                night.push_str(&format!("Q protect D{n}\n"));
+            }
+            let ens =
+                crate::systems::ar::parse::parse_night(&night, std::path::Path::new("chain.night"))
+                    .expect("a night");
+            let u = Universe::new(&ens);
+            let n = Encoding::new(&u, &Budget::new()).solver.num_clauses();
+            n
+        };
+        for protect in [false, true] {
+            let (small, large) = (clauses(100, protect), clauses(400, protect));
+            assert!(
+                large <= 5 * small,
+                "100 deflections: {small} clauses, 400: {large} (protect: {protect})"
+            );
+        }
     }
 
     #[test]
