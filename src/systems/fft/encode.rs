@@ -1004,7 +1004,7 @@ mod tests {
     use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
 
     /// A scenario with the builtin actions, no log and no expectation.
     fn scenario(
