@@ -344,3 +344,99 @@ fn generator_counts_out_of_range_exit_2() {
         assert_eq!(gen(flag, good), Some(0), "{flag} {good}");
     }
 }
+
+/// `fairness FILE` analyses what the file's values can be: each rolled initiative's six
+/// values (one list per combination) and each figure's modDX with its options' `@`
+/// adjustments; too many combinations are reported as skipped, in the text and the JSON.
+#[test]
+fn fairness_of_a_file_honours_rolls_and_adjustments() {
+    let dir = TempDir::new("foeman");
+    let f = dir.write(
+        "f.foeman",
+        "side A ini roll\nside B ini 4\n\
+         figure X side A dx 10 do strike:2|watch@-1\nfigure Y side B dx 9 do strike:1\n",
+    );
+    let v = json_ok(&["fairness", "--json", path(&f)]);
+    let lists: Vec<String> = v["lists"]
+        .as_array()
+        .expect("lists")
+        .iter()
+        .map(|l| l["list"].as_str().expect("label").to_string())
+        .collect();
+    // A's roll: 1..6 against B's 4 (six lists); X: 10 or 9 (after `watch@-1`) against 9.
+    assert_eq!(lists.len(), 6 + 2, "{lists:?}");
+    assert!(lists.contains(&"side initiative (rolls: A 4)".to_string()));
+    assert!(lists.contains(&"figure modDX".to_string()));
+    assert!(lists.contains(&"figure modDX (after `@` adjustments: X 9)".to_string()));
+    // The rolled 4 ties B's 4: a fair draw, 1/2 each (worked by hand: one d2).
+    let tie = v["lists"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["list"] == "side initiative (rolls: A 4)")
+        .unwrap();
+    assert_eq!(tie["analyses"][0]["values"], serde_json::json!([4, 4]));
+    assert_eq!(
+        tie["analyses"][0]["probabilities"],
+        serde_json::json!(["1/2", "1/2"])
+    );
+    // X 9 ties Y 9: 1/2 each.
+    let adj = v["lists"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["list"] == "figure modDX (after `@` adjustments: X 9)")
+        .unwrap();
+    assert_eq!(
+        adj["analyses"][0]["probabilities"],
+        serde_json::json!(["1/2", "1/2"])
+    );
+    assert_eq!(v["skipped"], serde_json::json!([]));
+    // Three rolled sides: 216 combinations, more than 36: skipped, saying so.
+    let g = dir.write(
+        "g.foeman",
+        "side A ini roll\nside B ini roll\nside C ini roll+1\n",
+    );
+    let v = json_ok(&["fairness", "--json", path(&g)]);
+    assert_eq!(v["lists"], serde_json::json!([]));
+    assert_eq!(v["skipped"][0]["list"], "side initiative");
+    assert!(v["skipped"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("A, B, C"));
+    let text = stdout_ok(&["fairness", path(&g)]);
+    assert!(text.contains("side initiative: not analysed:"), "{text}");
+}
+
+/// Menus may put spaces around `|`; `postpone once` is accepted; the enumeration states
+/// what its probabilities assume (text and JSON).
+#[test]
+fn spaced_menus_and_stated_assumptions() {
+    let dir = TempDir::new("foeman");
+    let f = dir.write(
+        "m.foeman",
+        "side A ini 6 postpone once\nside B ini 5\n\
+         figure X side A dx 10 do strike:2 | watch\nfigure Y side B dx 9 do strike:1\n",
+    );
+    let v = json_ok(&["enumerate", "--json", path(&f)]);
+    assert_eq!(v["probabilities_assume"]["choices"], "uniform");
+    assert_eq!(
+        v["probabilities_assume"]["choosing_figures"],
+        serde_json::json!(["X"])
+    );
+    assert_eq!(
+        v["probabilities_assume"]["postpone_once"],
+        serde_json::json!(["A"])
+    );
+    // A postpones once (B moves first), then moves: B, A with probability 1.
+    assert_eq!(v["side_orders"][0]["order"], serde_json::json!(["B", "A"]));
+    assert_eq!(v["side_orders"][0]["probability"], "1");
+    let text = stdout_ok(&["enumerate", path(&f)]);
+    assert!(text.contains("uniform free choices"), "{text}");
+    assert!(text.contains("A postpone(s) once per round"), "{text}");
+    let round = stdout_ok(&["round", path(&f)]);
+    assert!(
+        round.contains("A postpones (SidSeq -1; `postpone once`: once per round)"),
+        "{round}"
+    );
+}

@@ -377,3 +377,71 @@ fn a_dash_writes_the_picture_to_standard_output() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `resolve --seed`'s pick is one of the listed outcomes, with that outcome's probability
+/// (the whole object: cut, successes, final targets, deaths and probability), on every
+/// shipped night and on nights of several components whose resolutions have several
+/// ways (deflections).
+#[test]
+fn the_pick_is_a_listed_outcome_with_its_probability() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(format!("{root}/instances/ar"))
+        .expect("instances/ar")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "night"))
+        .collect();
+    files.sort();
+    // Two copies of the mutual deflection (two components, each two equally likely
+    // final targets for K's kill: D1's deflection sends it to D2, or D2's sends it back;
+    // worked by hand in instances/ar/deflect-two-mutual.night): four outcomes of 1/4.
+    let two = "players: D1 D2 K V E1 E2 L W\n\
+               D1 deflect D2\nD2 deflect D1\nK kill D1\nV visit D2\n\
+               E1 deflect E2\nE2 deflect E1\nL kill E1\nW visit E2\n";
+    // And with a three-way deflection cycle and a paradox of its own beside them.
+    let three = format!(
+        "{}X1 deflect X2\nX2 deflect X3\nX3 deflect X1\nM kill X1\nA block B\nB block C\nC block A\n",
+        two.replace("players: D1 D2 K V E1 E2 L W", "players: D1 D2 K V E1 E2 L W X1 X2 X3 M A B C")
+    );
+    files.push(temp_file("two-deflections.night", two));
+    files.push(temp_file("three-components.night", &three));
+    let mut several = 0;
+    for f in &files {
+        let file = f.to_str().expect("UTF-8 path");
+        for seed in 0..6 {
+            let out = gordian(&["resolve", file, "--json", "--seed", &seed.to_string()]);
+            assert!(out.status.success(), "{file}: {out:?}");
+            let j: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+            if j["expanded"] != true || j["pick"].is_null() {
+                continue;
+            }
+            let mut pick = j["pick"].clone();
+            pick.as_object_mut().expect("an object").remove("seed");
+            let outcomes = j["outcomes"].as_array().expect("outcomes listed");
+            assert!(
+                outcomes.contains(&pick),
+                "{file} seed {seed}: the pick {pick} is not a listed outcome {outcomes:?}"
+            );
+            if j["totals"]["components"].as_u64() > Some(1) {
+                several += 1;
+            }
+        }
+    }
+    assert!(
+        several >= 12,
+        "{several} picks on nights of several components"
+    );
+    // Worked by hand: the two-deflection night's four outcomes have 1/4 each.
+    let two_file = temp_file("two-deflections.night", two);
+    let j: Value = serde_json::from_slice(
+        &gordian(&[
+            "resolve",
+            two_file.to_str().unwrap(),
+            "--json",
+            "--seed",
+            "5",
+        ])
+        .stdout,
+    )
+    .expect("JSON");
+    assert_eq!(j["pick"]["probability"], "1/4");
+}

@@ -84,6 +84,19 @@ fn large() -> &'static str {
     NIGHT.get_or_init(|| random_night(10_000, 1))
 }
 
+/// 64-bit FNV-1a of `s`'s bytes (offset basis 0xcbf29ce484222325, prime 0x100000001b3):
+/// a pin on a generated night, independent of the generator and of any crate.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Length and [`fnv1a`] of [`large`]'s night, on which the dense-night figures were
+/// computed (by clingo, independently).
+const DENSE_NIGHT_LEN: usize = 337_355;
+const DENSE_NIGHT_FNV1A: u64 = 0x043e_c5f8_9f45_b920;
+
 /// A 200,000-effect night: large enough that reading it and writing its SAT encoding
 /// takes well over a fifth of a second (the encoding is linear in the night, so the
 /// 10,000-effect one is written at once).
@@ -181,6 +194,16 @@ fn a_dense_large_night_is_answered_as_pieces() {
     // independent ASP encoding in bench/clingo (`ar.lp cut.lp`, optN projected on the
     // cuts, core-guided); the cut search that enumerates cuts one by one (before the
     // product form) found the same 4,608. The pieces must say the same.
+    //
+    // Those figures belong to this one night: the generator's output (and rand's
+    // sampling under it) is pinned by its length and FNV-1a hash, so a change there fails
+    // here instead of silently testing another night (re-derive the figures with clingo,
+    // then update the pin).
+    assert_eq!(
+        (large().len(), fnv1a(large())),
+        (DENSE_NIGHT_LEN, DENSE_NIGHT_FNV1A),
+        "the generator's 10,000-effect night changed: the clingo figures below are for the pinned one"
+    );
     let d = TempDir::new("dense");
     let f = d.write("dense.night", large());
     let (o, took) = timed(&[

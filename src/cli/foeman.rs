@@ -258,6 +258,7 @@ fn run_enumerate(a: &EnumerateArgs) -> Exit {
                     "action_outcome_count": e.actions.len(),
                     "truncated": a.limit.exceeded(e.sides.len().max(e.actions.len())),
                     "runs": e.runs,
+                    "probabilities_assume": e.assumptions,
                     "cross_checked": agree == Some(true),
                 }));
             } else {
@@ -405,6 +406,7 @@ fn run_query(a: &QueryArgs) -> Exit {
             "query": a.query,
             "holds": holds,
             "probability": d.as_ref().map(|d| d.probability.to_string()),
+            "probabilities_assume": d.as_ref().map(|_| search::assumptions(&sc)),
             "direct_witness": d.as_ref().and_then(|d| d.witness.clone()),
             "direct_trace": d.as_ref().map(|d| &d.trace),
             "sat_witness": s.as_ref().and_then(|s| s.as_ref().map(witness_text)),
@@ -422,6 +424,9 @@ fn run_query(a: &QueryArgs) -> Exit {
         );
         if let Some(d) = &d {
             say!("  probability {}", d.probability);
+            for l in report::assumptions(&search::assumptions(&sc)).lines() {
+                say!("  {l}");
+            }
             if d.holds {
                 say!("  most probable witness run:");
                 say_raw!("{}", report::trace(&sc, &d.trace));
@@ -441,30 +446,102 @@ fn run_query(a: &QueryArgs) -> Exit {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Most value lists a file's sides (or figures) are analysed as: one per combination of
+/// the rolled initiatives' (the options' modDX) values; past it the lists are skipped
+/// with the reason in the output.
+const MAX_FILE_LISTS: usize = 36;
+
+/// The value lists of one kind (`what`): every combination of each member's possible
+/// values (`(name, values, own)`: a member whose value is not `own` is named in the
+/// label with its value). More than [`MAX_FILE_LISTS`] combinations are skipped, saying
+/// why.
+fn value_lists(
+    what: &str,
+    how: &str,
+    members: &[(String, Vec<i32>, Option<i32>)],
+    lists: &mut Vec<(String, Vec<i32>)>,
+    skipped: &mut Vec<(String, String)>,
+) {
+    let count = members
+        .iter()
+        .try_fold(1usize, |n, m| n.checked_mul(m.1.len()))
+        .filter(|&n| n <= MAX_FILE_LISTS);
+    let Some(count) = count else {
+        let varying: Vec<&str> = members
+            .iter()
+            .filter(|m| m.1.len() > 1)
+            .map(|m| m.0.as_str())
+            .collect();
+        skipped.push((
+            what.to_string(),
+            format!(
+                "the values of {} ({how}) combine into more than {MAX_FILE_LISTS} lists; \
+                 analyse chosen ones with --values (the sequential tie-break is fair for \
+                 every list: --prove)",
+                varying.join(", ")
+            ),
+        ));
+        return;
+    };
+    for k in 0..count {
+        let mut rest = k;
+        let mut values = Vec::with_capacity(members.len());
+        let mut named = Vec::new();
+        for (name, vals, own) in members {
+            let v = vals[rest % vals.len()];
+            rest /= vals.len();
+            values.push(v);
+            if *own != Some(v) {
+                named.push(format!("{name} {v}"));
+            }
+        }
+        let label = if named.is_empty() {
+            what.to_string()
+        } else {
+            format!("{what} ({how}: {})", named.join(", "))
+        };
+        lists.push((label, values));
+    }
+}
+
 fn run_fairness(a: &FairnessArgs) -> Exit {
     let mut lists: Vec<(String, Vec<i32>)> = Vec::new();
+    let mut skipped: Vec<(String, String)> = Vec::new();
     if let Some(f) = &a.file {
         let sc = load(f)?;
-        let fixed: Option<Vec<i32>> = sc
+        // Sides: every combination of the rolled initiatives' values.
+        let per_side: Vec<(String, Vec<i32>, Option<i32>)> = sc
             .sides
             .iter()
-            .map(|s| match s.ini {
-                crate::systems::foeman::model::Ini::Fixed(v) => Some(v),
-                _ => None,
+            .map(|s| {
+                let fixed = match s.ini {
+                    crate::systems::foeman::model::Ini::Fixed(v) => Some(v),
+                    crate::systems::foeman::model::Ini::Roll(_) => None,
+                };
+                (s.name.clone(), s.ini.values(), fixed)
             })
             .collect();
-        match fixed {
-            Some(v) => lists.push(("side initiative".into(), v)),
-            None => eprintln!(
-                "{}: some initiative is rolled; side list skipped",
-                f.display()
-            ),
-        }
+        value_lists(
+            "side initiative",
+            "rolls",
+            &per_side,
+            &mut lists,
+            &mut skipped,
+        );
+        // Figures: their own modDX, and every combination with the modDX of their options.
         if !sc.figures.is_empty() {
-            lists.push((
-                "figure modDX".into(),
-                sc.figures.iter().map(|f| f.dx).collect(),
-            ));
+            let per_figure: Vec<(String, Vec<i32>, Option<i32>)> = sc
+                .figures
+                .iter()
+                .map(|f| (f.name.clone(), f.dx_values(), Some(f.dx)))
+                .collect();
+            value_lists(
+                "figure modDX",
+                "after `@` adjustments",
+                &per_figure,
+                &mut lists,
+                &mut skipped,
+            );
         }
     }
     if a.values.len() > fairness::MAX_VALUES {
@@ -503,6 +580,7 @@ fn run_fairness(a: &FairnessArgs) -> Exit {
     if a.json {
         print_json(&json!({
             "lists": analyses.iter().map(|(w, an)| json!({"list": w, "analyses": an})).collect::<Vec<_>>(),
+            "skipped": skipped.iter().map(|(w, why)| json!({"list": w, "reason": why})).collect::<Vec<_>>(),
             "proofs": proofs,
         }));
     } else {
@@ -511,6 +589,9 @@ fn run_fairness(a: &FairnessArgs) -> Exit {
             for x in an {
                 say_raw!("  {}", report::analysis(x));
             }
+        }
+        for (what, why) in &skipped {
+            say!("{what}: not analysed: {why}");
         }
         if !proofs.is_empty() {
             say!("exhaustive check (every list of values, ties and interleaved higher values):");

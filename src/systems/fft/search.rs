@@ -169,6 +169,19 @@ pub fn for_each_run(
     sc: &Scenario,
     variant: Variant,
     budget: &Budget,
+    visit: impl FnMut(&Run),
+) -> Result<(bool, usize), Interrupted> {
+    for_each_run_upto(sc, variant, budget, usize::MAX, visit)
+}
+
+/// [`for_each_run`], stopped (`Interrupted`) once `max_runs` runs (complete or past the
+/// bound) were simulated without reaching the last: a bound on the work done, the same
+/// on every machine (the tests' reference searches use it instead of a deadline).
+pub fn for_each_run_upto(
+    sc: &Scenario,
+    variant: Variant,
+    budget: &Budget,
+    max_runs: usize,
     mut visit: impl FnMut(&Run),
 ) -> Result<(bool, usize), Interrupted> {
     let mut odo = Odometer {
@@ -181,6 +194,9 @@ pub fn for_each_run(
     loop {
         if runs % 256 == 0 {
             budget.check()?;
+        }
+        if runs == max_runs {
+            return Err(Interrupted);
         }
         odo.pos = 0;
         runs += 1;

@@ -770,14 +770,93 @@ fn run_enum<T: Ord>(
     }
 }
 
-/// Every reachable side order and Action-phase outcome, by projected enumeration.
+/// Every reachable side order and Action-phase outcome, by projected enumeration up to
+/// the symmetry of interchangeable sides and figures ([`enumerate_with`]).
 pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Answer, Interrupted> {
+    enumerate_with(sc, budget, true)
+}
+
+/// Calls `each` with every relabelling of `n` items that sends, in each class, the first
+/// `k` members (`k` = `acting(class)`) to distinct members of the class in every order, and
+/// the class's other members to the class's remaining members in ascending order (they
+/// are interchangeable where they stand: watchers, a set). `map[i]` is item `i`'s new
+/// index; the identity is among them. Each relabelling is produced once, lazily.
+fn relabel(
+    n: usize,
+    classes: &[Vec<usize>],
+    acting: &dyn Fn(&[usize]) -> usize,
+    each: &mut dyn FnMut(&[usize]) -> Result<(), Interrupted>,
+) -> Result<(), Interrupted> {
+    fn go(
+        classes: &[Vec<usize>],
+        acting: &dyn Fn(&[usize]) -> usize,
+        map: &mut Vec<usize>,
+        ci: usize,
+        slot: usize,
+        used: &mut Vec<bool>,
+        each: &mut dyn FnMut(&[usize]) -> Result<(), Interrupted>,
+    ) -> Result<(), Interrupted> {
+        let Some(class) = classes.get(ci) else {
+            return each(map);
+        };
+        let k = acting(class);
+        if slot == k {
+            // The rest of the class in ascending order, then the next class.
+            let mut rest = class.iter().zip(used.iter()).filter(|(_, &u)| !u);
+            for &from in &class[k..] {
+                map[from] = *rest.next().expect("as many members as slots").0;
+            }
+            let mut fresh = vec![false; classes.get(ci + 1).map_or(0, Vec::len)];
+            return go(classes, acting, map, ci + 1, 0, &mut fresh, each);
+        }
+        for j in 0..class.len() {
+            if !used[j] {
+                used[j] = true;
+                map[class[slot]] = class[j];
+                go(classes, acting, map, ci, slot + 1, used, each)?;
+                used[j] = false;
+            }
+        }
+        Ok(())
+    }
+    let mut map: Vec<usize> = (0..n).collect();
+    let mut used = vec![false; classes.first().map_or(0, Vec::len)];
+    go(classes, acting, &mut map, 0, 0, &mut used, each)
+}
+
+/// Every reachable side order and Action-phase outcome, by projected enumeration.
+///
+/// With `symmetry`, interchangeable sides ([`Scenario::side_classes`]) and figures
+/// ([`Scenario::figure_classes`]) are enumerated in one canonical order only — a class's
+/// sides move in list order; a class's figures act in list order, those that never act
+/// being the last of the class — and each canonical outcome is then relabelled by every
+/// permutation of the classes. The reachable sets are closed under these permutations
+/// (list order only feeds the tie-break scans, whose support is every tied member), and
+/// every orbit holds exactly one canonical outcome, so the result is the same set; the
+/// solver finds one outcome per orbit instead of `m!` (eight tied figures: 1 model instead
+/// of 40,320). Without it, every outcome is a model of its own (the tests compare both).
+pub fn enumerate_with(
+    sc: &Scenario,
+    budget: &Budget,
+    symmetry: bool,
+) -> Result<Answer, Interrupted> {
     let ns = sc.sides.len();
+    let nf = sc.figures.len();
+    let (side_classes, figure_classes) = if symmetry {
+        (sc.side_classes(), sc.figure_classes())
+    } else {
+        (vec![], vec![])
+    };
     let mut clauses = Charged::new(budget, "SAT clauses");
     let mut se = encode_sides(sc);
+    for class in &side_classes {
+        for w in class.windows(2) {
+            se.solver.add_clause(&[se.before[w[0]][w[1]]]);
+        }
+    }
     clauses.grow_to(se.solver.approx_bytes())?;
     let proj = se.projection();
-    let side_orders = run_enum(
+    let canonical = run_enum(
         &mut se.solver,
         &proj,
         budget,
@@ -785,18 +864,66 @@ pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Answer, Interrupted> 
         |v| SideEnc::decode(ns, v),
         Vec::len,
     )?;
-    let nf = sc.figures.len();
+    let mut side_orders = BTreeSet::new();
+    for o in &canonical {
+        // Every side moves: each class is permuted whole.
+        relabel(ns, &side_classes, &|c| c.len(), &mut |map| {
+            budget.check()?;
+            if side_orders.insert(o.iter().map(|&i| map[i]).collect::<SideOrder>()) {
+                budget.charge("side orders", 96 + 8 * ns as u64)?;
+            }
+            Ok(())
+        })?;
+    }
     let mut ae = encode_actions(sc);
+    for class in &figure_classes {
+        for w in class.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            // b acts in segment s only if a acted in an earlier segment.
+            for s in 0..ae.win.len() {
+                let mut c = vec![!ae.win[s][b]];
+                c.extend((0..s).map(|t| ae.win[t][a]));
+                ae.solver.add_clause(&c);
+            }
+        }
+    }
     clauses.grow_to(se.solver.approx_bytes() + ae.solver.approx_bytes())?;
     let proj = ae.projection();
-    let actions = run_enum(
+    let words = |o: &ActionOutcome| 2 * o.order.len() + o.watching.len();
+    let canonical = run_enum(
         &mut ae.solver,
         &proj,
         budget,
         "action outcomes",
         |v| ActionEnc::decode(nf, v),
-        |o| 2 * o.order.len() + o.watching.len(),
+        words,
     )?;
+    let mut actions = BTreeSet::new();
+    for o in &canonical {
+        // A class's acting members are its first ones (the canonical order).
+        let acts = |c: &[usize]| c.iter().filter(|&&f| !o.watching.contains(&f)).count();
+        relabel(nf, &figure_classes, &acts, &mut |map| {
+            budget.check()?;
+            let mut watching: Vec<usize> = o.watching.iter().map(|&f| map[f]).collect();
+            watching.sort_unstable();
+            let o2 = ActionOutcome {
+                order: o
+                    .order
+                    .iter()
+                    .map(|a| Acted {
+                        figure: map[a.figure],
+                        waited: a.waited,
+                    })
+                    .collect(),
+                watching,
+            };
+            let bytes = 96 + 8 * words(&o2) as u64;
+            if actions.insert(o2) {
+                budget.charge("action outcomes", bytes)?;
+            }
+            Ok(())
+        })?;
+    }
     Ok(Answer {
         side_orders,
         actions,

@@ -250,6 +250,24 @@ impl Scenario {
         }
     }
 
+    /// Classes of interchangeable sides (the same initiative and postponement), each of
+    /// two or more sides, ascending. Sides differ only by list order otherwise, which
+    /// matters only to the tie-break scan, whose dice select every tied side: the
+    /// reachable side orders are closed under permuting a class (and each permuted order
+    /// has the same probability, the scan being fair).
+    pub fn side_classes(&self) -> Vec<Vec<usize>> {
+        classes(&self.sides, |a, b| {
+            a.ini == b.ini && a.postpone == b.postpone
+        })
+    }
+
+    /// Classes of interchangeable figures (the same modDX and plan; the side plays no
+    /// part in the Action phase), each of two or more figures, ascending: the reachable
+    /// action outcomes are closed under permuting a class, as for [`Self::side_classes`].
+    pub fn figure_classes(&self) -> Vec<Vec<usize>> {
+        classes(&self.figures, |a, b| a.dx == b.dx && a.plan == b.plan)
+    }
+
     /// The FigDic value a declaration records (1 for Watch, 10 for act-at-once).
     pub fn dice(&self, d: Decl) -> u8 {
         match self.dib(d) {
@@ -258,6 +276,27 @@ impl Scenario {
             Dib::Dice(n) => n,
         }
     }
+}
+
+/// The classes (of two or more, ascending) of `items` under the equivalence `same`.
+fn classes<T>(items: &[T], same: impl Fn(&T, &T) -> bool) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut placed = vec![false; items.len()];
+    for i in 0..items.len() {
+        if placed[i] {
+            continue;
+        }
+        let class: Vec<usize> = (i..items.len())
+            .filter(|&j| !placed[j] && same(&items[i], &items[j]))
+            .collect();
+        for &j in &class {
+            placed[j] = true;
+        }
+        if class.len() > 1 {
+            out.push(class);
+        }
+    }
+    out
 }
 
 /// One figure's action in the round's action order.

@@ -269,9 +269,15 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
             "postpone" => {
                 postpone = match val.text.to_ascii_lowercase().as_str() {
                     "no" => Postpone::No,
-                    "yes" => Postpone::Yes,
+                    "yes" | "once" => Postpone::Yes,
                     "maybe" => Postpone::Maybe,
-                    _ => return cx.err(ln, val.col, "`postpone` is yes, no or maybe"),
+                    _ => {
+                        return cx.err(
+                            ln,
+                            val.col,
+                            "`postpone` is yes, no or maybe (`once` is `yes`: once per round)",
+                        )
+                    }
                 }
             }
             _ => {
@@ -297,6 +303,64 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
     });
 }
 
+/// The choice sets after `do`: words separated by whitespace, declarations within a set
+/// by `|`, with or without spaces around it (`strike:2|watch`, `strike:2 | watch`). On
+/// an error, its column (`None`: the `do` keyword's) and message.
+fn plan_sets(words: &[Tok]) -> Result<Vec<Vec<Decl>>, (Option<usize>, String)> {
+    enum Item<'a> {
+        Part(&'a str, usize),
+        Bar(usize),
+    }
+    let mut items = Vec::new();
+    for t in words {
+        let mut col = t.col;
+        for (k, part) in t.text.split('|').enumerate() {
+            if k > 0 {
+                items.push(Item::Bar(col - 1));
+            }
+            if !part.is_empty() {
+                items.push(Item::Part(part, col));
+            }
+            col += part.chars().count() + 1;
+        }
+    }
+    let mut sets: Vec<Vec<Decl>> = Vec::new();
+    // Whether the last item was a `|` (the next declaration joins the current set).
+    let mut after_bar = false;
+    for item in items {
+        match item {
+            Item::Bar(col) => {
+                if sets.is_empty() || after_bar {
+                    return Err((Some(col), "`|` needs a declaration before it".into()));
+                }
+                after_bar = true;
+            }
+            Item::Part(text, col) => {
+                if !after_bar {
+                    if sets.len() >= MAX_PLAN {
+                        return Err((Some(col), format!("more than {MAX_PLAN} choice sets")));
+                    }
+                    sets.push(Vec::new());
+                }
+                after_bar = false;
+                let set = sets.last_mut().expect("a set was started");
+                if set.len() >= MAX_SET {
+                    return Err((Some(col), format!("more than {MAX_SET} choices")));
+                }
+                set.push(decl(text).map_err(|m| (Some(col), m))?);
+            }
+        }
+    }
+    if after_bar {
+        let col = words.last().map(|t| t.col + t.text.chars().count() - 1);
+        return Err((col, "`|` needs a declaration after it".into()));
+    }
+    if sets.is_empty() {
+        return Err((None, "`do` needs at least one choice set".into()));
+    }
+    Ok(sets)
+}
+
 fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
     let names: Vec<&str> = sc.figures.iter().map(|f| f.name.as_str()).collect();
     let Some(name) = new_name(cx, (ln, toks), "figure", &names, MAX_FIGURES) else {
@@ -309,34 +373,10 @@ fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
     while i < toks.len() {
         let key = toks[i].text.to_ascii_lowercase();
         if key == "do" {
-            let sets = &toks[i + 1..];
-            if sets.is_empty() {
-                return cx.err(ln, toks[i].col, "`do` needs at least one choice set");
+            match plan_sets(&toks[i + 1..]) {
+                Ok(p) => plan = Some(p),
+                Err((col, m)) => return cx.err(ln, col.unwrap_or(toks[i].col), m),
             }
-            if sets.len() > MAX_PLAN {
-                return cx.err(
-                    ln,
-                    sets[MAX_PLAN].col,
-                    format!("more than {MAX_PLAN} choice sets"),
-                );
-            }
-            let mut p = Vec::new();
-            for t in sets {
-                let mut set = Vec::new();
-                let mut col = t.col;
-                for part in t.text.split('|') {
-                    if set.len() >= MAX_SET {
-                        return cx.err(ln, col, format!("more than {MAX_SET} choices"));
-                    }
-                    match decl(part) {
-                        Ok(d) => set.push(d),
-                        Err(m) => return cx.err(ln, col, m),
-                    }
-                    col += part.chars().count() + 1;
-                }
-                p.push(set);
-            }
-            plan = Some(p);
             break;
         }
         let Some(val) = toks.get(i + 1) else {
@@ -409,7 +449,7 @@ pub fn to_text(sc: &Scenario) -> String {
         };
         let pp = match s.postpone {
             Postpone::No => "",
-            Postpone::Yes => " postpone yes",
+            Postpone::Yes => " postpone once",
             Postpone::Maybe => " postpone maybe",
         };
         out.push_str(&format!("side {} ini {ini}{pp}\n", s.name));

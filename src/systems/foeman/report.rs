@@ -5,8 +5,8 @@
 //! Invariant: rendering never changes or recomputes an answer.
 
 use super::fairness::{Analysis, Proof};
-use super::model::{ActionOutcome, Scenario, SideOrder};
-use super::search::Enumerated;
+use super::model::{ActionOutcome, Postpone, Scenario, SideOrder};
+use super::search::{Assumptions, Enumerated};
 use super::simulate::{Event, TieRoll};
 use std::fmt::Write as _;
 
@@ -86,7 +86,11 @@ pub fn trace(sc: &Scenario, events: &[Event]) -> String {
                 out.push('\n');
             }
             Event::Postpones { side: s } => {
-                let _ = writeln!(out, "  {} postpones (SidSeq -1)", side(*s));
+                let why = match sc.sides[*s].postpone {
+                    Postpone::Yes => "`postpone once`: once per round",
+                    _ => "`postpone maybe`: chose to",
+                };
+                let _ = writeln!(out, "  {} postpones (SidSeq -1; {why})", side(*s));
             }
             Event::SideMoves { side: s, seq } => {
                 let _ = writeln!(out, "  {} moves (SidSeq {seq})", side(*s));
@@ -217,10 +221,48 @@ pub fn enumeration(
         "{} runs simulated; the phases are independent: P(side order, action outcome) is the product",
         e.runs
     );
+    out.push_str(&assumptions(&e.assumptions));
     match cross_checked {
         Some(true) => out.push_str("SAT agrees: same reachable side orders and action outcomes\n"),
         Some(false) => out.push_str("SAT DISAGREES\n"),
         None => {}
+    }
+    out
+}
+
+/// What the probabilities assume, one line each: free choices uniform (naming the
+/// figures and sides that choose), `postpone once` sides postponing once per round.
+pub fn assumptions(a: &Assumptions) -> String {
+    let mut out = String::new();
+    let mut chooser = Vec::new();
+    if !a.choosing_figures.is_empty() {
+        chooser.push(format!(
+            "each of {}'s declarations in a choice set is picked with 1/n at every poll and re-query",
+            a.choosing_figures.join(", ")
+        ));
+    }
+    if !a.postpone_maybe.is_empty() {
+        chooser.push(format!(
+            "{} (`postpone maybe`) postpone(s) with 1/2 when it could",
+            a.postpone_maybe.join(", ")
+        ));
+    }
+    if chooser.is_empty() {
+        out.push_str("probabilities assume fair dice; this round has no free choice\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "probabilities assume fair dice and {} free choices (no player strategy): {}",
+            a.choices,
+            chooser.join("; ")
+        );
+    }
+    if !a.postpone_once.is_empty() {
+        let _ = writeln!(
+            out,
+            "`postpone once` (= `yes`): {} postpone(s) once per round, the first time noted while another side could move",
+            a.postpone_once.join(", ")
+        );
     }
     out
 }

@@ -48,6 +48,8 @@ pub struct Enumerated {
     pub actions: BTreeMap<ActionOutcome, Found>,
     /// Roll/choice sequences simulated (both phases).
     pub runs: usize,
+    /// What the probabilities assume about free choices.
+    pub assumptions: Assumptions,
 }
 
 impl Enumerated {
@@ -216,7 +218,47 @@ pub fn enumerate(sc: &Scenario, budget: &Budget) -> Result<Enumerated, Interrupt
         sides,
         actions,
         runs,
+        assumptions: assumptions(sc),
     })
+}
+
+/// What the probabilities of [`enumerate`] assume about the round's free choices (the
+/// reachable sets assume nothing: every choice is explored).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Assumptions {
+    /// How a free choice is weighted: always `"uniform"` (no player strategy is modelled).
+    pub choices: &'static str,
+    /// Figures with a real choice (a set of two or more declarations in some segment):
+    /// each declaration of the set has probability 1/n, at every poll and every re-query.
+    pub choosing_figures: Vec<String>,
+    /// Sides with `postpone maybe`: they postpone with probability 1/2 when they could.
+    pub postpone_maybe: Vec<String>,
+    /// Sides with `postpone once` (`yes`): they postpone the first time they are noted
+    /// while another side could move, once per round (probability 1, no choice).
+    pub postpone_once: Vec<String>,
+}
+
+/// The assumptions behind the probabilities of a scenario's enumeration.
+pub fn assumptions(sc: &Scenario) -> Assumptions {
+    use super::model::Postpone;
+    let sides = |p: Postpone| {
+        sc.sides
+            .iter()
+            .filter(|s| s.postpone == p)
+            .map(|s| s.name.clone())
+            .collect()
+    };
+    Assumptions {
+        choices: "uniform",
+        choosing_figures: sc
+            .figures
+            .iter()
+            .filter(|f| f.plan.iter().any(|set| set.len() > 1))
+            .map(|f| f.name.clone())
+            .collect(),
+        postpone_maybe: sides(Postpone::Maybe),
+        postpone_once: sides(Postpone::Yes),
+    }
 }
 
 type Dist = Rc<BTreeMap<ActionOutcome, Found>>;
