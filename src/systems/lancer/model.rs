@@ -6,7 +6,13 @@
 //! no two units start on the same cell; every weapon has 1..=4 damage values; an
 //! activation with more than one target uses an `area` weapon and names distinct units
 //! other than the actor; a reaction's `attack` effect uses a non-area weapon; a `hit`/`miss`
-//! qualifier appears only on `attack` follow-ups; hp and structure are at least 1.
+//! qualifier appears only on `attack` follow-ups; hp and structure are at least 1 and the
+//! starting hp is at most the maximum.
+//!
+//! The trigger matcher ([`Reaction::trigger`]) lives here, once: it decides what an event's
+//! shape decides and returns the rest as [`Cond`]itions on the state, which each engine
+//! evaluates in its own terms (the simulator on concrete values, the SAT encoder as
+//! literals).
 
 use serde::Serialize;
 use std::fmt;
@@ -50,15 +56,18 @@ pub struct Unit {
     pub name: String,
     /// Side (free text; `foe` triggers compare sides).
     pub side: String,
-    /// Hit points at the start (also the maximum, restored after structure damage).
+    /// Hit points at the start (at most `max_hp`: a unit may start damaged).
     pub hp: u32,
+    /// Maximum hit points (restored after structure damage).
+    pub max_hp: u32,
     /// Structure at the start; the unit is destroyed when it reaches 0.
     pub structure: u32,
     /// Armour: subtracted from every instance of damage before resistance.
     pub armor: u32,
     /// Starting cell.
     pub at: Cell,
-    /// A non-player unit: never prompted to brace (Brace is a player mech's reaction).
+    /// A non-player unit: never prompted to brace (Brace is a player mech's reaction). Set
+    /// by the `npc` flag or by the side `npc`.
     pub npc: bool,
     /// Resistance to all damage (halves every instance, after armour, rounding up).
     pub resistant: bool,
@@ -243,6 +252,80 @@ pub struct Reaction {
     pub once: bool,
 }
 
+/// What the trigger matcher reads of an event: its shape, fixed when it is created.
+#[derive(Clone, Copy, Debug)]
+pub struct EventShape<'a> {
+    /// Kind.
+    pub kind: Kind,
+    /// Source unit.
+    pub source: UnitId,
+    /// Target unit (for an activation: its first target).
+    pub target: UnitId,
+    /// Every target of an activation (empty for other kinds).
+    pub targets: &'a [UnitId],
+    /// An activation of an area weapon.
+    pub area: bool,
+}
+
+/// A condition of a trigger on the state when the queue is built: what the event's shape
+/// alone does not decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cond {
+    /// The unit is not destroyed.
+    Alive(UnitId),
+    /// The two units stand on adjacent cells (the eight neighbours).
+    Adjacent(UnitId, UnitId),
+    /// The triggering attack was applied and hit (`true`) or missed.
+    Hit(bool),
+}
+
+impl Reaction {
+    /// The one trigger matcher both engines use. `None` when the reaction cannot match the
+    /// event at this timing (kind, timing, role and `foe` are decided by the event's shape
+    /// and the scenario); otherwise the conditions on the state that must all hold when the
+    /// queue is built: the reactor is not destroyed, it stands next to the event's target
+    /// (role `adjacent`), the event's source stands next to it (`from-adjacent`), the
+    /// attack hit or missed (`hit`/`miss`). In that order.
+    pub fn trigger(&self, ev: &EventShape, timing: Timing, units: &[Unit]) -> Option<Vec<Cond>> {
+        if self.timing != timing || self.on != ev.kind {
+            return None;
+        }
+        let me = self.unit;
+        let role = match self.role {
+            Role::Target if ev.kind == Kind::Activate => ev.targets.contains(&me),
+            Role::Target => ev.target == me,
+            Role::Source => ev.source == me,
+            Role::Area => ev.kind == Kind::Activate && ev.area && ev.targets.contains(&me),
+            Role::Adjacent => ev.target != me,
+            Role::Any => true,
+        };
+        if !role || (self.foe && units[ev.source].side == units[me].side) {
+            return None;
+        }
+        let mut conds = vec![Cond::Alive(me)];
+        if self.role == Role::Adjacent {
+            conds.push(Cond::Adjacent(ev.target, me));
+        }
+        if self.from_adjacent {
+            conds.push(Cond::Adjacent(ev.source, me));
+        }
+        if let Some(h) = self.hit {
+            conds.push(Cond::Hit(h));
+        }
+        Some(conds)
+    }
+
+    /// The kind of the event its effect creates.
+    pub fn effect_kind(&self) -> Kind {
+        match self.effect {
+            Effect::Attack { .. } => Kind::Attack,
+            Effect::Damage { .. } => Kind::Damage,
+            Effect::Relocate { teleport: true, .. } => Kind::Teleport,
+            Effect::Relocate { teleport: false, .. } => Kind::Move,
+        }
+    }
+}
+
 /// The initiating action.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -398,6 +481,50 @@ pub enum Detail {
     Braced(bool),
     /// Moved or teleported to this cell.
     To(Cell),
+    /// Why the event aborted (its validity check failed).
+    Aborted(AbortReason),
+}
+
+/// Why an event failed its validity check (step 2). When several reasons hold, the first
+/// in this order is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AbortReason {
+    /// The source (actor, attacker, dealer, mover) is destroyed.
+    SourceDestroyed,
+    /// The target (for structure, destroyed and brace: the unit itself) is destroyed.
+    TargetDestroyed,
+    /// The destination cell is held by another undestroyed unit.
+    CellTaken,
+    /// The unit already braced (a brace prompt).
+    AlreadyBraced,
+}
+
+impl AbortReason {
+    /// The keyword (JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            AbortReason::SourceDestroyed => "source-destroyed",
+            AbortReason::TargetDestroyed => "target-destroyed",
+            AbortReason::CellTaken => "cell-taken",
+            AbortReason::AlreadyBraced => "already-braced",
+        }
+    }
+    /// In words, for an event of kind `kind`.
+    pub fn words(self, kind: Kind) -> &'static str {
+        match (self, kind) {
+            (AbortReason::SourceDestroyed, Kind::Activate | Kind::Attack) => "attacker destroyed",
+            (AbortReason::SourceDestroyed, Kind::Move | Kind::Teleport) => "mover destroyed",
+            (AbortReason::SourceDestroyed, _) => "source destroyed",
+            (
+                AbortReason::TargetDestroyed,
+                Kind::Structure | Kind::Destroyed | Kind::Brace,
+            ) => "unit destroyed",
+            (AbortReason::TargetDestroyed, _) => "target destroyed",
+            (AbortReason::CellTaken, _) => "cell taken",
+            (AbortReason::AlreadyBraced, _) => "already braced",
+        }
+    }
 }
 
 /// One event of a run, in resolution order (the order of validity checks).
@@ -407,7 +534,8 @@ pub struct Event {
     pub kind: Kind,
     /// Source unit (attacker, dealer, mover; the unit itself for structure/destroyed/brace).
     pub source: UnitId,
-    /// Target unit (the mover for moves; the first target for an activation).
+    /// Target unit (the mover for moves; the first target for an activation, whose
+    /// targets are the action's).
     pub target: UnitId,
     /// What caused it.
     pub origin: Origin,

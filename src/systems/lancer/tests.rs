@@ -29,8 +29,8 @@ fn both(sc: &Scenario, p: Policy) -> Vec<Outcome> {
     d
 }
 
-fn holds(outs: &[Outcome], p: Property) -> bool {
-    outs.iter().any(|o| p.holds(o))
+fn holds(sc: &Scenario, outs: &[Outcome], p: Property) -> bool {
+    outs.iter().any(|o| p.holds(sc, o))
 }
 
 fn kinds(o: &Outcome) -> Vec<(Kind, Status)> {
@@ -69,7 +69,7 @@ fn seed_1_is_a_linear_tree() {
     // which answers the attack (#2), resolved after that attack's damage
     let parents: Vec<Option<usize>> = full.events.iter().map(|e| e.parent).collect();
     assert_eq!(parents, vec![None, Some(0), Some(1), Some(1), Some(3)]);
-    assert!(!holds(&outs, Property::ActionCancelled));
+    assert!(!holds(&s, &outs, Property::ActionCancelled));
 }
 
 #[test]
@@ -118,7 +118,7 @@ fn seed_3_teleport_waits_for_the_whole_area_attack() {
         .expect("both attacks hit");
     assert_eq!(all.events[3].kind, Teleport);
     assert!(
-        !holds(&outs, Property::Fires(1)),
+        !holds(&s, &outs, Property::Fires(1)),
         "no Shrike Armor: not adjacent"
     );
 }
@@ -142,12 +142,12 @@ fn seed_4_shrike_armor_cancels_the_whole_attack_only_under_the_seed_policy() {
     );
     assert!(o.units[0].destroyed);
     assert_eq!((o.units[1].hp, o.units[2].hp), (6, 8));
-    assert!(holds(&outs, Property::ActionCancelled));
-    assert!(!holds(&outs, Property::AbortedAfterEffect));
+    assert!(holds(&s, &outs, Property::ActionCancelled));
+    assert!(!holds(&s, &outs, Property::AbortedAfterEffect));
     let naive = both(&s, Policy::ALL[2]);
     assert_eq!(naive.len(), 2);
-    assert!(holds(&naive, Property::AbortedAfterEffect));
-    let w = search::shortest(&naive, Property::AbortedAfterEffect).expect("witness");
+    assert!(holds(&s, &naive, Property::AbortedAfterEffect));
+    let w = search::shortest(&s, &naive, Property::AbortedAfterEffect).expect("witness");
     let sat = encode::shortest(
         &s,
         Policy::ALL[2],
