@@ -321,7 +321,9 @@ impl Reaction {
             Effect::Attack { .. } => Kind::Attack,
             Effect::Damage { .. } => Kind::Damage,
             Effect::Relocate { teleport: true, .. } => Kind::Teleport,
-            Effect::Relocate { teleport: false, .. } => Kind::Move,
+            Effect::Relocate {
+                teleport: false, ..
+            } => Kind::Move,
         }
     }
 }
@@ -516,10 +518,9 @@ impl AbortReason {
             (AbortReason::SourceDestroyed, Kind::Activate | Kind::Attack) => "attacker destroyed",
             (AbortReason::SourceDestroyed, Kind::Move | Kind::Teleport) => "mover destroyed",
             (AbortReason::SourceDestroyed, _) => "source destroyed",
-            (
-                AbortReason::TargetDestroyed,
-                Kind::Structure | Kind::Destroyed | Kind::Brace,
-            ) => "unit destroyed",
+            (AbortReason::TargetDestroyed, Kind::Structure | Kind::Destroyed | Kind::Brace) => {
+                "unit destroyed"
+            }
             (AbortReason::TargetDestroyed, _) => "target destroyed",
             (AbortReason::CellTaken, _) => "cell taken",
             (AbortReason::AlreadyBraced, _) => "already braced",

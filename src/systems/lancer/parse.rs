@@ -62,21 +62,23 @@ impl<'a> Line<'a> {
             )),
         }
     }
-    /// `N` (undamaged: current = maximum) or `CUR/MAX` (a unit that starts damaged).
+    /// `N` (undamaged: current = maximum) or `CUR/MAX` (a unit that starts damaged). An
+    /// error points at the offending part of the token.
     fn hp(&mut self) -> Res<(u32, u32)> {
         let (c, t) = self.next("hp")?;
-        let bad = |what: &str, found: &str| {
+        let bad = |col: usize, what: &str, found: &str| {
             (
-                c,
+                col,
                 format!("{what} must be a whole number from 1 to {MAX_STAT}, found `{found}`"),
             )
         };
         let whole = |s: &str| s.parse::<u32>().ok().filter(|n| (1..=MAX_STAT).contains(n));
         match t.split_once('/') {
-            None => whole(t).map(|n| (n, n)).ok_or_else(|| bad("hp", t)),
+            None => whole(t).map(|n| (n, n)).ok_or_else(|| bad(c, "hp", t)),
             Some((cur, max)) => {
-                let max_n = whole(max).ok_or_else(|| bad("the maximum hp", max))?;
-                let cur_n = whole(cur).ok_or_else(|| bad("the current hp", cur))?;
+                let max_col = c + cur.chars().count() + 1;
+                let cur_n = whole(cur).ok_or_else(|| bad(c, "the current hp", cur))?;
+                let max_n = whole(max).ok_or_else(|| bad(max_col, "the maximum hp", max))?;
                 if cur_n > max_n {
                     return Err((
                         c,
