@@ -601,3 +601,208 @@ impl Scenario {
         self.units.iter().position(|u| u.name == name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The trigger matcher on hand-worked events: what the event's shape decides, and the
+    //! conditions left for the engines, in the documented order.
+    use super::*;
+
+    fn unit(name: &str, side: &str, x: u8, y: u8) -> Unit {
+        Unit {
+            name: name.into(),
+            side: side.into(),
+            hp: 5,
+            max_hp: 5,
+            structure: 1,
+            armor: 0,
+            at: Cell { x, y },
+            npc: true,
+            resistant: false,
+        }
+    }
+
+    /// A (side x) at 0,0; B (side y) at 1,0; C (side y) at 5,5.
+    fn units() -> Vec<Unit> {
+        vec![
+            unit("A", "x", 0, 0),
+            unit("B", "y", 1, 0),
+            unit("C", "y", 5, 5),
+        ]
+    }
+
+    fn reaction(unit: UnitId, on: Kind, role: Role, timing: Timing) -> Reaction {
+        Reaction {
+            name: "R".into(),
+            unit,
+            on,
+            role,
+            hit: None,
+            from_adjacent: false,
+            foe: false,
+            timing,
+            effect: Effect::Damage {
+                amount: 1,
+                at: Aim::Source,
+            },
+            optional: false,
+            once: false,
+        }
+    }
+
+    fn ev(kind: Kind, source: UnitId, target: UnitId) -> EventShape<'static> {
+        EventShape {
+            kind,
+            source,
+            target,
+            targets: &[],
+            area: false,
+        }
+    }
+
+    const A: UnitId = 0;
+    const B: UnitId = 1;
+    const C: UnitId = 2;
+
+    #[test]
+    fn kind_and_timing_must_both_match() {
+        let u = units();
+        let r = reaction(B, Kind::Attack, Role::Target, Timing::Followup);
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), Timing::Followup, &u),
+            Some(vec![Cond::Alive(B)])
+        );
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), Timing::Interrupt, &u),
+            None
+        );
+        assert_eq!(
+            r.trigger(&ev(Kind::Damage, A, B), Timing::Followup, &u),
+            None
+        );
+    }
+
+    #[test]
+    fn roles() {
+        let u = units();
+        let t = Timing::Interrupt;
+        // target: B is the target of A's attack, C is not
+        let r = reaction(B, Kind::Attack, Role::Target, t);
+        assert!(r.trigger(&ev(Kind::Attack, A, B), t, &u).is_some());
+        assert!(r.trigger(&ev(Kind::Attack, A, C), t, &u).is_none());
+        // source: B deals the damage
+        let r = reaction(B, Kind::Damage, Role::Source, t);
+        assert!(r.trigger(&ev(Kind::Damage, B, A), t, &u).is_some());
+        assert!(r.trigger(&ev(Kind::Damage, A, B), t, &u).is_none());
+        // any: every event of the kind
+        let r = reaction(C, Kind::Move, Role::Any, t);
+        assert_eq!(
+            r.trigger(&ev(Kind::Move, A, A), t, &u),
+            Some(vec![Cond::Alive(C)])
+        );
+        // adjacent: C next to the target B (a condition on the state, cells move); not
+        // when C itself is the target
+        let r = reaction(C, Kind::Attack, Role::Adjacent, t);
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), t, &u),
+            Some(vec![Cond::Alive(C), Cond::Adjacent(B, C)])
+        );
+        assert_eq!(r.trigger(&ev(Kind::Attack, A, C), t, &u), None);
+    }
+
+    #[test]
+    fn activation_roles_read_every_target() {
+        let u = units();
+        let t = Timing::Interrupt;
+        let targets = [B, C];
+        let area = EventShape {
+            kind: Kind::Activate,
+            source: A,
+            target: B,
+            targets: &targets,
+            area: true,
+        };
+        // C is the second target: `target` and `area` both match it
+        for role in [Role::Target, Role::Area] {
+            let r = reaction(C, Kind::Activate, role, t);
+            assert_eq!(
+                r.trigger(&area, t, &u),
+                Some(vec![Cond::Alive(C)]),
+                "{role:?}"
+            );
+        }
+        // not an area weapon: `area` never matches, `target` still does
+        let single = EventShape {
+            area: false,
+            ..area
+        };
+        assert_eq!(
+            reaction(C, Kind::Activate, Role::Area, t).trigger(&single, t, &u),
+            None
+        );
+        assert!(reaction(C, Kind::Activate, Role::Target, t)
+            .trigger(&single, t, &u)
+            .is_some());
+        // the actor is not a target
+        assert_eq!(
+            reaction(A, Kind::Activate, Role::Target, t).trigger(&area, t, &u),
+            None
+        );
+    }
+
+    #[test]
+    fn qualifiers_foe_from_adjacent_and_hit() {
+        let u = units();
+        // foe: A (side x) attacks B (side y): a foe; C (side y) attacking B is not
+        let mut r = reaction(B, Kind::Attack, Role::Target, Timing::Followup);
+        r.foe = true;
+        assert!(r
+            .trigger(&ev(Kind::Attack, A, B), Timing::Followup, &u)
+            .is_some());
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, C, B), Timing::Followup, &u),
+            None
+        );
+        // from-adjacent then hit, after the reactor alive, in that order
+        r.from_adjacent = true;
+        r.hit = Some(false);
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), Timing::Followup, &u),
+            Some(vec![Cond::Alive(B), Cond::Adjacent(A, B), Cond::Hit(false)])
+        );
+        // role adjacent and from-adjacent together: both conditions, target's first
+        let mut r = reaction(C, Kind::Attack, Role::Adjacent, Timing::Followup);
+        r.from_adjacent = true;
+        r.hit = Some(true);
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), Timing::Followup, &u),
+            Some(vec![
+                Cond::Alive(C),
+                Cond::Adjacent(B, C),
+                Cond::Adjacent(A, C),
+                Cond::Hit(true)
+            ])
+        );
+    }
+
+    #[test]
+    fn effect_kinds() {
+        let mut r = reaction(A, Kind::Attack, Role::Any, Timing::Followup);
+        assert_eq!(r.effect_kind(), Kind::Damage);
+        r.effect = Effect::Attack {
+            weapon: 0,
+            at: Aim::Target,
+        };
+        assert_eq!(r.effect_kind(), Kind::Attack);
+        r.effect = Effect::Relocate {
+            to: Cell { x: 1, y: 1 },
+            teleport: true,
+        };
+        assert_eq!(r.effect_kind(), Kind::Teleport);
+        r.effect = Effect::Relocate {
+            to: Cell { x: 1, y: 1 },
+            teleport: false,
+        };
+        assert_eq!(r.effect_kind(), Kind::Move);
+    }
+}
