@@ -68,6 +68,46 @@ const EXPECTED: &[Expected] = &[
         true,
         false,
     ),
+    // two firings of Guard are two instances: the second aborts having applied nothing
+    ("guard-twice.lancer", "seed", 1, &["Bombard"], true, false),
+    ("guard-twice.lancer", "naive", 1, &["Bombard"], true, false),
+    // a follow-up's teleport after a miss is the cancelled attack's effect (naive only)
+    (
+        "expose-on-miss.lancer",
+        "naive",
+        2,
+        &["Bombard"],
+        true,
+        true,
+    ),
+    (
+        "expose-on-miss.lancer",
+        "seed",
+        1,
+        &["Bombard"],
+        true,
+        false,
+    ),
+    // the follow-up queue: the Aggression waits for the whole area attack under seed
+    (
+        "aggression-on-damage.lancer",
+        "seed",
+        6,
+        &["Bombard"],
+        false,
+        false,
+    ),
+    (
+        "aggression-on-damage.lancer",
+        "naive",
+        5,
+        &["Bombard"],
+        true,
+        true,
+    ),
+    ("damaged-tokugawa.lancer", "seed", 4, &[], false, false),
+    ("cell-taken.lancer", "seed", 1, &[], true, false),
+    ("cell-taken.lancer", "naive", 1, &[], true, false),
 ];
 
 #[test]
@@ -325,4 +365,216 @@ fn check_and_fuzz_run_lancer_through_the_generic_harness() {
         String::from_utf8_lossy(&out.stderr)
     );
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// (kind, status, detail) of each event of an outcome, as JSON text for short asserts.
+fn events(o: &Value) -> Vec<(String, String, String)> {
+    o["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().expect("kind").to_string(),
+                e["origin"].as_str().expect("origin").to_string(),
+                e["detail"].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn guard_twice_says_why_each_event_aborted_and_lists_every_target() {
+    // Worked by hand in the file's header: events 1-7 under seed.
+    let v = enumerate("guard-twice.lancer", "seed");
+    let o = &v["outcomes"][0];
+    let ev = events(o);
+    let want = [
+        ("activate", "action", "null"),
+        ("damage", "Guard", r#"{"dealt":1}"#),
+        ("structure", "Guard", "null"),
+        ("destroyed", "Guard", "null"),
+        ("damage", "Guard", r#"{"aborted":"target-destroyed"}"#),
+        ("attack", "action", r#"{"aborted":"source-destroyed"}"#),
+        ("attack", "action", r#"{"aborted":"source-destroyed"}"#),
+    ];
+    let want: Vec<(String, String, String)> = want
+        .iter()
+        .map(|&(a, b, c)| (a.into(), b.into(), c.into()))
+        .collect();
+    assert_eq!(ev, want);
+    assert_eq!(o["events"][0]["target"], serde_json::json!(["A", "B"]));
+    assert_eq!(o["events"][5]["target"], "A");
+    // the text report says why too
+    let out = gordian(&["lancer", "enumerate", &inst("guard-twice.lancer")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("[action] ABORTED (attacker destroyed)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[Guard] ABORTED (target destroyed)"),
+        "{text}"
+    );
+    assert!(text.contains("aborted-after-effect: never"), "{text}");
+    // and the policies table reports no bad spot under any policy
+    let out = gordian(&["lancer", "policies", "--json", &inst("guard-twice.lancer")]);
+    assert!(out.status.success());
+    for l in String::from_utf8_lossy(&out.stdout).lines() {
+        let r: Value = serde_json::from_str(l).expect("JSON line");
+        assert_eq!(r["aborted_after_effect"], false, "{r}");
+    }
+}
+
+#[test]
+fn cell_taken_is_the_reason_of_the_aborted_move() {
+    let v = enumerate("cell-taken.lancer", "seed");
+    let ev = events(&v["outcomes"][0]);
+    assert_eq!(
+        ev,
+        vec![
+            ("move".into(), "Cutoff".into(), r#"{"to":[2,0]}"#.into()),
+            (
+                "move".into(),
+                "action".into(),
+                r#"{"aborted":"cell-taken"}"#.into()
+            ),
+        ]
+    );
+    assert_eq!(
+        v["outcomes"][0]["units"][0]["at"],
+        serde_json::json!([0, 0])
+    );
+}
+
+#[test]
+fn a_follow_up_after_a_miss_is_the_cancelled_attacks_effect() {
+    // Worked by hand in the file's header: under naive, the shortest witness is the miss
+    // (7 events): nothing of the attack itself changed the state, the teleport did.
+    let v = json(&gordian(&[
+        "lancer",
+        "query",
+        "--json",
+        "--property",
+        "aborted-after-effect",
+        &inst("expose-on-miss.lancer"),
+    ]));
+    assert_eq!(v["policy"], "naive");
+    assert_eq!(v["possible"], true);
+    assert_eq!(v["cross_checked"], true);
+    let w = &v["witness"];
+    let ev = events(w);
+    assert_eq!(ev.len(), 7);
+    assert_eq!(ev[1].2, r#"{"hit":false}"#);
+    assert_eq!(ev[2].0, "teleport");
+    assert_eq!(ev[6].2, r#"{"aborted":"source-destroyed"}"#);
+    assert_eq!(w["units"][1]["hp"], 6);
+    assert_eq!(w["units"][1]["at"], serde_json::json!([9, 9]));
+    let v = json(&gordian(&[
+        "lancer",
+        "query",
+        "--json",
+        "--policy",
+        "seed",
+        "--property",
+        "aborted-after-effect",
+        &inst("expose-on-miss.lancer"),
+    ]));
+    assert_eq!(v["possible"], false);
+}
+
+#[test]
+fn the_follow_up_queue_waits_for_the_whole_area_attack() {
+    // Under seed every Aggression event comes after both attacks of the area attack (and
+    // their damage); under naive it can come between them and abort the second.
+    let v = enumerate("aggression-on-damage.lancer", "seed");
+    for o in v["outcomes"].as_array().expect("outcomes") {
+        let ev = events(o);
+        let last_action = ev.iter().rposition(|e| e.1 == "action").expect("action");
+        let first_aggr = ev.iter().position(|e| e.1 == "Aggression");
+        if let Some(i) = first_aggr {
+            assert!(i > last_action, "{ev:?}");
+        }
+        assert!(ev.iter().all(|e| !e.2.contains("aborted")), "{ev:?}");
+    }
+    let v = enumerate("aggression-on-damage.lancer", "naive");
+    let aborted: Vec<&Value> = v["outcomes"]
+        .as_array()
+        .expect("outcomes")
+        .iter()
+        .filter(|o| events(o).iter().any(|e| e.2.contains("aborted")))
+        .collect();
+    assert_eq!(aborted.len(), 1);
+    let ev = events(aborted[0]);
+    assert_eq!(ev.len(), 8);
+    assert_eq!(
+        (ev[3].0.as_str(), ev[3].1.as_str()),
+        ("attack", "Aggression")
+    );
+    assert_eq!(ev[7].2, r#"{"aborted":"source-destroyed"}"#);
+    assert_eq!(aborted[0]["units"][2]["hp"], 8);
+}
+
+#[test]
+fn a_damaged_unit_braces_and_structure_restores_its_maximum() {
+    let v = enumerate("damaged-tokugawa.lancer", "seed");
+    let outs = v["outcomes"].as_array().expect("outcomes");
+    let toku: Vec<(u64, u64, bool)> = outs
+        .iter()
+        .map(|o| {
+            let u = &o["units"][0];
+            (
+                u["hp"].as_u64().expect("hp"),
+                u["structure"].as_u64().expect("structure"),
+                u["braced"].as_bool().expect("braced"),
+            )
+        })
+        .collect();
+    // a) miss, b) hit and missed back: 2/6; c) braced: 1; d) declined: structure, hp 6
+    for want in [(2, 2, false), (1, 2, true), (6, 1, false)] {
+        assert!(toku.contains(&want), "{toku:?}");
+    }
+    assert_eq!(toku.iter().filter(|t| **t == (2, 2, false)).count(), 2);
+    let out = gordian(&["lancer", "enumerate", &inst("damaged-tokugawa.lancer")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Tokugawa: hp 6/6 structure 1/2"), "{text}");
+}
+
+#[test]
+fn hp_and_second_action_errors_are_located() {
+    let dir = std::env::temp_dir().join(format!("gordian-lancer-hp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cases = [
+        (
+            "unit A side x hp 7/6 structure 1 at 0 0\n",
+            "1:18",
+            "the current hp 7 is above the maximum 6",
+        ),
+        (
+            "unit A side x hp 0/6 structure 1 at 0 0\n",
+            "1:18",
+            "the current hp must be a whole number from 1 to 20, found `0`",
+        ),
+        (
+            "unit A side x hp 3/x structure 1 at 0 0\n",
+            "1:20",
+            "the maximum hp must be a whole number from 1 to 20, found `x`",
+        ),
+        (
+            "unit A side x hp 3 structure 1 at 0 0\nunit B side y hp 3 structure 1 at 1 0\n\
+             action A move 2 2\naction B move 3 3\n",
+            "4:1",
+            "a scenario has one initiating action",
+        ),
+    ];
+    for (i, (text, at, msg)) in cases.iter().enumerate() {
+        let f = dir.join(format!("bad{i}.lancer"));
+        std::fs::write(&f, text).expect("write");
+        let out = gordian(&["lancer", "enumerate", f.to_str().expect("utf-8 path")]);
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{err}");
+        assert!(err.contains(&format!("bad{i}.lancer:{at}")), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -376,7 +376,7 @@ fn run_query(a: &QueryArgs) -> Exit {
             &budget,
             |b| {
                 let outs = search::outcomes(&sc, policy, b)?;
-                Ok(search::shortest(&outs, prop).cloned())
+                Ok(search::shortest(&sc, &outs, prop).cloned())
             },
             |b| encode::shortest(&sc, policy, prop, b),
         )

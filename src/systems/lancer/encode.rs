@@ -7,7 +7,14 @@
 //! node has an `act` literal (the event is created), `done`/`aborted` literals (its
 //! validity check), free choice variables (hit, damage roll, optional reaction, brace) and
 //! guarded state updates; the queue discipline is the fixed order in which nodes are
-//! checked. Decoding reads the active nodes in that order back into an [`Outcome`].
+//! checked (the breadth-first order's follow-up queues included: a root's follow-ups are
+//! queued with their queue-time literal and fired after the root's events). Trigger
+//! conditions come from the model's one matcher ([`Reaction::trigger`]), each turned into a
+//! literal. Each node knows its *instance* (the root it belongs to: the action, one firing
+//! of a reaction, one brace prompt) and the instances its effect is charged to (its own,
+//! and through follow-ups the instances whose applied events caused it), for the
+//! `aborted-after-effect` literal. Decoding reads the active nodes in that order back into
+//! an [`Outcome`].
 //!
 //! Invariants: one satisfying assignment per choice sequence the simulator can take, with
 //! the same outcome (checked by the differential tests); projection on the trace and final
@@ -49,8 +56,12 @@ struct TNode {
     weapon: Option<usize>,
     to: Option<Cell>,
     targets: Vec<UnitId>,
-    /// Detail literals, each `done ∧ ...`.
+    /// Detail literals, each `done ∧ ...` (or `aborted ∧ ...` for the abort reason).
     details: Vec<(Detail, Lit)>,
+    /// The root node of its instance (the action, one reaction firing, one brace prompt).
+    root: usize,
+    /// The instances (root node ids) its effect is charged to.
+    blame: Vec<usize>,
 }
 
 /// The compiled run: the solver and the template it was built from.
@@ -82,7 +93,11 @@ struct Enc<'a, 'c> {
     units: Vec<SUnit>,
     used: Vec<Lit>,
     truncated: Lit,
-    applied: BTreeMap<Origin, Lit>,
+    /// Per instance (root node id): some event charged to it has changed the state.
+    applied: HashMap<usize, Lit>,
+    /// The follow-up queues of the roots being resolved, innermost last:
+    /// (trigger, reaction, queued literal).
+    pending: Vec<Vec<(usize, usize, Lit)>>,
     aae: Lit,
     cancelled: Lit,
     choices: Vec<(String, Lit)>,
@@ -181,6 +196,58 @@ impl Enc<'_, '_> {
             to: None,
             targets: vec![],
             details: vec![],
+            root: usize::MAX,
+            blame: vec![],
+        }
+    }
+
+    /// Adds a root node: its own instance, charged also to `upstream`.
+    fn add_root(&mut self, n: TNode, upstream: &[usize]) -> usize {
+        let id = self.add(n);
+        let mut blame = vec![id];
+        blame.extend(upstream.iter().copied().filter(|&b| b != id));
+        self.nodes[id].root = id;
+        self.nodes[id].blame = blame;
+        id
+    }
+
+    /// The instances a root triggered by node `trigger` is charged to besides its own: a
+    /// follow-up happens because the trigger was applied (all of the trigger's); an
+    /// interrupt or a brace prompt comes before it applies (not the trigger's own instance).
+    fn upstream(&self, trigger: usize, followup: bool) -> Vec<usize> {
+        let t = &self.nodes[trigger];
+        t.blame
+            .iter()
+            .copied()
+            .filter(|&b| followup || b != t.root)
+            .collect()
+    }
+
+    /// A root event with its own follow-up queue (see the simulator's `resolve_root`).
+    fn resolve_root(&mut self, id: usize) -> Result<(), Interrupted> {
+        self.pending.push(Vec::new());
+        self.resolve(id)?;
+        let q = self.pending.pop().expect("pushed above");
+        for (trigger, r, c) in q {
+            self.fire(trigger, r, c)?;
+        }
+        Ok(())
+    }
+
+    /// The literal of a trigger condition on node `n` now.
+    fn cond(&mut self, c: Cond, n: &TNode) -> Lit {
+        match c {
+            Cond::Alive(u) => !self.units[u].destroyed,
+            Cond::Adjacent(a, b) => self.adjacent(a, b),
+            Cond::Hit(h) => {
+                let hit = n
+                    .details
+                    .iter()
+                    .find(|(d, _)| *d == Detail::Hit(h))
+                    .map(|&(_, l)| l)
+                    .unwrap_or(self.f());
+                hit
+            }
         }
     }
 
@@ -199,49 +266,22 @@ impl Enc<'_, '_> {
             Timing::Interrupt => n.act,
             Timing::Followup => n.done,
         };
+        let shape = EventShape {
+            kind: n.kind,
+            source: n.source,
+            target: n.target,
+            targets: &n.targets,
+            area: n.kind == Kind::Activate && n.weapon.is_some_and(|w| self.sc.weapons[w].area),
+        };
         let mut q = Vec::new();
         for (i, r) in self.sc.reactions.iter().enumerate() {
-            if r.timing != timing || r.on != n.kind {
+            let Some(conds) = r.trigger(&shape, timing, &self.sc.units) else {
                 continue;
-            }
-            let me = r.unit;
-            let stat = match r.role {
-                Role::Target => {
-                    if n.kind == Kind::Activate {
-                        n.targets.contains(&me)
-                    } else {
-                        n.target == me
-                    }
-                }
-                Role::Source => n.source == me,
-                Role::Area => {
-                    n.kind == Kind::Activate
-                        && n.weapon.is_some_and(|w| self.sc.weapons[w].area)
-                        && n.targets.contains(&me)
-                }
-                Role::Adjacent => n.target != me,
-                Role::Any => true,
             };
-            if !stat || (r.foe && self.sc.units[n.source].side == self.sc.units[me].side) {
-                continue;
-            }
-            let mut conj = vec![base, !self.units[me].destroyed];
-            if r.role == Role::Adjacent {
-                let a = self.adjacent(n.target, me);
-                conj.push(a);
-            }
-            if r.from_adjacent {
-                let a = self.adjacent(n.source, me);
-                conj.push(a);
-            }
-            if let Some(h) = r.hit {
-                let hit = n
-                    .details
-                    .iter()
-                    .find(|(d, _)| *d == Detail::Hit(true))
-                    .map(|&(_, l)| l)
-                    .unwrap_or(self.f());
-                conj.push(if h { hit } else { !hit });
+            let mut conj = vec![base];
+            for c in conds {
+                let l = self.cond(c, &n);
+                conj.push(l);
             }
             let c = self.and(&conj);
             if n.depth >= self.sc.depth {
@@ -297,8 +337,9 @@ impl Enc<'_, '_> {
             let act = self.and(&[p, !u.destroyed, !u.braced]);
             if act != self.f() {
                 let b = self.node(Kind::Brace, t, t, Origin::Brace(t), Some(id), n.depth, act);
-                let b = self.add(b);
-                self.resolve(b)?;
+                let up = self.upstream(id, false);
+                let b = self.add_root(b, &up);
+                self.resolve_root(b)?;
             }
         }
         Ok(())
@@ -306,8 +347,13 @@ impl Enc<'_, '_> {
 
     fn followups(&mut self, id: usize) -> Result<(), Interrupted> {
         let q = self.queue(id, Timing::Followup);
-        for (r, c) in q {
-            self.fire(id, r, c)?;
+        if self.policy.order == Order::BreadthFirst {
+            let top = self.pending.last_mut().expect("inside a root");
+            top.extend(q.into_iter().map(|(r, c)| (id, r, c)));
+        } else {
+            for (r, c) in q {
+                self.fire(id, r, c)?;
+            }
         }
         Ok(())
     }
@@ -360,20 +406,23 @@ impl Enc<'_, '_> {
                 n.to = Some(to);
             }
         }
-        let id = self.add(n);
-        self.resolve(id)
+        let up = self.upstream(trigger, r.timing == Timing::Followup);
+        let id = self.add_root(n, &up);
+        self.resolve_root(id)
     }
 
     fn check_apply(&mut self, id: usize) {
         let n = self.nodes[id].clone();
-        let alive = |e: &Self, u: UnitId| !e.units[u].destroyed;
-        let valid = match n.kind {
-            Kind::Structure | Kind::Destroyed => alive(self, n.target),
-            Kind::Brace => {
-                let u = &self.units[n.target];
-                let (d, b) = (u.destroyed, u.braced);
-                self.and(&[!d, !b])
+        // The abort reasons in priority order, each as a literal (true: it holds).
+        let dead = |e: &Self, u: UnitId| e.units[u].destroyed;
+        let reasons: Vec<(AbortReason, Lit)> = match n.kind {
+            Kind::Structure | Kind::Destroyed => {
+                vec![(AbortReason::TargetDestroyed, dead(self, n.target))]
             }
+            Kind::Brace => vec![
+                (AbortReason::TargetDestroyed, dead(self, n.target)),
+                (AbortReason::AlreadyBraced, self.units[n.target].braced),
+            ],
             Kind::Move | Kind::Teleport => {
                 let to = n.to.expect("relocations have a destination");
                 let mut blocked = Vec::new();
@@ -388,25 +437,37 @@ impl Enc<'_, '_> {
                     }
                 }
                 let b = self.or(&blocked);
-                let a = alive(self, n.source);
-                self.and(&[a, !b])
+                vec![
+                    (AbortReason::SourceDestroyed, dead(self, n.source)),
+                    (AbortReason::CellTaken, b),
+                ]
             }
-            Kind::Activate => alive(self, n.source),
-            _ => {
-                let (a, b) = (alive(self, n.source), alive(self, n.target));
-                self.and(&[a, b])
-            }
+            Kind::Activate => vec![(AbortReason::SourceDestroyed, dead(self, n.source))],
+            _ => vec![
+                (AbortReason::SourceDestroyed, dead(self, n.source)),
+                (AbortReason::TargetDestroyed, dead(self, n.target)),
+            ],
         };
+        let any: Vec<Lit> = reasons.iter().map(|&(_, l)| l).collect();
+        let valid = !self.or(&any);
         let done = self.and(&[n.act, valid]);
         let aborted = self.and(&[n.act, !valid]);
         // properties, before this node's own effect
-        let applied = self.applied.get(&n.origin).copied().unwrap_or(self.f());
+        let applied = self.applied.get(&n.root).copied().unwrap_or(self.f());
         let x = self.and(&[aborted, applied]);
         self.aae = self.or(&[self.aae, x]);
         if n.origin == Origin::Action {
             self.cancelled = self.or(&[self.cancelled, aborted]);
         }
         let mut details = Vec::new();
+        let mut earlier = Vec::new();
+        for &(why, l) in &reasons {
+            let mut conj = vec![aborted, l];
+            conj.extend(earlier.iter().map(|&e: &Lit| !e));
+            let x = self.and(&conj);
+            details.push((Detail::Aborted(why), x));
+            earlier.push(l);
+        }
         let mut effect = self.f();
         let t = n.target;
         match n.kind {
@@ -517,9 +578,11 @@ impl Enc<'_, '_> {
                 effect = done;
             }
         }
-        let prev = self.applied.get(&n.origin).copied().unwrap_or(self.f());
-        let now = self.or(&[prev, effect]);
-        self.applied.insert(n.origin, now);
+        for &b in &n.blame {
+            let prev = self.applied.get(&b).copied().unwrap_or(self.f());
+            let now = self.or(&[prev, effect]);
+            self.applied.insert(b, now);
+        }
         self.checked.push(id);
         let node = &mut self.nodes[id];
         node.done = done;
@@ -532,7 +595,12 @@ impl Enc<'_, '_> {
         if n.done == self.f() {
             return vec![];
         }
-        let mk = |e: &Self, kind, s, t, act| e.node(kind, s, t, n.origin, Some(id), n.depth, act);
+        let mk = |e: &Self, kind, s, t, act| {
+            let mut c = e.node(kind, s, t, n.origin, Some(id), n.depth, act);
+            c.root = n.root;
+            c.blame = n.blame.clone();
+            c
+        };
         let mut out = Vec::new();
         match n.kind {
             Kind::Activate => {
@@ -664,7 +732,7 @@ pub fn encode<'a>(
             })
             .collect();
         units.push(SUnit {
-            hp: onehot(&mut s, u.hp as usize, u.hp as usize),
+            hp: onehot(&mut s, u.max_hp as usize, u.hp as usize),
             st: onehot(&mut s, u.structure as usize, u.structure as usize),
             pos,
             destroyed: s.false_lit(),
@@ -683,7 +751,8 @@ pub fn encode<'a>(
         units,
         used: vec![f; sc.reactions.len()],
         truncated: f,
-        applied: BTreeMap::new(),
+        applied: HashMap::new(),
+        pending: Vec::new(),
         aae: f,
         cancelled: f,
         choices: vec![],
@@ -723,8 +792,8 @@ pub fn encode<'a>(
             n
         }
     };
-    let id = e.add(root);
-    e.resolve(id)?;
+    let id = e.add_root(root, &[]);
+    e.resolve_root(id)?;
     let mut props = BTreeMap::new();
     for (u, su) in e.units.iter().enumerate() {
         props.insert(Property::Destroyed(u), su.destroyed);

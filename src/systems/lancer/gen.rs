@@ -48,20 +48,31 @@ pub fn generate(args: &GenArgs, seed: u64) -> Scenario {
         .collect();
     cells.shuffle(&mut rng);
     let units: Vec<Unit> = (0..n)
-        .map(|i| Unit {
-            name: format!("U{i}"),
-            side: if i == 0 || rng.gen_bool(0.3) {
+        .map(|i| {
+            let side = if i == 0 || rng.gen_bool(0.3) {
                 "a"
             } else {
                 "b"
             }
-            .to_string(),
-            hp: rng.gen_range(1..=5),
-            structure: rng.gen_range(1..=2),
-            armor: if rng.gen_bool(0.25) { 1 } else { 0 },
-            at: cells[i],
-            npc: rng.gen_bool(0.4),
-            resistant: rng.gen_bool(0.15),
+            .to_string();
+            let max_hp = rng.gen_range(1..=5);
+            // Some units start damaged.
+            let hp = if rng.gen_bool(0.25) {
+                rng.gen_range(1..=max_hp)
+            } else {
+                max_hp
+            };
+            Unit {
+                name: format!("U{i}"),
+                side,
+                hp,
+                max_hp,
+                structure: rng.gen_range(1..=2),
+                armor: if rng.gen_bool(0.25) { 1 } else { 0 },
+                at: cells[i],
+                npc: rng.gen_bool(0.4),
+                resistant: rng.gen_bool(0.15),
+            }
         })
         .collect();
     let mut weapons = Vec::new();
@@ -187,7 +198,7 @@ pub fn size(sc: &Scenario) -> usize {
     let stats: u32 = sc
         .units
         .iter()
-        .map(|u| u.hp + u.structure + u.armor + u.resistant as u32)
+        .map(|u| u.hp + u.max_hp + u.structure + u.armor + u.resistant as u32)
         .sum();
     let dmg: usize = sc
         .weapons
@@ -317,6 +328,11 @@ pub fn simplifications(sc: &Scenario) -> Vec<Scenario> {
         if unit.hp > 1 {
             let mut s = sc.clone();
             s.units[u].hp -= 1;
+            out.push(s);
+        }
+        if unit.max_hp > unit.hp {
+            let mut s = sc.clone();
+            s.units[u].max_hp -= 1;
             out.push(s);
         }
         if unit.structure > 1 {

@@ -6,7 +6,13 @@
 //! no two units start on the same cell; every weapon has 1..=4 damage values; an
 //! activation with more than one target uses an `area` weapon and names distinct units
 //! other than the actor; a reaction's `attack` effect uses a non-area weapon; a `hit`/`miss`
-//! qualifier appears only on `attack` follow-ups; hp and structure are at least 1.
+//! qualifier appears only on `attack` follow-ups; hp and structure are at least 1 and the
+//! starting hp is at most the maximum.
+//!
+//! The trigger matcher ([`Reaction::trigger`]) lives here, once: it decides what an event's
+//! shape decides and returns the rest as [`Cond`]itions on the state, which each engine
+//! evaluates in its own terms (the simulator on concrete values, the SAT encoder as
+//! literals).
 
 use serde::Serialize;
 use std::fmt;
@@ -50,15 +56,18 @@ pub struct Unit {
     pub name: String,
     /// Side (free text; `foe` triggers compare sides).
     pub side: String,
-    /// Hit points at the start (also the maximum, restored after structure damage).
+    /// Hit points at the start (at most `max_hp`: a unit may start damaged).
     pub hp: u32,
+    /// Maximum hit points (restored after structure damage).
+    pub max_hp: u32,
     /// Structure at the start; the unit is destroyed when it reaches 0.
     pub structure: u32,
     /// Armour: subtracted from every instance of damage before resistance.
     pub armor: u32,
     /// Starting cell.
     pub at: Cell,
-    /// A non-player unit: never prompted to brace (Brace is a player mech's reaction).
+    /// A non-player unit: never prompted to brace (Brace is a player mech's reaction). Set
+    /// by the `npc` flag or by the side `npc`.
     pub npc: bool,
     /// Resistance to all damage (halves every instance, after armour, rounding up).
     pub resistant: bool,
@@ -243,6 +252,82 @@ pub struct Reaction {
     pub once: bool,
 }
 
+/// What the trigger matcher reads of an event: its shape, fixed when it is created.
+#[derive(Clone, Copy, Debug)]
+pub struct EventShape<'a> {
+    /// Kind.
+    pub kind: Kind,
+    /// Source unit.
+    pub source: UnitId,
+    /// Target unit (for an activation: its first target).
+    pub target: UnitId,
+    /// Every target of an activation (empty for other kinds).
+    pub targets: &'a [UnitId],
+    /// An activation of an area weapon.
+    pub area: bool,
+}
+
+/// A condition of a trigger on the state when the queue is built: what the event's shape
+/// alone does not decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cond {
+    /// The unit is not destroyed.
+    Alive(UnitId),
+    /// The two units stand on adjacent cells (the eight neighbours).
+    Adjacent(UnitId, UnitId),
+    /// The triggering attack was applied and hit (`true`) or missed.
+    Hit(bool),
+}
+
+impl Reaction {
+    /// The one trigger matcher both engines use. `None` when the reaction cannot match the
+    /// event at this timing (kind, timing, role and `foe` are decided by the event's shape
+    /// and the scenario); otherwise the conditions on the state that must all hold when the
+    /// queue is built: the reactor is not destroyed, it stands next to the event's target
+    /// (role `adjacent`), the event's source stands next to it (`from-adjacent`), the
+    /// attack hit or missed (`hit`/`miss`). In that order.
+    pub fn trigger(&self, ev: &EventShape, timing: Timing, units: &[Unit]) -> Option<Vec<Cond>> {
+        if self.timing != timing || self.on != ev.kind {
+            return None;
+        }
+        let me = self.unit;
+        let role = match self.role {
+            Role::Target if ev.kind == Kind::Activate => ev.targets.contains(&me),
+            Role::Target => ev.target == me,
+            Role::Source => ev.source == me,
+            Role::Area => ev.kind == Kind::Activate && ev.area && ev.targets.contains(&me),
+            Role::Adjacent => ev.target != me,
+            Role::Any => true,
+        };
+        if !role || (self.foe && units[ev.source].side == units[me].side) {
+            return None;
+        }
+        let mut conds = vec![Cond::Alive(me)];
+        if self.role == Role::Adjacent {
+            conds.push(Cond::Adjacent(ev.target, me));
+        }
+        if self.from_adjacent {
+            conds.push(Cond::Adjacent(ev.source, me));
+        }
+        if let Some(h) = self.hit {
+            conds.push(Cond::Hit(h));
+        }
+        Some(conds)
+    }
+
+    /// The kind of the event its effect creates.
+    pub fn effect_kind(&self) -> Kind {
+        match self.effect {
+            Effect::Attack { .. } => Kind::Attack,
+            Effect::Damage { .. } => Kind::Damage,
+            Effect::Relocate { teleport: true, .. } => Kind::Teleport,
+            Effect::Relocate {
+                teleport: false, ..
+            } => Kind::Move,
+        }
+    }
+}
+
 /// The initiating action.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -398,6 +483,49 @@ pub enum Detail {
     Braced(bool),
     /// Moved or teleported to this cell.
     To(Cell),
+    /// Why the event aborted (its validity check failed).
+    Aborted(AbortReason),
+}
+
+/// Why an event failed its validity check (step 2). When several reasons hold, the first
+/// in this order is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AbortReason {
+    /// The source (actor, attacker, dealer, mover) is destroyed.
+    SourceDestroyed,
+    /// The target (for structure, destroyed and brace: the unit itself) is destroyed.
+    TargetDestroyed,
+    /// The destination cell is held by another undestroyed unit.
+    CellTaken,
+    /// The unit already braced (a brace prompt).
+    AlreadyBraced,
+}
+
+impl AbortReason {
+    /// The keyword (JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            AbortReason::SourceDestroyed => "source-destroyed",
+            AbortReason::TargetDestroyed => "target-destroyed",
+            AbortReason::CellTaken => "cell-taken",
+            AbortReason::AlreadyBraced => "already-braced",
+        }
+    }
+    /// In words, for an event of kind `kind`.
+    pub fn words(self, kind: Kind) -> &'static str {
+        match (self, kind) {
+            (AbortReason::SourceDestroyed, Kind::Activate | Kind::Attack) => "attacker destroyed",
+            (AbortReason::SourceDestroyed, Kind::Move | Kind::Teleport) => "mover destroyed",
+            (AbortReason::SourceDestroyed, _) => "source destroyed",
+            (AbortReason::TargetDestroyed, Kind::Structure | Kind::Destroyed | Kind::Brace) => {
+                "unit destroyed"
+            }
+            (AbortReason::TargetDestroyed, _) => "target destroyed",
+            (AbortReason::CellTaken, _) => "cell taken",
+            (AbortReason::AlreadyBraced, _) => "already braced",
+        }
+    }
 }
 
 /// One event of a run, in resolution order (the order of validity checks).
@@ -407,7 +535,8 @@ pub struct Event {
     pub kind: Kind,
     /// Source unit (attacker, dealer, mover; the unit itself for structure/destroyed/brace).
     pub source: UnitId,
-    /// Target unit (the mover for moves; the first target for an activation).
+    /// Target unit (the mover for moves; the first target for an activation, whose
+    /// targets are the action's).
     pub target: UnitId,
     /// What caused it.
     pub origin: Origin,
@@ -470,5 +599,210 @@ impl Scenario {
     /// The unit named `name`.
     pub fn unit(&self, name: &str) -> Option<UnitId> {
         self.units.iter().position(|u| u.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The trigger matcher on hand-worked events: what the event's shape decides, and the
+    //! conditions left for the engines, in the documented order.
+    use super::*;
+
+    fn unit(name: &str, side: &str, x: u8, y: u8) -> Unit {
+        Unit {
+            name: name.into(),
+            side: side.into(),
+            hp: 5,
+            max_hp: 5,
+            structure: 1,
+            armor: 0,
+            at: Cell { x, y },
+            npc: true,
+            resistant: false,
+        }
+    }
+
+    /// A (side x) at 0,0; B (side y) at 1,0; C (side y) at 5,5.
+    fn units() -> Vec<Unit> {
+        vec![
+            unit("A", "x", 0, 0),
+            unit("B", "y", 1, 0),
+            unit("C", "y", 5, 5),
+        ]
+    }
+
+    fn reaction(unit: UnitId, on: Kind, role: Role, timing: Timing) -> Reaction {
+        Reaction {
+            name: "R".into(),
+            unit,
+            on,
+            role,
+            hit: None,
+            from_adjacent: false,
+            foe: false,
+            timing,
+            effect: Effect::Damage {
+                amount: 1,
+                at: Aim::Source,
+            },
+            optional: false,
+            once: false,
+        }
+    }
+
+    fn ev(kind: Kind, source: UnitId, target: UnitId) -> EventShape<'static> {
+        EventShape {
+            kind,
+            source,
+            target,
+            targets: &[],
+            area: false,
+        }
+    }
+
+    const A: UnitId = 0;
+    const B: UnitId = 1;
+    const C: UnitId = 2;
+
+    #[test]
+    fn kind_and_timing_must_both_match() {
+        let u = units();
+        let r = reaction(B, Kind::Attack, Role::Target, Timing::Followup);
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), Timing::Followup, &u),
+            Some(vec![Cond::Alive(B)])
+        );
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), Timing::Interrupt, &u),
+            None
+        );
+        assert_eq!(
+            r.trigger(&ev(Kind::Damage, A, B), Timing::Followup, &u),
+            None
+        );
+    }
+
+    #[test]
+    fn roles() {
+        let u = units();
+        let t = Timing::Interrupt;
+        // target: B is the target of A's attack, C is not
+        let r = reaction(B, Kind::Attack, Role::Target, t);
+        assert!(r.trigger(&ev(Kind::Attack, A, B), t, &u).is_some());
+        assert!(r.trigger(&ev(Kind::Attack, A, C), t, &u).is_none());
+        // source: B deals the damage
+        let r = reaction(B, Kind::Damage, Role::Source, t);
+        assert!(r.trigger(&ev(Kind::Damage, B, A), t, &u).is_some());
+        assert!(r.trigger(&ev(Kind::Damage, A, B), t, &u).is_none());
+        // any: every event of the kind
+        let r = reaction(C, Kind::Move, Role::Any, t);
+        assert_eq!(
+            r.trigger(&ev(Kind::Move, A, A), t, &u),
+            Some(vec![Cond::Alive(C)])
+        );
+        // adjacent: C next to the target B (a condition on the state, cells move); not
+        // when C itself is the target
+        let r = reaction(C, Kind::Attack, Role::Adjacent, t);
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), t, &u),
+            Some(vec![Cond::Alive(C), Cond::Adjacent(B, C)])
+        );
+        assert_eq!(r.trigger(&ev(Kind::Attack, A, C), t, &u), None);
+    }
+
+    #[test]
+    fn activation_roles_read_every_target() {
+        let u = units();
+        let t = Timing::Interrupt;
+        let targets = [B, C];
+        let area = EventShape {
+            kind: Kind::Activate,
+            source: A,
+            target: B,
+            targets: &targets,
+            area: true,
+        };
+        // C is the second target: `target` and `area` both match it
+        for role in [Role::Target, Role::Area] {
+            let r = reaction(C, Kind::Activate, role, t);
+            assert_eq!(
+                r.trigger(&area, t, &u),
+                Some(vec![Cond::Alive(C)]),
+                "{role:?}"
+            );
+        }
+        // not an area weapon: `area` never matches, `target` still does
+        let single = EventShape {
+            area: false,
+            ..area
+        };
+        assert_eq!(
+            reaction(C, Kind::Activate, Role::Area, t).trigger(&single, t, &u),
+            None
+        );
+        assert!(reaction(C, Kind::Activate, Role::Target, t)
+            .trigger(&single, t, &u)
+            .is_some());
+        // the actor is not a target
+        assert_eq!(
+            reaction(A, Kind::Activate, Role::Target, t).trigger(&area, t, &u),
+            None
+        );
+    }
+
+    #[test]
+    fn qualifiers_foe_from_adjacent_and_hit() {
+        let u = units();
+        // foe: A (side x) attacks B (side y): a foe; C (side y) attacking B is not
+        let mut r = reaction(B, Kind::Attack, Role::Target, Timing::Followup);
+        r.foe = true;
+        assert!(r
+            .trigger(&ev(Kind::Attack, A, B), Timing::Followup, &u)
+            .is_some());
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, C, B), Timing::Followup, &u),
+            None
+        );
+        // from-adjacent then hit, after the reactor alive, in that order
+        r.from_adjacent = true;
+        r.hit = Some(false);
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), Timing::Followup, &u),
+            Some(vec![Cond::Alive(B), Cond::Adjacent(A, B), Cond::Hit(false)])
+        );
+        // role adjacent and from-adjacent together: both conditions, target's first
+        let mut r = reaction(C, Kind::Attack, Role::Adjacent, Timing::Followup);
+        r.from_adjacent = true;
+        r.hit = Some(true);
+        assert_eq!(
+            r.trigger(&ev(Kind::Attack, A, B), Timing::Followup, &u),
+            Some(vec![
+                Cond::Alive(C),
+                Cond::Adjacent(B, C),
+                Cond::Adjacent(A, C),
+                Cond::Hit(true)
+            ])
+        );
+    }
+
+    #[test]
+    fn effect_kinds() {
+        let mut r = reaction(A, Kind::Attack, Role::Any, Timing::Followup);
+        assert_eq!(r.effect_kind(), Kind::Damage);
+        r.effect = Effect::Attack {
+            weapon: 0,
+            at: Aim::Target,
+        };
+        assert_eq!(r.effect_kind(), Kind::Attack);
+        r.effect = Effect::Relocate {
+            to: Cell { x: 1, y: 1 },
+            teleport: true,
+        };
+        assert_eq!(r.effect_kind(), Kind::Teleport);
+        r.effect = Effect::Relocate {
+            to: Cell { x: 1, y: 1 },
+            teleport: false,
+        };
+        assert_eq!(r.effect_kind(), Kind::Move);
     }
 }

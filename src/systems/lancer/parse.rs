@@ -62,6 +62,35 @@ impl<'a> Line<'a> {
             )),
         }
     }
+    /// `N` (undamaged: current = maximum) or `CUR/MAX` (a unit that starts damaged). An
+    /// error points at the offending part of the token.
+    fn hp(&mut self) -> Res<(u32, u32)> {
+        let (c, t) = self.next("hp")?;
+        let bad = |col: usize, what: &str, found: &str| {
+            (
+                col,
+                format!("{what} must be a whole number from 1 to {MAX_STAT}, found `{found}`"),
+            )
+        };
+        let whole = |s: &str| s.parse::<u32>().ok().filter(|n| (1..=MAX_STAT).contains(n));
+        match t.split_once('/') {
+            None => whole(t).map(|n| (n, n)).ok_or_else(|| bad(c, "hp", t)),
+            Some((cur, max)) => {
+                let max_col = c + cur.chars().count() + 1;
+                let cur_n = whole(cur).ok_or_else(|| bad(c, "the current hp", cur))?;
+                let max_n = whole(max).ok_or_else(|| bad(max_col, "the maximum hp", max))?;
+                if cur_n > max_n {
+                    return Err((
+                        c,
+                        format!(
+                            "the current hp {cur_n} is above the maximum {max_n} (write `hp CURRENT/MAXIMUM`)"
+                        ),
+                    ));
+                }
+                Ok((cur_n, max_n))
+            }
+        }
+    }
     fn cell(&mut self) -> Res<Cell> {
         let x = self.number("x coordinate", 0, MAX_COORD as u32)? as u8;
         let y = self.number("y coordinate", 0, MAX_COORD as u32)? as u8;
@@ -166,7 +195,7 @@ impl Builder {
                 l.keyword("side")?;
                 let (_, side) = l.next("a side")?;
                 l.keyword("hp")?;
-                let hp = l.number("hp", 1, MAX_STAT)?;
+                let (hp, max_hp) = l.hp()?;
                 l.keyword("structure")?;
                 let structure = l.number("structure", 1, MAX_STAT)?;
                 let mut armor = 0;
@@ -181,10 +210,15 @@ impl Builder {
                     let o = &self.units[o].name;
                     return Err((cc, format!("cell {at} is already taken by `{o}`")));
                 }
-                let (mut npc, mut resistant) = (false, false);
+                // The side `npc` makes an NPC, as the `npc` flag does (both may be given).
+                let (mut npc, mut resistant) = (side == "npc", false);
+                let mut npc_flag = false;
                 while let Some(t) = l.peek() {
                     match t {
-                        "npc" if !npc => npc = true,
+                        "npc" if !npc_flag => {
+                            npc_flag = true;
+                            npc = true;
+                        }
                         "resistant" if !resistant => resistant = true,
                         _ => break,
                     }
@@ -196,6 +230,7 @@ impl Builder {
                     name,
                     side: side.to_string(),
                     hp,
+                    max_hp,
                     structure,
                     armor,
                     at,
@@ -332,7 +367,9 @@ impl Builder {
                 if self.action.is_some() {
                     return Err((
                         c,
-                        "the action is already declared (one initiating action per scenario)"
+                        "the action is already declared: a scenario has one initiating action \
+                         (a run is that action and its cascade of reactions; resolve several \
+                         actions as one file each)"
                             .into(),
                     ));
                 }
@@ -476,7 +513,11 @@ pub fn to_text(sc: &Scenario) -> String {
             "unit {} side {} hp {} structure {} armor {} at {} {}{}{}\n",
             u.name,
             u.side,
-            u.hp,
+            if u.hp == u.max_hp {
+                u.hp.to_string()
+            } else {
+                format!("{}/{}", u.hp, u.max_hp)
+            },
             u.structure,
             u.armor,
             u.at.x,

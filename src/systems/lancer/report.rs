@@ -40,7 +40,7 @@ pub fn event_line(sc: &Scenario, e: &Event) -> String {
         _ => format!("{} -> {}", n(e.source), n(e.target)),
     };
     let detail = match e.detail {
-        Detail::None => String::new(),
+        Detail::None | Detail::Aborted(_) => String::new(),
         Detail::Hit(true) => " hit".into(),
         Detail::Hit(false) => " miss".into(),
         Detail::Dealt(d) => format!(" {d} dealt"),
@@ -48,9 +48,10 @@ pub fn event_line(sc: &Scenario, e: &Event) -> String {
         Detail::Braced(false) => " declines".into(),
         Detail::To(c) => format!(" to {c}"),
     };
-    let status = match e.status {
-        Status::Done => "",
-        Status::Aborted => " ABORTED",
+    let status = match (e.status, e.detail) {
+        (Status::Done, _) => String::new(),
+        (Status::Aborted, Detail::Aborted(why)) => format!(" ABORTED ({})", why.words(e.kind)),
+        (Status::Aborted, _) => " ABORTED".into(),
     };
     format!(
         "{} {who} [{}]{status}{detail}",
@@ -92,7 +93,7 @@ pub fn state(sc: &Scenario, o: &Outcome) -> String {
             "{}: hp {}/{} structure {}/{} at {}{}{}\n",
             u.name,
             s.hp,
-            u.hp,
+            u.max_hp,
             s.structure,
             u.structure,
             s.at,
@@ -115,15 +116,23 @@ pub fn outcome_json(sc: &Scenario, o: &Outcome) -> Value {
         .map(|e| {
             let detail = match e.detail {
                 Detail::None => Value::Null,
+                Detail::Aborted(why) => json!({"aborted": why.name()}),
                 Detail::Hit(h) => json!({"hit": h}),
                 Detail::Dealt(d) => json!({"dealt": d}),
                 Detail::Braced(b) => json!({"braced": b}),
                 Detail::To(c) => json!({"to": [c.x, c.y]}),
             };
+            // An activation's target is every target of the action.
+            let target = match (&sc.action, e.kind) {
+                (Action::Activate { targets, .. }, Kind::Activate) => {
+                    json!(targets.iter().map(|&t| n(t)).collect::<Vec<_>>())
+                }
+                _ => json!(n(e.target)),
+            };
             json!({
                 "kind": e.kind.name(),
                 "source": n(e.source),
-                "target": n(e.target),
+                "target": target,
                 "origin": origin_name(sc, e.origin),
                 "parent": e.parent,
                 "status": match e.status { Status::Done => "done", Status::Aborted => "aborted" },
@@ -147,7 +156,7 @@ pub fn outcome_json(sc: &Scenario, o: &Outcome) -> Value {
 pub fn properties(sc: &Scenario, outcomes: &[Outcome]) -> Vec<(Property, bool)> {
     Property::all(sc)
         .into_iter()
-        .map(|p| (p, outcomes.iter().any(|o| p.holds(o))))
+        .map(|p| (p, outcomes.iter().any(|o| p.holds(sc, o))))
         .collect()
 }
 

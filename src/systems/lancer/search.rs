@@ -19,7 +19,8 @@ use std::ops::ControlFlow;
 pub enum Property {
     /// The unit (index) can end destroyed.
     Destroyed(UnitId),
-    /// An event was aborted after an effect of the same origin had been applied.
+    /// An event was aborted after an effect charged to its instance had been applied (see
+    /// [`aborted_after_effect`]).
     AbortedAfterEffect,
     /// An event of the initiating action was aborted.
     ActionCancelled,
@@ -29,10 +30,10 @@ pub enum Property {
 
 impl Property {
     /// Whether the outcome has the property.
-    pub fn holds(self, o: &Outcome) -> bool {
+    pub fn holds(self, sc: &Scenario, o: &Outcome) -> bool {
         match self {
             Property::Destroyed(u) => o.units[u].destroyed,
-            Property::AbortedAfterEffect => aborted_after_effect(o),
+            Property::AbortedAfterEffect => aborted_after_effect(sc, o),
             Property::ActionCancelled => o
                 .events
                 .iter()
@@ -89,15 +90,70 @@ impl Property {
     }
 }
 
-/// Whether some event was aborted after an effect of its origin was applied earlier.
-pub fn aborted_after_effect(o: &Outcome) -> bool {
-    let mut applied: BTreeSet<Origin> = BTreeSet::new();
-    for e in &o.events {
-        if e.status == Status::Aborted && applied.contains(&e.origin) {
+/// Whether event `e` starts an instance: the initiating action (no parent), a brace prompt,
+/// or the effect event of one firing of a reaction. A reaction's events are its effect
+/// event and what that produces; the effect's kind (attack, damage, move, teleport) is never
+/// the kind of an event produced inside the same firing (a firing that attacks produces
+/// damage, one that deals damage produces structure), so the kind tells the effect event
+/// apart even when a reaction answers its own events.
+pub fn starts_instance(sc: &Scenario, e: &Event) -> bool {
+    match e.origin {
+        Origin::Action => e.parent.is_none(),
+        Origin::Brace(_) => true,
+        Origin::Reaction(r) => e.kind == sc.reactions[r].effect_kind(),
+    }
+}
+
+/// For each event: the instance it belongs to (the index of the event that starts it) and
+/// the instances its effect is charged to. An instance's effects are its own events' and,
+/// through follow-ups, those of everything its applied events caused: a follow-up firing is
+/// charged to the instances its trigger is charged to; an interrupt firing or a brace
+/// prompt to those of its trigger except the trigger's own instance (it resolves before the
+/// trigger applies; the Shrike Armor's damage is not the attack's).
+pub fn instances(sc: &Scenario, o: &Outcome) -> Vec<(usize, Vec<usize>)> {
+    fn walk(sc: &Scenario, o: &Outcome, i: usize, memo: &mut [Option<(usize, Vec<usize>)>]) {
+        if memo[i].is_some() {
+            return;
+        }
+        let e = &o.events[i];
+        let v = match e.parent {
+            Some(p) if !starts_instance(sc, e) => {
+                walk(sc, o, p, memo);
+                memo[p].clone().expect("walked")
+            }
+            Some(p) => {
+                walk(sc, o, p, memo);
+                let (proot, pblame) = memo[p].clone().expect("walked");
+                let followup = matches!(e.origin, Origin::Reaction(r)
+                    if sc.reactions[r].timing == Timing::Followup);
+                let mut blame = vec![i];
+                blame.extend(pblame.into_iter().filter(|&b| followup || b != proot));
+                (i, blame)
+            }
+            None => (i, vec![i]),
+        };
+        memo[i] = Some(v);
+    }
+    let mut memo = vec![None; o.events.len()];
+    for i in 0..o.events.len() {
+        walk(sc, o, i, &mut memo);
+    }
+    memo.into_iter().map(|m| m.expect("walked")).collect()
+}
+
+/// Whether some event aborted after an effect charged to its instance ([`instances`]) had
+/// changed the state earlier: the essay's "bad spot" of having applied the damage and the
+/// subsequent movement of an attack that is then cancelled. Each firing of a reaction is
+/// its own instance.
+pub fn aborted_after_effect(sc: &Scenario, o: &Outcome) -> bool {
+    let inst = instances(sc, o);
+    let mut applied: BTreeSet<usize> = BTreeSet::new();
+    for (e, (root, blame)) in o.events.iter().zip(&inst) {
+        if e.status == Status::Aborted && applied.contains(root) {
             return true;
         }
         if changes_state(e) {
-            applied.insert(e.origin);
+            applied.extend(blame.iter().copied());
         }
     }
     false
@@ -188,9 +244,9 @@ pub fn choices_for(
 }
 
 /// The shortest witness (fewest events, then smallest in outcome order) of `p`, if any.
-pub fn shortest(outcomes: &[Outcome], p: Property) -> Option<&Outcome> {
+pub fn shortest<'a>(sc: &Scenario, outcomes: &'a [Outcome], p: Property) -> Option<&'a Outcome> {
     outcomes
         .iter()
-        .filter(|o| p.holds(o))
+        .filter(|o| p.holds(sc, o))
         .min_by_key(|o| o.events.len())
 }

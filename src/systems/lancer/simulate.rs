@@ -1,11 +1,15 @@
 //! The judge: resolves one scenario under one sequence of choices with a dynamic event
 //! queue, producing the event tree and the final state ([`Outcome`]).
 //!
-//! Every event follows the seed's five steps: (1) queue the matching interrupts (and, for
-//! damage, the brace prompt) and resolve them; (2) check validity, abort if invalid;
-//! (3) apply; (4) resolve the events it produces — depth-first, or, for the attacks of an
-//! area activation under the breadth-first order, as one batch; (5) queue the matching
-//! follow-ups and resolve them.
+//! Every event follows the essay's five steps: (1) queue the matching interrupts (and, for
+//! damage, the brace prompt) and resolve them; (2) check validity, abort if invalid (with
+//! the reason); (3) apply; (4) resolve the events it produces — depth-first, or, for the
+//! attacks of an area activation under the breadth-first order, as one batch; (5) queue
+//! the matching follow-ups. Under the breadth-first order (the essay's policy) the
+//! follow-ups wait in the follow-up queue of the *root* being resolved (the initiating
+//! action, a reaction's effect, a brace prompt) and fire, in the order queued, once the
+//! root and everything it produced are resolved; under the depth-first order they fire at
+//! once. Trigger matching is the model's one matcher ([`Reaction::trigger`]).
 //!
 //! Invariants: choices are asked for only when they matter (hit/miss when an attack is
 //! applied, the damage roll when a damage event is created, an optional reaction when it
@@ -79,6 +83,8 @@ struct Run<'a, C: Chooser> {
     nodes: Vec<Node>,
     checked: usize,
     truncated: bool,
+    /// The follow-up queues of the roots being resolved, innermost last: (trigger, reaction).
+    pending: Vec<Vec<(usize, usize)>>,
     chooser: &'a mut C,
 }
 
@@ -104,6 +110,7 @@ pub fn run<C: Chooser>(sc: &Scenario, policy: Policy, chooser: &mut C) -> Outcom
         nodes: Vec::new(),
         checked: 0,
         truncated: false,
+        pending: Vec::new(),
         chooser,
     };
     let root = match &sc.action {
@@ -147,7 +154,7 @@ pub fn run<C: Chooser>(sc: &Scenario, policy: Policy, chooser: &mut C) -> Outcom
         },
     };
     let id = r.add(root);
-    r.resolve(id);
+    r.resolve_root(id);
     r.finish()
 }
 
@@ -202,6 +209,19 @@ impl<C: Chooser> Run<'_, C> {
         }
     }
 
+    /// A root event (the initiating action, a reaction's effect, a brace prompt) with its
+    /// own follow-up queue: all five steps of it and of everything it produces, then the
+    /// queued follow-ups in the order queued (empty under the depth-first order, where
+    /// follow-ups fire at once).
+    fn resolve_root(&mut self, id: usize) {
+        self.pending.push(Vec::new());
+        self.resolve(id);
+        let q = self.pending.pop().expect("pushed above");
+        for (trigger, r) in q {
+            self.fire(trigger, r);
+        }
+    }
+
     /// All five steps of one event.
     fn resolve(&mut self, id: usize) {
         self.interrupts(id);
@@ -209,49 +229,30 @@ impl<C: Chooser> Run<'_, C> {
         self.followups(id);
     }
 
-    /// Whether the reaction's trigger matches event `id` now (static parts, hit, positions).
+    /// Whether a condition of a trigger holds now on event `id`.
+    fn holds(&self, c: Cond, id: usize) -> bool {
+        match c {
+            Cond::Alive(u) => !self.units[u].destroyed,
+            Cond::Adjacent(a, b) => self.units[a].at.adjacent(self.units[b].at),
+            Cond::Hit(h) => matches!(
+                self.nodes[id].status,
+                Some((Status::Done, Detail::Hit(x), _)) if x == h
+            ),
+        }
+    }
+
+    /// Whether the reaction's trigger matches event `id` now (the model's matcher).
     fn matches(&self, r: &Reaction, id: usize, timing: Timing) -> bool {
         let n = &self.nodes[id];
-        if r.timing != timing || r.on != n.kind {
-            return false;
-        }
-        let me = r.unit;
-        if self.units[me].destroyed {
-            return false;
-        }
-        let role = match r.role {
-            Role::Target => {
-                if n.kind == Kind::Activate {
-                    n.targets.contains(&me)
-                } else {
-                    n.target == me
-                }
-            }
-            Role::Source => n.source == me,
-            Role::Area => {
-                n.kind == Kind::Activate
-                    && n.weapon.is_some_and(|w| self.sc.weapons[w].area)
-                    && n.targets.contains(&me)
-            }
-            Role::Adjacent => n.target != me && self.units[n.target].at.adjacent(self.units[me].at),
-            Role::Any => true,
+        let shape = EventShape {
+            kind: n.kind,
+            source: n.source,
+            target: n.target,
+            targets: &n.targets,
+            area: n.kind == Kind::Activate && n.weapon.is_some_and(|w| self.sc.weapons[w].area),
         };
-        if !role {
-            return false;
-        }
-        if r.foe && self.sc.units[n.source].side == self.sc.units[me].side {
-            return false;
-        }
-        if r.from_adjacent && !self.units[n.source].at.adjacent(self.units[me].at) {
-            return false;
-        }
-        if let Some(h) = r.hit {
-            match n.status {
-                Some((Status::Done, Detail::Hit(x), _)) if x == h => {}
-                _ => return false,
-            }
-        }
-        true
+        r.trigger(&shape, timing, &self.sc.units)
+            .is_some_and(|conds| conds.into_iter().all(|c| self.holds(c, id)))
     }
 
     /// The reactions matching event `id` for `timing`, in file order; those beyond the depth
@@ -295,7 +296,7 @@ impl<C: Chooser> Run<'_, C> {
                     status: None,
                 };
                 let b = self.add(b);
-                self.resolve(b);
+                self.resolve_root(b);
             }
         }
     }
@@ -316,14 +317,20 @@ impl<C: Chooser> Run<'_, C> {
         }
     }
 
-    /// Step 5: queue the follow-ups, then resolve them. Aborted events have none.
+    /// Step 5: queue the follow-ups: in the root's follow-up queue (breadth-first order),
+    /// or resolved at once (depth-first). Aborted events have none.
     fn followups(&mut self, id: usize) {
         if !matches!(self.nodes[id].status, Some((Status::Done, _, _))) {
             return;
         }
         let q = self.queue(id, Timing::Followup);
-        for r in q {
-            self.fire(id, r);
+        if self.policy.order == Order::BreadthFirst {
+            let top = self.pending.last_mut().expect("inside a root");
+            top.extend(q.into_iter().map(|r| (id, r)));
+        } else {
+            for r in q {
+                self.fire(id, r);
+            }
         }
     }
 
@@ -373,30 +380,55 @@ impl<C: Chooser> Run<'_, C> {
             }
         }
         let id = self.add(n);
-        self.resolve(id);
+        self.resolve_root(id);
     }
 
     /// Step 2 (validity) and 3 (apply) of event `id`; records its status.
     fn check_apply(&mut self, id: usize) {
         let n = self.nodes[id].clone();
-        let alive = |u: UnitId| !self.units[u].destroyed;
-        let valid = match n.kind {
-            Kind::Structure | Kind::Destroyed => alive(n.target),
-            Kind::Brace => alive(n.target) && !self.units[n.target].braced,
+        let dead = |u: UnitId| self.units[u].destroyed;
+        let reason = match n.kind {
+            Kind::Structure | Kind::Destroyed => {
+                dead(n.target).then_some(AbortReason::TargetDestroyed)
+            }
+            Kind::Brace => {
+                if dead(n.target) {
+                    Some(AbortReason::TargetDestroyed)
+                } else if self.units[n.target].braced {
+                    Some(AbortReason::AlreadyBraced)
+                } else {
+                    None
+                }
+            }
             Kind::Move | Kind::Teleport => {
                 let to = n.to.expect("relocations have a destination");
-                alive(n.source)
-                    && !self
-                        .units
-                        .iter()
-                        .enumerate()
-                        .any(|(v, u)| v != n.source && !u.destroyed && u.at == to)
+                if dead(n.source) {
+                    Some(AbortReason::SourceDestroyed)
+                } else if self
+                    .units
+                    .iter()
+                    .enumerate()
+                    .any(|(v, u)| v != n.source && !u.destroyed && u.at == to)
+                {
+                    Some(AbortReason::CellTaken)
+                } else {
+                    None
+                }
             }
-            Kind::Activate => alive(n.source),
-            _ => alive(n.source) && alive(n.target),
+            Kind::Activate => dead(n.source).then_some(AbortReason::SourceDestroyed),
+            _ => {
+                if dead(n.source) {
+                    Some(AbortReason::SourceDestroyed)
+                } else if dead(n.target) {
+                    Some(AbortReason::TargetDestroyed)
+                } else {
+                    None
+                }
+            }
         };
-        let detail = if !valid {
-            Detail::None
+        let valid = reason.is_none();
+        let detail = if let Some(why) = reason {
+            Detail::Aborted(why)
         } else {
             match n.kind {
                 Kind::Activate | Kind::Structure | Kind::Destroyed => {
@@ -406,7 +438,7 @@ impl<C: Chooser> Run<'_, C> {
                         t.hp = if t.structure == 0 {
                             0
                         } else {
-                            self.sc.units[n.target].hp
+                            self.sc.units[n.target].max_hp
                         };
                     } else if n.kind == Kind::Destroyed {
                         t.destroyed = true;

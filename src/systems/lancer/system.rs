@@ -28,6 +28,9 @@ pub struct Answer {
     pub reactions: Vec<String>,
     /// Every distinct outcome, sorted.
     pub outcomes: Vec<Outcome>,
+    /// The scenario (properties read its reactions: which events start an instance).
+    #[serde(skip_serializing)]
+    scenario: std::sync::Arc<Scenario>,
 }
 
 impl Answer {
@@ -37,11 +40,12 @@ impl Answer {
             units: sc.units.iter().map(|u| u.name.clone()).collect(),
             reactions: sc.reactions.iter().map(|r| r.name.clone()).collect(),
             outcomes,
+            scenario: std::sync::Arc::new(sc.clone()),
         }
     }
     /// Whether some outcome has the property.
     pub(crate) fn any(&self, p: Property) -> bool {
-        self.outcomes.iter().any(|o| p.holds(o))
+        self.outcomes.iter().any(|o| p.holds(&self.scenario, o))
     }
     /// The units that can end destroyed.
     pub(crate) fn destroyable(&self) -> Vec<String> {
