@@ -270,34 +270,93 @@ fn queen_speech_bands() {
     assert!(s.points_speech_towards_one());
 }
 
+/// Step 11's chart. The published figures (docs/ff8.md): from Balamb, Dollet 37.5 % and
+/// Galbadia 62.5 % (3 and 5 columns of 8); from Dollet, Balamb 37.5 % and Galbadia 62.5 %;
+/// from Galbadia, Balamb 12.5 % and Dollet 12.5 % (one column each). Lunar's row lists
+/// eight destinations for eight columns. Every row keeps the notes' destinations in the
+/// notes' column order, each in one run of columns.
 #[test]
-fn queen_moves_by_the_decided_chart() {
+fn queen_moves_by_the_published_chart() {
     use Region::*;
     let cols =
         |from: Region| -> Vec<Region> { (0..8).map(|k| queen_destination(from, k)).collect() };
     assert_eq!(
         cols(Balamb),
-        [Dollet, Dollet, Dollet, Dollet, Galbadia, Galbadia, Galbadia, Galbadia]
+        [Dollet, Dollet, Dollet, Galbadia, Galbadia, Galbadia, Galbadia, Galbadia]
     );
     assert_eq!(
-        cols(Trabia),
-        [Dollet, Dollet, Dollet, Lunar, Lunar, Lunar, Balamb, Balamb]
+        cols(Dollet),
+        [Balamb, Balamb, Balamb, Galbadia, Galbadia, Galbadia, Galbadia, Galbadia]
     );
+    assert_eq!(cols(Galbadia)[..2], [Balamb, Dollet]);
     assert_eq!(
         cols(Lunar),
         [Balamb, Galbadia, Trabia, Dollet, Centra, FH, Lunar, Esthar]
     );
-    assert_eq!(
-        cols(Esthar),
-        [Trabia, Trabia, Lunar, Lunar, Dollet, Dollet, FH, FH]
-    );
-    // Through the step: from Balamb, play-lv8 moves her to Dollet with 1/2.
+    for from in Region::ALL {
+        let mut runs = cols(from);
+        runs.dedup();
+        assert_eq!(runs, QUEEN_CHART[from.id()], "{from}");
+    }
+    // Which figures are guesses.
+    assert!(!queen_row_guessed(Balamb) && !queen_row_guessed(Dollet) && !queen_row_guessed(Lunar));
+    assert!(!queen_figure_guessed(Galbadia, Balamb) && !queen_figure_guessed(Galbadia, Dollet));
+    assert!(queen_figure_guessed(Galbadia, FH) && queen_figure_guessed(Galbadia, Centra));
+    for from in [Trabia, Centra, FH, Esthar] {
+        for &to in QUEEN_CHART[from.id()] {
+            assert!(queen_figure_guessed(from, to), "{from} -> {to}");
+        }
+    }
+    // Through the step: from Balamb, play-lv8 moves her to Dollet with 3/8.
     let s = State::default();
     let c = queen(Balamb, Action::PlayMoved);
-    assert_eq!(prob(&s, &c, |n, _| n.queen == Dollet), q(1, 2));
+    assert_eq!(prob(&s, &c, |n, _| n.queen == Dollet), q(3, 8));
+    assert_eq!(prob(&s, &c, |n, _| n.queen == Galbadia), q(5, 8));
     // Without a Lv8 change she stays.
     let c = queen(Balamb, Action::Play);
     assert_eq!(prob(&s, &c, |n, _| n.queen == Balamb), BigRational::one());
+}
+
+/// The regions a guessed chart figure could be used from, worked by hand on the chart.
+#[test]
+fn guessed_rows_follow_where_the_queen_can_be() {
+    use Region::*;
+    let sc = |queen: Region, allowed: Vec<Region>, challenges: Vec<Choice>| {
+        let mut state = State::default();
+        state.queen = queen;
+        Scenario {
+            state,
+            allowed,
+            bound: 1,
+            challenges,
+            goal: None,
+        }
+    };
+    // Balamb and Dollet only: their rows are published, and she can only reach Galbadia.
+    assert!(guessed_rows_in_play(&sc(Balamb, vec![Balamb, Dollet], vec![]), 5).is_empty());
+    // With Galbadia allowed too: after one move (to Galbadia) a second can use its row.
+    let free = sc(Balamb, vec![Balamb, Galbadia], vec![]);
+    assert!(guessed_rows_in_play(&free, 1).is_empty());
+    assert_eq!(guessed_rows_in_play(&free, 2), [Galbadia]);
+    // Then FH and Centra (guessed rows) are reachable, but not allowed.
+    assert_eq!(guessed_rows_in_play(&free, 9), [Galbadia]);
+    // A fixed sequence: only its play-lv8 challenges of the Queen move her.
+    let fixed = sc(
+        Galbadia,
+        vec![Galbadia],
+        vec![
+            queen(Galbadia, Action::Play),
+            player(Galbadia, Action::Play),
+        ],
+    );
+    assert!(guessed_rows_in_play(&fixed, 2).is_empty());
+    let fixed = sc(
+        Galbadia,
+        vec![Galbadia],
+        vec![queen(Galbadia, Action::PlayMoved)],
+    );
+    assert_eq!(guessed_rows_in_play(&fixed, 1), [Galbadia]);
+    assert!(guessed_rows_in_play(&fixed, 0).is_empty());
 }
 
 #[test]
@@ -411,6 +470,12 @@ fn parse_errors_are_located() {
         ("goal: queen at Dollet", 1, 7, "queen in REGION"),
         ("colour: red", 1, 1, "unknown key"),
         ("bound: 1\nbound: 2", 2, 1, "given twice"),
+        (
+            "bound: 2\nchallenge: Balamb play",
+            1,
+            8,
+            "the bound 2 is more than the 1 `challenge:` line(s)",
+        ),
         (
             "# comment\n\n  allow: Balamb, Balamb",
             3,
