@@ -397,6 +397,67 @@ fn engines_agree_through_the_system_trait() {
     );
 }
 
+/// Step 10 (trading) live where rules spread from another region than the challenge's:
+/// a seeded differential of both engines over several regions, time-boxed. The scenarios
+/// come from the generator (up to three allowed regions; even seeds a fixed challenge,
+/// odd seeds free choices), then trading is set under way (amount 2..=10, so it is still
+/// positive after step 4's decrement) and rules spread from a region other than the
+/// (first) challenge's, with another trade rule, so step 10's "trade rule of region rules
+/// spread from" differs from the current region's. Carried rules are emptied (no mixing:
+/// the rule half of the state stays small, so the SAT side's enumeration does too). The
+/// first `ALWAYS` seeds always run, whatever the machine's load; more run until the time
+/// box closes. Cases whose direct answer has more than `LARGE` states (about half a second
+/// of SAT enumeration) are counted and not compared.
+#[test]
+fn engines_agree_with_trading_live_over_several_regions() {
+    const ALWAYS: u64 = 16;
+    const MOST: u64 = 1000;
+    const LARGE: usize = 2000;
+    let time_box = std::time::Duration::from_secs(3);
+    let start = std::time::Instant::now();
+    let budget = Budget::new();
+    let (mut compared, mut free, mut states, mut large) = (0u64, 0u64, 0usize, 0u64);
+    for seed in 0..MOST {
+        if seed >= ALWAYS && start.elapsed() > time_box {
+            break;
+        }
+        let args = super::gen::GenArgs {
+            regions: 3,
+            bound: 1,
+            fixed_percent: if seed % 2 == 0 { 100 } else { 0 },
+        };
+        let mut sc = Ff8::generate(&args, 26_000 + seed);
+        let here = sc.challenges.first().map_or(sc.allowed[0], |c| c.region);
+        let there = Region::from_id(here.id() + 1 + (seed as usize % 7));
+        sc.state.spread_from = there;
+        sc.state.amount = 2 + (seed % 9) as u8;
+        if sc.state.trade[there.id()] == sc.state.trade[here.id()] {
+            sc.state.trade[there.id()] = Trade::ALL[(sc.state.trade[here.id()].id() + 1) % 4];
+        }
+        sc.state.carried = [Carried {
+            rules: RuleSet::EMPTY,
+            origin: here,
+        }; 2];
+        let engines = Ff8::engines();
+        let direct = engines[0].solve(&sc, &budget).expect("no cancel");
+        if direct.states.len() > LARGE {
+            large += 1;
+            continue;
+        }
+        let sat = engines[1].solve(&sc, &budget).expect("no cancel");
+        assert_eq!(direct, sat, "seed {seed}:\n{}", Ff8::to_text(&sc));
+        compared += 1;
+        free += u64::from(sc.challenges.is_empty());
+        states += direct.states.len();
+    }
+    eprintln!("ff8 trading differential: {compared} compared ({free} free choices, {states} states), {large} over {LARGE} states not compared");
+    assert!(
+        compared >= ALWAYS / 2 && free >= 2,
+        "{compared} compared, {free} free"
+    );
+    assert!(states > 1000, "only {states} states compared");
+}
+
 /// `FF8_FUZZ_CASES=N cargo test --release --lib systems::ff8 -- --ignored`
 #[test]
 #[ignore]
