@@ -107,6 +107,17 @@ fn every_expectation_of_every_instance_holds() {
                     frac(value),
                     "{file}: plan"
                 );
+            } else if let Some(value) = line.strip_prefix("expected = ") {
+                // The minimum expected number of challenges is an f64 (value iteration
+                // to a change below 1e-12).
+                let v = json(&["ff8", "plan", file, "--json"]);
+                let (n, d) = frac(value);
+                let want = n as f64 / d as f64;
+                let got = v["expected"].as_f64().unwrap_or(f64::NAN);
+                assert!(
+                    (got - want).abs() <= 1e-9 * want,
+                    "{file}: expected challenges {got}, worked by hand {want}"
+                );
             } else if let Some(value) = line.strip_prefix("trading = ") {
                 let mut want: Vec<(String, u64)> = value
                     .split(',')
@@ -160,7 +171,8 @@ fn replay_follows_the_given_bytes() {
         "Balamb play",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("\"Same was spread\""), "{out}");
+    assert!(out.contains("message: Same was spread"), "{out}");
+    assert!(!out.contains('"'), "no literal quotes: {out}");
     assert!(out.contains("Balamb rules: Open -> Open, Same"), "{out}");
     assert!(out.contains("bytes read: 5, unused: 0"), "{out}");
     assert!(!out.contains("warning"), "{out}");
@@ -203,7 +215,8 @@ fn the_bound_is_at_most_64_in_the_file_and_every_flag() {
         let (code, _, err) = gordian(&["ff8", cmd, spread, "--bound", "65"]);
         assert_eq!(code, 2, "{cmd}: {err}");
     }
-    let (code, out, _) = gordian(&["ff8", "dimacs", spread, "--bound", "64"]);
+    let free = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ff8/unreachable.ff8");
+    let (code, out, _) = gordian(&["ff8", "dimacs", free.to_str().unwrap(), "--bound", "64"]);
     assert_eq!(code, 0);
     assert!(out.contains("p cnf "));
     for flag in ["9223372036854775808", "65", "0"] {
@@ -231,4 +244,189 @@ fn the_bound_is_at_most_64_in_the_file_and_every_flag() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(!out.is_empty());
+}
+
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gordian-cli-ff8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+/// Too few bytes for the challenge's getRandom calls is an error, not a replay with zeros.
+#[test]
+fn replay_with_too_few_bytes_is_an_error() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ff8/spread_same.ff8");
+    // The same challenge as `replay_follows_the_given_bytes` reads five bytes; four given.
+    let (code, out, err) = gordian(&[
+        "ff8",
+        "replay",
+        file.to_str().unwrap(),
+        "--bytes",
+        "200,0,200,40",
+        "--challenge",
+        "Balamb play",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("error: ") && err.contains("--bytes gives 4 getRandom value(s)"),
+        "{err}"
+    );
+}
+
+/// `reach` lists its states under their own heading, not under the witness's first step.
+#[test]
+fn reach_lists_its_states_under_their_own_heading() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ff8/queen_moves.ff8");
+    let (code, out, err) = gordian(&["ff8", "reach", file.to_str().unwrap(), "--list", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let w = lines.iter().position(|l| l.starts_with("witness")).unwrap();
+    assert!(
+        lines[w + 1].starts_with("  1. Balamb queen play-lv8  --bytes "),
+        "{out}"
+    );
+    // The witness has one challenge; the next line is the states' heading, at column 0.
+    assert!(
+        lines[w + 2].starts_with("reachable states (the first 3 of "),
+        "{out}"
+    );
+    assert_eq!(lines[w + 3].trim_start(), "1. the start", "{out}");
+}
+
+/// With `challenge:` lines the bound counts challenges of the sequence: `reach` follows
+/// the first k (the file's `bound:` or `--bound`); more than the sequence is an error.
+#[test]
+fn the_bound_of_a_fixed_sequence_is_honoured() {
+    // Three refusals in Galbadia from amount 10 spread from Dollet (as in
+    // trading_example.ff8): after k of them the amount is 10 - k, so the (spread-from,
+    // amount) pairs within k = 1 are Dollet 10 and Dollet 9.
+    let seq = "spread-from: Dollet\ntrading: 10\ncurrent: Galbadia\n\
+               challenge: Galbadia refuse\nchallenge: Galbadia refuse\nchallenge: Galbadia refuse\n";
+    let pairs = |v: &Value| -> Vec<u64> {
+        let mut a: Vec<u64> = v["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["amount"].as_u64().unwrap())
+            .collect();
+        a.sort();
+        a.dedup();
+        a
+    };
+    let one = scratch("seq1.ff8", &format!("bound: 1\n{seq}"));
+    let one = one.to_str().unwrap();
+    let v = json(&["ff8", "reach", one, "--json", "--list", "1000"]);
+    assert_eq!(v["horizon"], 1);
+    assert_eq!(pairs(&v), [9, 10]);
+    // Without `bound:` the whole sequence; `--bound 2` its first two.
+    let all = scratch("seq.ff8", seq);
+    let all = all.to_str().unwrap();
+    let v = json(&["ff8", "reach", all, "--json", "--list", "1000"]);
+    assert_eq!(v["horizon"], 3);
+    assert_eq!(pairs(&v), [7, 8, 9, 10]);
+    let v = json(&[
+        "ff8", "reach", all, "--json", "--list", "1000", "--bound", "2",
+    ]);
+    assert_eq!(pairs(&v), [8, 9, 10]);
+    // Past the sequence: a located error in the file, exit 2 for the flag.
+    let four = scratch("seq4.ff8", &format!("{seq}bound: 4\n"));
+    let (code, _, err) = gordian(&["ff8", "reach", four.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("seq4.ff8:7:8") && err.contains("the bound 4 is more than the 3"),
+        "{err}"
+    );
+    let (code, _, err) = gordian(&["ff8", "reach", all, "--bound", "4"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--bound 4"), "{err}");
+}
+
+/// JSON names rules (no bit masks) and messages carry no literal quotes.
+#[test]
+fn json_names_rules_and_messages_have_no_quotes() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ff8/spread_same.ff8");
+    let v = json(&["ff8", "step", file.to_str().unwrap(), "--json"]);
+    let outcomes = v["outcomes"].as_array().unwrap();
+    let spread = outcomes
+        .iter()
+        .find(|o| o["messages"].as_array().unwrap().len() == 2)
+        .unwrap();
+    assert_eq!(
+        spread["messages"],
+        serde_json::json!([
+            "You have rules from Galbadia, let's mix!",
+            "Same was spread"
+        ])
+    );
+    // Balamb (region 0) with Open and Same; Lunar (6) with every rule, in rule order.
+    assert_eq!(
+        spread["state"]["rules"][0],
+        serde_json::json!(["Open", "Same"])
+    );
+    assert_eq!(
+        spread["state"]["rules"][6],
+        serde_json::json!([
+            "Open",
+            "Same",
+            "Plus",
+            "Random",
+            "Sudden Death",
+            "Same Wall",
+            "Elemental"
+        ])
+    );
+    assert_eq!(
+        spread["state"]["carried"][0]["rules"],
+        serde_json::json!(["Open", "Same"])
+    );
+}
+
+/// A Queen move by a guessed chart figure is flagged; a published one is not.
+#[test]
+fn guessed_chart_figures_are_flagged() {
+    // From Galbadia: Balamb 1/8 and Dollet 1/8 are published, FH and Centra (3/8 each)
+    // guessed.
+    let g = scratch(
+        "galbadia.ff8",
+        "queen: Galbadia One\nallow: Galbadia\nchallenge: Galbadia queen play-lv8\ngoal: queen in FH\n",
+    );
+    let g = g.to_str().unwrap();
+    let v = json(&["ff8", "step", g, "--json"]);
+    let mut guessed = (0, 1);
+    let mut published = (0, 1);
+    for o in v["outcomes"].as_array().unwrap() {
+        let q = o["state"]["queen"].as_str().unwrap();
+        let p = frac(o["probability"].as_str().unwrap());
+        match q {
+            "FH" | "Centra" => {
+                assert!(o["guessed"].as_str().unwrap().contains("guessed"), "{o}");
+                guessed = add(guessed, p);
+            }
+            _ => {
+                assert!(o["guessed"].is_null(), "{o}");
+                published = add(published, p);
+            }
+        }
+    }
+    assert_eq!(guessed, (3, 4));
+    assert_eq!(published, (1, 4));
+    let v = json(&["ff8", "reach", g, "--json"]);
+    assert_eq!(v["guessed_chart_rows"], serde_json::json!(["Galbadia"]));
+    let v = json(&["ff8", "plan", g, "--json", "--closure-limit", "10"]);
+    assert_eq!(v["guessed_chart_rows"], serde_json::json!(["Galbadia"]));
+    let (_, out, _) = gordian(&["ff8", "reach", g]);
+    assert!(
+        out.contains("note: the Queen may move from Galbadia"),
+        "{out}"
+    );
+    // From Balamb only published figures are used.
+    let b = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ff8/queen_moves.ff8");
+    let v = json(&["ff8", "reach", b.to_str().unwrap(), "--json"]);
+    assert_eq!(v["guessed_chart_rows"], serde_json::json!([]));
+    let v = json(&["check", b.to_str().unwrap(), "--json"]);
+    let s = v.to_string();
+    assert!(!s.contains("guessed_chart_rows"), "{s}");
 }

@@ -682,4 +682,18 @@ fn broken_answers_of_the_other_systems_fail_validation() {
     breaks(&v, &a, "ff8: a goal as text", |a| {
         a["goal"] = json!("Open in Balamb")
     });
+    // Rule sets are named rules, not bit masks.
+    assert_eq!(a["states"][0]["rules"][0], json!(["Open"]));
+    breaks(&v, &a, "ff8: a rule set as a bit mask", |a| {
+        a["states"][0]["rules"][0] = json!(1)
+    });
+    breaks(&v, &a, "ff8: an unknown rule", |a| {
+        a["states"][0]["carried"][0]["rules"] = json!(["Open", "Wall"])
+    });
+    breaks(&v, &a, "ff8: a rule twice", |a| {
+        a["states"][0]["rules"][1] = json!(["Same", "Same"])
+    });
+    breaks(&v, &a, "ff8: guessed chart rows naming no region", |a| {
+        a["guessed_chart_rows"] = json!(["Winhill"])
+    });
 }

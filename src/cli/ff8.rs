@@ -85,8 +85,8 @@ struct ReplayArgs {
 struct ReachArgs {
     /// The scenario (`.ff8`).
     file: PathBuf,
-    /// Number of challenges k, 0 to 64 (overrides the scenario's `bound`; ignored with a
-    /// fixed challenge sequence).
+    /// Number of challenges k, 0 to 64 (overrides the scenario's `bound`; with a fixed
+    /// challenge sequence, the first k of its challenges, at most their number).
     #[arg(long, value_parser = bound_flag())]
     bound: Option<usize>,
     /// Which engine(s).
@@ -140,7 +140,8 @@ impl Solve {
 struct DimacsArgs {
     /// The scenario (`.ff8`).
     file: PathBuf,
-    /// Number of challenges k, 0 to 64 (overrides the scenario's `bound`).
+    /// Number of challenges k, 0 to 64 (overrides the scenario's `bound`; with a fixed
+    /// challenge sequence, the first k of its challenges, at most their number).
     #[arg(long, value_parser = bound_flag())]
     bound: Option<usize>,
     #[command(flatten)]
@@ -176,11 +177,25 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
+/// `--bound` of `reach` and `dimacs`: with a fixed sequence, at most its length (as a
+/// file's `bound:`).
+fn set_bound(sc: &mut Scenario, file: &Path, bound: Option<usize>) -> Result<(), ExitCode> {
+    let Some(b) = bound else { return Ok(()) };
+    if !sc.challenges.is_empty() && b > sc.challenges.len() {
+        eprintln!(
+            "error: --bound {b}: {} fixes {} challenge(s) (`challenge:` lines); with a fixed sequence the bound counts its challenges, at most their number",
+            file.display(),
+            sc.challenges.len()
+        );
+        return Err(ExitCode::from(EXIT_INPUT));
+    }
+    sc.bound = b;
+    Ok(())
+}
+
 fn run_dimacs(a: &DimacsArgs) -> Exit {
     let mut sc = load(&a.file)?;
-    if let Some(b) = a.bound {
-        sc.bound = b;
-    }
+    set_bound(&mut sc, &a.file, a.bound)?;
     a.limits.print(&a.file, |budget| {
         let mut clauses = Charged::new(budget, "SAT clauses");
         Encoding::within(&sc, &mut clauses).map(|enc| enc.solver.to_dimacs())
@@ -303,6 +318,7 @@ fn run_step(a: &StepArgs) -> Exit {
                     "decimal": ratio_f64(&o.prob),
                     "messages": o.messages.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
                     "changes": diff(&sc.state, &o.state),
+                    "guessed": guessed_move(&sc.state, &o.state),
                     "state": o.state,
                 })
             })
@@ -328,7 +344,7 @@ fn run_step(a: &StepArgs) -> Exit {
             if msgs.is_empty() {
                 "(no message)".to_string()
             } else {
-                msgs.join(" ")
+                format!("message: {}", msgs.join(" | "))
             }
         );
         say!(
@@ -339,20 +355,61 @@ fn run_step(a: &StepArgs) -> Exit {
                 ch.join("; ")
             }
         );
+        if let Some(g) = guessed_move(&sc.state, &o.state) {
+            say!("      note: {g}");
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The note for a challenge from `a` to `b` whose Queen move used a guessed figure of her
+/// chart (docs/ff8.md), if it did.
+fn guessed_move(a: &State, b: &State) -> Option<String> {
+    (a.queen != b.queen && queen_figure_guessed(a.queen, b.queen)).then(|| {
+        format!(
+            "the Queen's move {} -> {} uses a guessed figure of her chart ({}/8; docs/ff8.md)",
+            a.queen,
+            b.queen,
+            QUEEN_COLUMNS[a.queen.id()]
+                .iter()
+                .filter(|&&d| d == b.queen)
+                .count()
+        )
+    })
+}
+
+/// The note for answers that may depend on a guessed figure of the Queen's chart.
+fn guessed_rows_note(rows: &[Region]) -> Option<String> {
+    (!rows.is_empty()).then(|| {
+        let names: Vec<&str> = rows.iter().map(|r| r.name()).collect();
+        format!(
+            "note: the Queen may move from {}, whose chart figures are partly guessed (docs/ff8.md): the answer may depend on them",
+            names.join(", ")
+        )
+    })
 }
 
 fn run_replay(a: &ReplayArgs) -> Exit {
     let (sc, c) = load_challenge(&a.file, &a.challenge)?;
     let r = replay(&sc.state, &c, &a.bytes);
+    if r.missing > 0 {
+        eprintln!(
+            "error: {}: challenge {c}: --bytes gives {} getRandom value(s) but the challenge reads more ({} on this path with the missing ones taken as 0): give one value per call, in call order",
+            a.file.display(),
+            a.bytes.len(),
+            r.used + r.missing
+        );
+        return Err(ExitCode::from(EXIT_INPUT));
+    }
+    let guessed = guessed_move(&sc.state, &r.state);
     if a.json {
         print_json(&json!({
             "challenge": c.to_string(),
             "trace": r.trace.iter().map(|(s, t)| json!({"step": s, "text": t})).collect::<Vec<_>>(),
             "messages": r.messages.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
             "changes": r.changes, "state": r.state,
-            "bytes_used": r.used, "bytes_unused": r.unused, "bytes_missing": r.missing,
+            "bytes_used": r.used, "bytes_unused": r.unused,
+            "guessed": guessed,
         }));
     } else {
         say!("{}: challenge {c} on bytes {:?}", a.file.display(), a.bytes);
@@ -371,11 +428,8 @@ fn run_replay(a: &ReplayArgs) -> Exit {
             }
         );
         say!("  bytes read: {}, unused: {}", r.used, r.unused);
-        if r.missing > 0 {
-            say!(
-                "  warning: {} more getRandom call(s) than bytes given (answered 0)",
-                r.missing
-            );
+        if let Some(g) = guessed {
+            say!("  note: {g}");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -397,9 +451,8 @@ fn witness_text(sc: &Scenario, w: &Witness) -> Vec<(String, Vec<u8>)> {
 
 fn run_reach(a: &ReachArgs) -> Exit {
     let mut sc = load(&a.file)?;
-    if let Some(b) = a.bound {
-        sc.bound = b;
-    }
+    set_bound(&mut sc, &a.file, a.bound)?;
+    let guessed_rows = guessed_rows_in_play(&sc, sc.horizon());
     let budget = a.solve.memory.budget();
     let sc2 = &sc;
     type R = Result<(Answer, f64), Interrupted>;
@@ -453,6 +506,7 @@ fn run_reach(a: &ReachArgs) -> Exit {
             "goal": sc.goal.as_ref().map(|g| g.to_string()),
             "goal_reachable": ans.goal,
             "witness": witness.as_ref().map(|(w, ok)| json!({"validated": ok, "challenges": w.iter().map(|(c, b)| json!({"challenge": c, "bytes": b})).collect::<Vec<_>>()})),
+            "guessed_chart_rows": guessed_rows,
             "states": ans.states.iter().take(a.list).collect::<Vec<_>>(),
         }));
     } else {
@@ -498,6 +552,19 @@ fn run_reach(a: &ReachArgs) -> Exit {
                 say!("  {}. {c}  --bytes {}", i + 1, bytes.join(","));
             }
         }
+        if let Some(n) = guessed_rows_note(&guessed_rows) {
+            say!("{n}");
+        }
+        if a.list > 0 {
+            say!(
+                "reachable states{}:",
+                if ans.states.len() > a.list {
+                    format!(" (the first {} of {})", a.list, ans.states.len())
+                } else {
+                    String::new()
+                }
+            );
+        }
         for (i, s) in ans.states.iter().take(a.list).enumerate() {
             let d = diff(&sc.state, s);
             say!(
@@ -539,9 +606,23 @@ fn run_plan(a: &PlanArgs) -> Exit {
             return Err(a.solve.stopped(&a.file.display().to_string(), &budget));
         }
     };
+    // A goal on rules only never reads where the Queen is. The expected number of
+    // challenges has no horizon: eight challenges reach every region she can reach.
+    let guessed_rows = if goal.rules_only() {
+        Vec::new()
+    } else {
+        guessed_rows_in_play(
+            &Scenario {
+                challenges: Vec::new(),
+                ..sc.clone()
+            },
+            n.max(8),
+        )
+    };
     if a.solve.json {
         let mut v = serde_json::to_value(&p).expect("plan serialises");
         v["probability_decimal"] = json!(ratio_f64(&p.probability));
+        v["guessed_chart_rows"] = json!(guessed_rows);
         print_json(&v);
         return Ok(ExitCode::SUCCESS);
     }
@@ -577,6 +658,9 @@ fn run_plan(a: &PlanArgs) -> Exit {
     }
     if p.table_left_out > 0 {
         say!("  ... {} more rows (--table N)", p.table_left_out);
+    }
+    if let Some(n) = guessed_rows_note(&guessed_rows) {
+        say!("{n}");
     }
     Ok(ExitCode::SUCCESS)
 }

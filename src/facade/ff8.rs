@@ -8,8 +8,9 @@
 //! use gordian::Limits;
 //!
 //! // instances/ff8/queen_moves.ff8: playing the Queen in Balamb and changing her Lv8+
-//! // count moves her to Dollet (random byte 0..3) or Galbadia (4..7): worked by hand
-//! // from the seed's chart, "the Queen in Dollet" is reachable.
+//! // count moves her to Dollet (getRandom / 32 in 0..2) or Galbadia (3..7): worked by
+//! // hand from the published chart figures (docs/ff8.md), "the Queen in Dollet" is
+//! // reachable.
 //! let moves = ff8::Scenario::parse(
 //!     "allow: Balamb\nchallenge: Balamb queen play-lv8\ngoal: queen in Dollet\n",
 //! )?;

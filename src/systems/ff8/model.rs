@@ -157,9 +157,16 @@ impl fmt::Display for Rule {
     }
 }
 
-/// A set of card rules (7 bits).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// A set of card rules (7 bits). In JSON: the rules' names in rule order (Open, Same,
+/// Plus, Random, Sudden Death, Same Wall, Elemental), `[]` for none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RuleSet(pub u8);
+
+impl Serialize for RuleSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.rules().map(Rule::name))
+    }
+}
 
 impl RuleSet {
     /// Every rule ("region rules == all rules" of step 8).
@@ -248,8 +255,8 @@ impl fmt::Display for Trade {
     }
 }
 
-/// Step 11's chart as printed in the seed: where the Queen may go from each region, in
-/// column order. The seed flattened the column spans; [`queen_destination`] decides them.
+/// Step 11's chart as printed in the Triple Triad notes: where the Queen may go from each
+/// region, in column order. The notes lost the column spans; [`QUEEN_COLUMNS`] gives them.
 pub const QUEEN_CHART: [&[Region]; 8] = {
     use Region::*;
     [
@@ -264,12 +271,106 @@ pub const QUEEN_CHART: [&[Region]; 8] = {
     ]
 };
 
-/// Where the Queen goes from `from` for `rnd = getRandom / 32` (0..8): the `n` destinations
-/// of her row split the 8 columns as evenly as possible, earlier destinations taking the
-/// extra columns (column `c` goes to destination `floor(c * n / 8)`; so 4+4, 3+3+2, 2+2+2+2).
+/// Step 11's chart column by column: `QUEEN_COLUMNS[from][rnd]` for `rnd = getRandom / 32`.
+/// Where each figure comes from is in docs/ff8.md ("The Queen's movement chart"):
+/// Balamb's and Dollet's rows (3/8 and 5/8) and Galbadia's first two columns (1/8 each)
+/// are published figures; Lunar's row has eight destinations for eight columns, one each;
+/// every other figure is a guess (see [`queen_figure_guessed`]).
+pub const QUEEN_COLUMNS: [[Region; 8]; 8] = {
+    use Region::*;
+    [
+        // Balamb: Dollet 3/8, Galbadia 5/8 (published).
+        [
+            Dollet, Dollet, Dollet, Galbadia, Galbadia, Galbadia, Galbadia, Galbadia,
+        ],
+        // Galbadia: Balamb 1/8, Dollet 1/8 (published); FH 3/8, Centra 3/8 (guessed:
+        // the remaining six columns split evenly).
+        [Balamb, Dollet, FH, FH, FH, Centra, Centra, Centra],
+        // Trabia: 3/8, 3/8, 2/8 (guessed).
+        [Dollet, Dollet, Dollet, Lunar, Lunar, Lunar, Balamb, Balamb],
+        // Centra: 3/8, 3/8, 2/8 (guessed).
+        [Dollet, Dollet, Dollet, Galbadia, Galbadia, Galbadia, FH, FH],
+        // Dollet: Balamb 3/8, Galbadia 5/8 (published).
+        [
+            Balamb, Balamb, Balamb, Galbadia, Galbadia, Galbadia, Galbadia, Galbadia,
+        ],
+        // FH: 3/8, 3/8, 2/8 (guessed).
+        [
+            Esthar, Esthar, Esthar, Centra, Centra, Centra, Dollet, Dollet,
+        ],
+        // Lunar: one column each (eight destinations in eight columns).
+        [Balamb, Galbadia, Trabia, Dollet, Centra, FH, Lunar, Esthar],
+        // Esthar: 2/8 each (guessed).
+        [Trabia, Trabia, Lunar, Lunar, Dollet, Dollet, FH, FH],
+    ]
+};
+
+/// Where the Queen goes from `from` for `rnd = getRandom / 32` (0..8): [`QUEEN_COLUMNS`].
 pub fn queen_destination(from: Region, rnd: usize) -> Region {
-    let row = QUEEN_CHART[from.id()];
-    row[(rnd & 7) * row.len() / 8]
+    QUEEN_COLUMNS[from.id()][rnd & 7]
+}
+
+/// Whether the probability of the Queen's move `from -> to` (step 11) is a guess rather
+/// than a published figure (docs/ff8.md): every figure of the Trabia, Centra, FH and
+/// Esthar rows, and Galbadia's FH and Centra.
+pub fn queen_figure_guessed(from: Region, to: Region) -> bool {
+    use Region::*;
+    if !QUEEN_CHART[from.id()].contains(&to) {
+        return false;
+    }
+    match from {
+        Balamb | Dollet | Lunar => false,
+        Galbadia => matches!(to, FH | Centra),
+        Trabia | Centra | FH | Esthar => true,
+    }
+}
+
+/// Whether some figure of `from`'s row is guessed.
+pub fn queen_row_guessed(from: Region) -> bool {
+    Region::ALL.iter().any(|&to| queen_figure_guessed(from, to))
+}
+
+/// The regions whose row of the Queen's chart has a guessed figure and that she could be
+/// moved from (step 11) within the first `horizon` challenges of `sc`: with free choices,
+/// by playing her in an allowed region wherever she could be by then; with a fixed
+/// sequence, by its `play-lv8` challenges of the Queen. Sorted. An answer that may depend
+/// on a guessed figure says so with these regions (docs/ff8.md).
+pub fn guessed_rows_in_play(sc: &Scenario, horizon: usize) -> Vec<Region> {
+    let mut at = [false; 8];
+    at[sc.state.queen.id()] = true;
+    let mut used = [false; 8];
+    for j in 0..horizon {
+        let mut next = at;
+        match sc.challenges.get(j) {
+            None => {
+                for q in Region::ALL {
+                    if at[q.id()] && sc.allowed.contains(&q) {
+                        used[q.id()] |= queen_row_guessed(q);
+                        for &d in QUEEN_CHART[q.id()] {
+                            next[d.id()] = true;
+                        }
+                    }
+                }
+            }
+            Some(c) if c.opponent == Opponent::Queen => {
+                // Paths where she is elsewhere end here.
+                next = [false; 8];
+                if at[c.region.id()] {
+                    if c.action == Action::PlayMoved {
+                        used[c.region.id()] |= queen_row_guessed(c.region);
+                        for &d in QUEEN_CHART[c.region.id()] {
+                            next[d.id()] = true;
+                        }
+                    } else {
+                        next[c.region.id()] = true;
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+        at = next;
+    }
+    Region::ALL.into_iter().filter(|r| used[r.id()]).collect()
 }
 
 /// One set of carried rules and the region it came from.
@@ -554,7 +655,9 @@ pub struct Scenario {
     pub state: State,
     /// Regions the player may challenge in (sorted, distinct, non-empty).
     pub allowed: Vec<Region>,
-    /// Number of challenges for `reach` and `plan` when no choice sequence is given.
+    /// Number of challenges for `reach` and `plan` (with a fixed sequence: how many of its
+    /// challenges `reach` follows, at most their number; the parser's default is their
+    /// number, else 1).
     pub bound: usize,
     /// A fixed sequence of challenges (then `reach` follows them, bytes free).
     pub challenges: Vec<Choice>,
@@ -563,13 +666,14 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// The number of challenges `reach` explores: the fixed sequence's length if there is
-    /// one, else the bound.
+    /// The number of challenges `reach` explores: the bound, and with a fixed sequence at
+    /// most its length (the parser refuses a larger bound; `reach` follows the first
+    /// `bound` challenges).
     pub fn horizon(&self) -> usize {
         if self.challenges.is_empty() {
             self.bound
         } else {
-            self.challenges.len()
+            self.bound.min(self.challenges.len())
         }
     }
 }

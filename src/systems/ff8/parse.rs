@@ -244,7 +244,8 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
     let mut sink = Sink::new(src, file);
     let mut st = State::default();
     let mut allowed: Option<Vec<Region>> = None;
-    let mut bound: Option<usize> = None;
+    // The bound with its line and column.
+    let mut bound: Option<(usize, usize, usize)> = None;
     // Each challenge with its line and column.
     let mut challenges: Vec<(usize, usize, Choice)> = Vec::new();
     let mut goal: Option<Goal> = None;
@@ -350,7 +351,10 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
                     v.sort();
                     allowed = Some(v);
                 }
-                "bound" => bound = Some(number(one(line, value, "a number")?, MAX_BOUND, "the bound")?),
+                "bound" => {
+                    let b = number(one(line, value, "a number")?, MAX_BOUND, "the bound")?;
+                    bound = Some((lno, value.col, b));
+                }
                 "challenge" => {
                     let c = choice(line, value)?;
                     challenges.push((lno, value.col, c));
@@ -394,12 +398,29 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
         if let Some(&(lno, col, _)) = challenges.get(MAX_BOUND) {
             sink.err(lno, col, format!("at most {MAX_BOUND} challenges"));
         }
+        // With a fixed sequence the bound counts its challenges (docs/ff8.md).
+        if let Some((lno, col, b)) = bound {
+            let n = challenges.len();
+            if n > 0 && b > n {
+                sink.err(
+                    lno,
+                    col,
+                    format!(
+                        "the bound {b} is more than the {n} `challenge:` line(s): with a fixed sequence the bound counts its challenges (reach follows the first k; `plan --bound N` sets a longer horizon)"
+                    ),
+                );
+            }
+        }
     }
     sink.finish()?;
     Ok(Scenario {
         state: st,
         allowed: allowed.unwrap_or_else(|| Region::ALL.to_vec()),
-        bound: bound.unwrap_or(1),
+        bound: match bound {
+            Some((_, _, b)) => b,
+            None if challenges.is_empty() => 1,
+            None => challenges.len(),
+        },
         challenges: challenges.into_iter().map(|c| c.2).collect(),
         goal,
     })

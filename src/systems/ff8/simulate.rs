@@ -82,11 +82,9 @@ pub enum Message {
 impl std::fmt::Display for Message {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Message::Mix(r) => write!(f, "\"You have rules from {r}, let's mix!\""),
-            Message::AbolishedAll(x) | Message::Abolished(x) => {
-                write!(f, "\"{x} was abolished\"")
-            }
-            Message::Spread(x) => write!(f, "\"{x} was spread\""),
+            Message::Mix(r) => write!(f, "You have rules from {r}, let's mix!"),
+            Message::AbolishedAll(x) | Message::Abolished(x) => write!(f, "{x} was abolished"),
+            Message::Spread(x) => write!(f, "{x} was spread"),
         }
     }
 }
@@ -554,7 +552,12 @@ pub fn step_11(cx: &mut Ctx, choice: &Choice, d: &mut dyn Driver) {
         let from = s.queen;
         s.queen = queen_destination(from, usize::from(b / 32));
         if notes {
-            d.note(11, format!("her Lv8+ count changed; getRandom = {b} (/32 = {}): the Queen moves {from} -> {}", b / 32, s.queen));
+            let guessed = if queen_figure_guessed(from, s.queen) {
+                " (a guessed chart figure: docs/ff8.md)"
+            } else {
+                ""
+            };
+            d.note(11, format!("her Lv8+ count changed; getRandom = {b} (/32 = {}): the Queen moves {from} -> {}{guessed}", b / 32, s.queen));
         }
     } else if notes {
         d.note(11, "the Queen does not move".into());

@@ -206,8 +206,13 @@ impl System for Ff8 {
         maps: &[],
         partial: &[],
     };
-    fn to_json(_: &Scenario, answer: &Answer) -> serde_json::Value {
-        serde_json::to_value(answer).expect("answers serialise")
+    fn to_json(sc: &Scenario, answer: &Answer) -> serde_json::Value {
+        let mut v = serde_json::to_value(answer).expect("answers serialise");
+        let rows = guessed_rows_in_play(sc, sc.horizon());
+        if !rows.is_empty() {
+            v["guessed_chart_rows"] = serde_json::json!(rows);
+        }
+        v
     }
     fn record(_: &Scenario, answer: &Answer) -> serde_json::Value {
         serde_json::json!({ "reachable": answer.states.len(), "goal": answer.goal })

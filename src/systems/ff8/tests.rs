@@ -270,34 +270,93 @@ fn queen_speech_bands() {
     assert!(s.points_speech_towards_one());
 }
 
+/// Step 11's chart. The published figures (docs/ff8.md): from Balamb, Dollet 37.5 % and
+/// Galbadia 62.5 % (3 and 5 columns of 8); from Dollet, Balamb 37.5 % and Galbadia 62.5 %;
+/// from Galbadia, Balamb 12.5 % and Dollet 12.5 % (one column each). Lunar's row lists
+/// eight destinations for eight columns. Every row keeps the notes' destinations in the
+/// notes' column order, each in one run of columns.
 #[test]
-fn queen_moves_by_the_decided_chart() {
+fn queen_moves_by_the_published_chart() {
     use Region::*;
     let cols =
         |from: Region| -> Vec<Region> { (0..8).map(|k| queen_destination(from, k)).collect() };
     assert_eq!(
         cols(Balamb),
-        [Dollet, Dollet, Dollet, Dollet, Galbadia, Galbadia, Galbadia, Galbadia]
+        [Dollet, Dollet, Dollet, Galbadia, Galbadia, Galbadia, Galbadia, Galbadia]
     );
     assert_eq!(
-        cols(Trabia),
-        [Dollet, Dollet, Dollet, Lunar, Lunar, Lunar, Balamb, Balamb]
+        cols(Dollet),
+        [Balamb, Balamb, Balamb, Galbadia, Galbadia, Galbadia, Galbadia, Galbadia]
     );
+    assert_eq!(cols(Galbadia)[..2], [Balamb, Dollet]);
     assert_eq!(
         cols(Lunar),
         [Balamb, Galbadia, Trabia, Dollet, Centra, FH, Lunar, Esthar]
     );
-    assert_eq!(
-        cols(Esthar),
-        [Trabia, Trabia, Lunar, Lunar, Dollet, Dollet, FH, FH]
-    );
-    // Through the step: from Balamb, play-lv8 moves her to Dollet with 1/2.
+    for from in Region::ALL {
+        let mut runs = cols(from);
+        runs.dedup();
+        assert_eq!(runs, QUEEN_CHART[from.id()], "{from}");
+    }
+    // Which figures are guesses.
+    assert!(!queen_row_guessed(Balamb) && !queen_row_guessed(Dollet) && !queen_row_guessed(Lunar));
+    assert!(!queen_figure_guessed(Galbadia, Balamb) && !queen_figure_guessed(Galbadia, Dollet));
+    assert!(queen_figure_guessed(Galbadia, FH) && queen_figure_guessed(Galbadia, Centra));
+    for from in [Trabia, Centra, FH, Esthar] {
+        for &to in QUEEN_CHART[from.id()] {
+            assert!(queen_figure_guessed(from, to), "{from} -> {to}");
+        }
+    }
+    // Through the step: from Balamb, play-lv8 moves her to Dollet with 3/8.
     let s = State::default();
     let c = queen(Balamb, Action::PlayMoved);
-    assert_eq!(prob(&s, &c, |n, _| n.queen == Dollet), q(1, 2));
+    assert_eq!(prob(&s, &c, |n, _| n.queen == Dollet), q(3, 8));
+    assert_eq!(prob(&s, &c, |n, _| n.queen == Galbadia), q(5, 8));
     // Without a Lv8 change she stays.
     let c = queen(Balamb, Action::Play);
     assert_eq!(prob(&s, &c, |n, _| n.queen == Balamb), BigRational::one());
+}
+
+/// The regions a guessed chart figure could be used from, worked by hand on the chart.
+#[test]
+fn guessed_rows_follow_where_the_queen_can_be() {
+    use Region::*;
+    let sc = |queen: Region, allowed: Vec<Region>, challenges: Vec<Choice>| {
+        let mut state = State::default();
+        state.queen = queen;
+        Scenario {
+            state,
+            allowed,
+            bound: 1,
+            challenges,
+            goal: None,
+        }
+    };
+    // Balamb and Dollet only: their rows are published, and she can only reach Galbadia.
+    assert!(guessed_rows_in_play(&sc(Balamb, vec![Balamb, Dollet], vec![]), 5).is_empty());
+    // With Galbadia allowed too: after one move (to Galbadia) a second can use its row.
+    let free = sc(Balamb, vec![Balamb, Galbadia], vec![]);
+    assert!(guessed_rows_in_play(&free, 1).is_empty());
+    assert_eq!(guessed_rows_in_play(&free, 2), [Galbadia]);
+    // Then FH and Centra (guessed rows) are reachable, but not allowed.
+    assert_eq!(guessed_rows_in_play(&free, 9), [Galbadia]);
+    // A fixed sequence: only its play-lv8 challenges of the Queen move her.
+    let fixed = sc(
+        Galbadia,
+        vec![Galbadia],
+        vec![
+            queen(Galbadia, Action::Play),
+            player(Galbadia, Action::Play),
+        ],
+    );
+    assert!(guessed_rows_in_play(&fixed, 2).is_empty());
+    let fixed = sc(
+        Galbadia,
+        vec![Galbadia],
+        vec![queen(Galbadia, Action::PlayMoved)],
+    );
+    assert_eq!(guessed_rows_in_play(&fixed, 1), [Galbadia]);
+    assert!(guessed_rows_in_play(&fixed, 0).is_empty());
 }
 
 #[test]
@@ -336,6 +395,67 @@ fn engines_agree_through_the_system_trait() {
         reach_goal > 5,
         "the generator gives reachable goals too ({reach_goal})"
     );
+}
+
+/// Step 10 (trading) live where rules spread from another region than the challenge's:
+/// a seeded differential of both engines over several regions, time-boxed. The scenarios
+/// come from the generator (up to three allowed regions; even seeds a fixed challenge,
+/// odd seeds free choices), then trading is set under way (amount 2..=10, so it is still
+/// positive after step 4's decrement) and rules spread from a region other than the
+/// (first) challenge's, with another trade rule, so step 10's "trade rule of region rules
+/// spread from" differs from the current region's. Carried rules are emptied (no mixing:
+/// the rule half of the state stays small, so the SAT side's enumeration does too). The
+/// first `ALWAYS` seeds always run, whatever the machine's load; more run until the time
+/// box closes. Cases whose direct answer has more than `LARGE` states (about half a second
+/// of SAT enumeration) are counted and not compared.
+#[test]
+fn engines_agree_with_trading_live_over_several_regions() {
+    const ALWAYS: u64 = 16;
+    const MOST: u64 = 1000;
+    const LARGE: usize = 2000;
+    let time_box = std::time::Duration::from_secs(3);
+    let start = std::time::Instant::now();
+    let budget = Budget::new();
+    let (mut compared, mut free, mut states, mut large) = (0u64, 0u64, 0usize, 0u64);
+    for seed in 0..MOST {
+        if seed >= ALWAYS && start.elapsed() > time_box {
+            break;
+        }
+        let args = super::gen::GenArgs {
+            regions: 3,
+            bound: 1,
+            fixed_percent: if seed % 2 == 0 { 100 } else { 0 },
+        };
+        let mut sc = Ff8::generate(&args, 26_000 + seed);
+        let here = sc.challenges.first().map_or(sc.allowed[0], |c| c.region);
+        let there = Region::from_id(here.id() + 1 + (seed as usize % 7));
+        sc.state.spread_from = there;
+        sc.state.amount = 2 + (seed % 9) as u8;
+        if sc.state.trade[there.id()] == sc.state.trade[here.id()] {
+            sc.state.trade[there.id()] = Trade::ALL[(sc.state.trade[here.id()].id() + 1) % 4];
+        }
+        sc.state.carried = [Carried {
+            rules: RuleSet::EMPTY,
+            origin: here,
+        }; 2];
+        let engines = Ff8::engines();
+        let direct = engines[0].solve(&sc, &budget).expect("no cancel");
+        if direct.states.len() > LARGE {
+            large += 1;
+            continue;
+        }
+        let sat = engines[1].solve(&sc, &budget).expect("no cancel");
+        assert_eq!(direct, sat, "seed {seed}:\n{}", Ff8::to_text(&sc));
+        compared += 1;
+        free += u64::from(sc.challenges.is_empty());
+        states += direct.states.len();
+    }
+    eprintln!("ff8 trading differential: {compared} compared ({free} free choices, {states} states), {large} over {LARGE} states not compared");
+    assert!(
+        compared >= ALWAYS / 2 && free >= 2,
+        "{compared} compared, {free} free"
+    );
+    assert!(states > 1000, "only {states} states compared");
 }
 
 /// `FF8_FUZZ_CASES=N cargo test --release --lib systems::ff8 -- --ignored`
@@ -411,6 +531,12 @@ fn parse_errors_are_located() {
         ("goal: queen at Dollet", 1, 7, "queen in REGION"),
         ("colour: red", 1, 1, "unknown key"),
         ("bound: 1\nbound: 2", 2, 1, "given twice"),
+        (
+            "bound: 2\nchallenge: Balamb play",
+            1,
+            8,
+            "the bound 2 is more than the 1 `challenge:` line(s)",
+        ),
         (
             "# comment\n\n  allow: Balamb, Balamb",
             3,
