@@ -34,6 +34,40 @@ fn set(v: &[&str]) -> Vec<String> {
     v
 }
 
+/// A night from which no single effect can be deleted without resolving it, although two
+/// of its effects alone are a paradox: the core must be the pair, not the whole night
+/// (being a paradox is not monotone; deletion alone stops at the four).
+///
+/// Worked by hand (e1 `P3 deflect P2`, e3 `P2 stop P3`, e4 P2's `reflexive:block`, e5
+/// `P1 block P3`):
+/// * {e1, e3} is a paradox: if e1 succeeds, e3's slot moves from P3 to P2, e3 (a stop,
+///   unopposed) then shares P2 with e1 and stops it; if e1 fails, e3 stays at P3, nothing
+///   shares e1's target and e1 succeeds.
+/// * {e1, e3, e4} resolves: e1 succeeds and, aiming at P2, creates P2's block at P3; that
+///   block's slot is moved to P2 by e1 and blocks e3, so nothing stops e1.
+/// * {e1, e3, e5} resolves: e1 succeeds, e5's slot moves to P2 and blocks e3.
+/// * {e1, e4, e5} resolves: e5 blocks P3, so e1 fails and nothing moves. {e3, e4, e5}
+///   resolves (no deflection: e3 stops e5, nothing attacks e3).
+/// * The whole night is a paradox. If e1 fails, nothing moves: e3 stops e5 at P3 and
+///   nothing attacks e1. If e1 succeeds, e3 and e5 move to P2, and e1 creates P2's block
+///   c at P3 (moved to P2); e3 and c make each other fail; if e3 succeeds it stops e1; if
+///   e3 fails, e5 has no succeeding attacker, and a succeeding e5 (P1's action at P2)
+///   creates P2's block at P1, which blocks e5.
+/// * No single effect is a paradox and no other pair is: without e1 nothing moves and a
+///   stop cannot hit a stop; {e1, e4} and {e1, e5} let e1 succeed unopposed.
+#[test]
+fn the_core_is_the_smallest_paradox_among_the_subsets_deletion_leaves() {
+    let text = "players: P1 P2 P3\n\
+                e1: P3 deflect P2\n\
+                e3: P2 stop P3\n\
+                e4: P2 passive reflexive:block\n\
+                e5: P1 block P3\n";
+    let u = Universe::new(&parse::parse_str(text, Path::new("t.night")).unwrap());
+    let c = core::minimal_core(&u, &Budget::new()).unwrap().unwrap();
+    assert_eq!(ids(&u, &c.effects), set(&["e1", "e3"]));
+    assert!(c.subset_minimal);
+}
+
 /// Every shipped paradox (the files whose header says `classification: paradox`), with
 /// every minimal core worked by hand; the core found must be one of them.
 ///
