@@ -42,6 +42,7 @@ mod gen;
 mod generators;
 mod lancer;
 mod limits;
+mod man;
 mod merge;
 pub(crate) mod page;
 mod progress;
@@ -144,8 +145,10 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff) of gordian.
-    Man,
+    /// Print a manual page (roff): gordian(1), one per subcommand (`gordian man resolve`,
+    /// `gordian man fft replay`), or `gordian man formats`: the input formats and the
+    /// exit codes. Read one with `gordian man resolve | man -l -`.
+    Man(man::Args),
 }
 
 /// Parses a positive number of seconds (a clap value parser): at most one year, so no
@@ -259,17 +262,7 @@ pub fn run() -> ExitCode {
                 Err(code) => code,
             }
         }
-        Command::Man => {
-            let mut buf = Vec::new();
-            if let Err(e) = clap_mangen::Man::new(Cli::command()).render(&mut buf) {
-                eprintln!("error: cannot render the manual page: {e}");
-                return ExitCode::FAILURE;
-            }
-            match out(&String::from_utf8_lossy(&buf)) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(code) => code,
-            }
-        }
+        Command::Man(args) => man::run(&args, Cli::command()),
     }
 }
 
