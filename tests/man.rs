@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 use std::process::{Command, Output};
 
+#[allow(dead_code)] // only TempDir::new is used here
 mod common;
 
 fn gordian(args: &[&str]) -> Output {
