@@ -148,7 +148,8 @@ fn collect(cmd: &clap::Command, out: &mut Vec<Page>) -> std::io::Result<()> {
 }
 
 /// A command's page: clap_mangen's title, name, synopsis, description, options and
-/// subcommands, then EXAMPLES (the command's after-help), EXIT STATUS and SEE ALSO.
+/// subcommands, then the command's after-help (EXAMPLES when it is one, else NOTES), EXIT
+/// STATUS and SEE ALSO.
 fn command_page(cmd: &clap::Command) -> std::io::Result<String> {
     let name = display(cmd);
     let man = clap_mangen::Man::new(cmd.clone())
@@ -172,8 +173,14 @@ fn command_page(cmd: &clap::Command) -> std::io::Result<String> {
     }
     let mut text = String::from_utf8_lossy(&buf).into_owned();
     if let Some(after) = cmd.get_after_long_help().or_else(|| cmd.get_after_help()) {
-        section(&mut text, "EXAMPLES");
-        for line in after.to_string().lines() {
+        let after = after.to_string();
+        let title = if after.starts_with("Example") {
+            "EXAMPLES"
+        } else {
+            "NOTES"
+        };
+        section(&mut text, title);
+        for line in after.lines() {
             if line.trim().is_empty() {
                 text.push_str(".PP\n");
             } else {

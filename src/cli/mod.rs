@@ -71,7 +71,11 @@ pub const EXIT_LIMIT: u8 = 5;
     version,
     about = "Finds every outcome of simultaneous and nested game actions: paradoxes, \
              quasi-paradoxes and optimal Gordian cuts, solved by SAT and by a direct \
-             engine and cross-checked."
+             engine and cross-checked.",
+    after_help = "Exit codes: 0 answered (a paradox is an answer), 2 bad input, 3 the engines \
+                  disagree, 5 a limit was hit; every code: `gordian man formats`. Each \
+                  subcommand has --help and a manual page (`gordian man resolve`); the guide \
+                  is README.md and docs/ in the source tree."
 )]
 struct Cli {
     #[command(subcommand)]
