@@ -1,6 +1,5 @@
-// The crate documentation is the README's `## Library` section, kept in its own file so
-// that rustdoc can include it (and run its example); a test below checks that the two
-// texts are the same.
+// The crate documentation is docs/library.md, the user page on the library (the README
+// links to it); rustdoc includes it and runs its example as a doctest.
 #![doc = include_str!("../docs/library.md")]
 #![warn(missing_docs)]
 
@@ -39,31 +38,4 @@ mod wasm;
 #[doc(hidden)]
 pub fn run_cli() -> std::process::ExitCode {
     cli::run()
-}
-
-#[cfg(test)]
-mod tests {
-    /// The README's `## Library` section, without its heading and HTML comments.
-    fn readme_library_section() -> String {
-        let readme = include_str!("../README.md");
-        let start = readme
-            .find("\n## Library\n")
-            .expect("README has a Library section");
-        let body = &readme[start + "\n## Library\n".len()..];
-        let end = body.find("\n## ").unwrap_or(body.len());
-        body[..end]
-            .lines()
-            .filter(|l| !l.starts_with("<!--"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    #[test]
-    fn the_crate_doc_is_the_readme_library_section() {
-        assert_eq!(
-            readme_library_section().trim(),
-            include_str!("../docs/library.md").trim(),
-            "README.md's `## Library` section and docs/library.md (the crate doc) differ"
-        );
-    }
 }

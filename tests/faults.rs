@@ -1,4 +1,4 @@
-//! The fault suite of the resource policy (README, "Limits"), through the binary: large
+//! The fault suite of the resource policy (docs/limits.md), through the binary: large
 //! nights under `--timeout`, the memory bound and the output bound, out-of-range
 //! durations, a full standard output, two runs on one report, a FIFO among batch inputs,
 //! `--resume` on a file that is not a report, and SIGINT/SIGTERM. Every case ends with
@@ -60,7 +60,7 @@ fn stderr(o: &Output) -> String {
 /// A random night of `effects` effects over `effects / 2` players and three priority
 /// levels, in the night format. Two effects per player make one giant component: the
 /// direct engine answers the 10,000-effect one as a product of pieces in seconds, the SAT
-/// engine not within a minute (README, Limits).
+/// engine not within a minute (docs/limits.md).
 fn random_night(effects: usize, seed: u64) -> String {
     night(effects / 2, effects, 3, seed)
 }
@@ -175,7 +175,7 @@ fn large_nights_end_at_the_timeout_with_exit_5() {
 
 #[test]
 fn sparse_large_nights_are_answered_and_cross_checked() {
-    // 10,000 effects over 20,000 players: thousands of small components (README, Limits).
+    // 10,000 effects over 20,000 players: thousands of small components (docs/limits.md).
     let d = TempDir::new("sparse");
     let f = d.write("sparse.night", night(20_000, 10_000, 3, 1));
     let (o, took) = timed(&["resolve", s(&f), "--json", "--timeout", "60"]);
@@ -189,7 +189,7 @@ fn sparse_large_nights_are_answered_and_cross_checked() {
 
 #[test]
 fn a_dense_large_night_is_answered_as_pieces() {
-    // One component of about 9,000 effects (README, Limits, "Large nights"). Its optimal
+    // One component of about 9,000 effects (docs/limits.md, "Large nights"). Its optimal
     // cost (4/16/28 per level) and its 4,608 optimal cuts are clingo's, from the
     // independent ASP encoding in bench/clingo (`ar.lp cut.lp`, optN projected on the
     // cuts, core-guided); the cut search that enumerates cuts one by one (before the

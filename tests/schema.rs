@@ -408,7 +408,7 @@ fn lancer_enumerate_json_has_the_answers_shape() {
 
 // ----- the ?AR instance format ---------------------------------------------------------------
 
-/// Nights the reader accepts: the README's example and the parser's sample.
+/// Nights the reader accepts: the example of docs/formats.md and the parser's sample.
 fn good_nights() -> Vec<Value> {
     vec![
         json!({"players": ["R1", "R2"],

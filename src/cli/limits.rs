@@ -1,4 +1,4 @@
-//! The resource policy every command shares (README, "Limits"): a time budget
+//! The resource policy every command shares (docs/limits.md): a time budget
 //! (`--timeout`), a memory bound on engine state (`--max-memory`), and, where a listing
 //! can be huge, an output bound (`--limit`). Hitting any of them is an answer: a message
 //! naming the limit and exit 5 (a `timeout` or `limit` record in `batch`).

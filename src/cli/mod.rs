@@ -42,6 +42,7 @@ mod gen;
 mod generators;
 mod lancer;
 mod limits;
+mod man;
 mod merge;
 pub(crate) mod page;
 mod progress;
@@ -70,7 +71,11 @@ pub const EXIT_LIMIT: u8 = 5;
     version,
     about = "Finds every outcome of simultaneous and nested game actions: paradoxes, \
              quasi-paradoxes and optimal Gordian cuts, solved by SAT and by a direct \
-             engine and cross-checked."
+             engine and cross-checked.",
+    after_help = "Exit codes: 0 answered (a paradox is an answer), 2 bad input, 3 the engines \
+                  disagree, 5 a limit was hit; every code: `gordian man formats`. Each \
+                  subcommand has --help and a manual page (`gordian man resolve`); the guide \
+                  is README.md and docs/ in the source tree."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -144,8 +149,10 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff) of gordian.
-    Man,
+    /// Print a manual page (roff): gordian(1), one per subcommand (`gordian man resolve`,
+    /// `gordian man fft replay`), or `gordian man formats`: the input formats and the
+    /// exit codes. Read one with `gordian man resolve | man -l -`.
+    Man(man::Args),
 }
 
 /// Parses a positive number of seconds (a clap value parser): at most one year, so no
@@ -259,17 +266,7 @@ pub fn run() -> ExitCode {
                 Err(code) => code,
             }
         }
-        Command::Man => {
-            let mut buf = Vec::new();
-            if let Err(e) = clap_mangen::Man::new(Cli::command()).render(&mut buf) {
-                eprintln!("error: cannot render the manual page: {e}");
-                return ExitCode::FAILURE;
-            }
-            match out(&String::from_utf8_lossy(&buf)) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(code) => code,
-            }
-        }
+        Command::Man(args) => man::run(&args, Cli::command()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! ?AR ("??? Action Resolution") mafia nights: every resolution of a night's
 //! simultaneous actions, whether it is a paradox, its optimal Gordian cuts and each
 //! player's exact chance of dying. The rules: `docs/ar.md`; the `.night` and JSON formats:
-//! the README ("Night files").
+//! docs/formats.md.
 //!
 //! ```
 //! use gordian::ar::{self, Classification};
@@ -165,7 +165,7 @@ impl Answer {
     }
 
     /// The answer as JSON: the object `gordian resolve --json` prints, without its
-    /// `engine`, `cross_checked` and `unfinished` fields (README, "Output"). The flat
+    /// `engine`, `cross_checked` and `unfinished` fields (docs/json.md). The flat
     /// lists are included while they hold at most 256 entries.
     pub fn to_json(&self) -> serde_json::Value {
         Ar::to_json(&self.night, self.factored())

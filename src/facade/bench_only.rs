@@ -59,7 +59,7 @@ pub fn ff8_plan(scenario: &ff8::Scenario, horizon: usize) -> String {
 }
 
 /// A Foeman benchmark round: exactly `figures` figures (at most 16) on three sides, tied
-/// in pairs on modDX, with fixed plans (`gen::round`; README, Foeman).
+/// in pairs on modDX, with fixed plans (`gen::round`; docs/performance.md, Foeman).
 pub fn foeman_round(figures: usize, seed: u64) -> foeman::Scenario {
     foeman::Scenario::from(crate::systems::foeman::gen::round(figures, seed))
 }
