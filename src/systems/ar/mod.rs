@@ -5,6 +5,7 @@ pub mod brute;
 pub mod certify;
 pub mod core;
 pub mod cuts;
+pub mod deflections;
 pub mod direct;
 pub mod dot;
 pub mod encode;
