@@ -18,6 +18,7 @@ pub mod learn;
 pub mod model;
 pub mod parse;
 pub mod pieces;
+pub mod redirect;
 pub mod report;
 pub mod resolution;
 pub mod semantics;

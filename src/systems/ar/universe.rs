@@ -213,14 +213,16 @@ impl Universe {
     /// answer ([`super::pieces`]): the same effects in the same order, players renumbered
     /// to those the effects name (ascending); also the index here of each of its players.
     /// It is a view for answers, not a night to solve: an effect's attackers may lie
-    /// outside it, and its deflection reach is each player alone.
-    pub fn piece(&self, keep: &[Ix]) -> (Universe, Vec<Player>) {
+    /// outside it, and its deflection reach is each player alone. `also`: more players
+    /// it must name (the final targets of its effects, when deflections moved them).
+    pub fn piece(&self, keep: &[Ix], also: &[Player]) -> (Universe, Vec<Player>) {
         let mut players: Vec<Player> = keep
             .iter()
             .flat_map(|&i| {
                 let e = &self.effects[i];
                 std::iter::once(e.actor).chain(e.targets.iter().copied())
             })
+            .chain(also.iter().copied())
             .collect();
         players.sort_unstable();
         players.dedup();
