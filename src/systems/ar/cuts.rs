@@ -299,8 +299,18 @@ pub(super) fn minimise(
     levels: usize,
     budget: &Budget,
 ) -> Result<Option<Vec<usize>>, Interrupted> {
-    let mut check = |l: &Learner| unfounded(w, l);
-    if !l.solve(budget, &mut check)? {
+    minimise_with(l, levels, budget, &mut |l: &Learner| unfounded(w, l))
+}
+
+/// [`minimise`] with any check of complete labellings (`None` accepts, else a nogood the
+/// labelling violates): the learner's counted sets are the levels' costs.
+pub(super) fn minimise_with(
+    l: &mut Learner,
+    levels: usize,
+    budget: &Budget,
+    check: &mut dyn FnMut(&Learner) -> Option<Vec<Lit>>,
+) -> Result<Option<Vec<usize>>, Interrupted> {
+    if !l.solve(budget, check)? {
         return Ok(None);
     }
     let counts = |l: &Learner| (0..levels).map(|i| l.count(i)).collect::<Vec<_>>();
@@ -318,7 +328,7 @@ pub(super) fn minimise(
                 })
                 .collect();
             l.set_bounds(&bounds);
-            if !l.solve(budget, &mut check)? {
+            if !l.solve(budget, check)? {
                 break;
             }
             upper = counts(l);

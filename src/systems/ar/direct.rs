@@ -699,12 +699,33 @@ impl Search<'_> {
     }
 }
 
+/// Universes with more uncut deflections than this are answered without frames, by
+/// [`super::redirect`] (deflections as decisions of the learning search): frames number
+/// up to 2^d. Tests lower it so that the property tests cover both paths.
+#[cfg(not(test))]
+const FRAMES_UP_TO: usize = 3;
+#[cfg(test)]
+const FRAMES_UP_TO: usize = 1;
+
+/// Whether E[cut] has too many deflections for frames (see [`FRAMES_UP_TO`]).
+fn lazy(u: &Universe, cut: &Cut) -> bool {
+    u.deflector
+        .iter()
+        .flatten()
+        .filter(|&&g| !cut.contains(g))
+        .nth(FRAMES_UP_TO)
+        .is_some()
+}
+
 /// Every acceptable resolution of E[cut].
 pub fn resolutions(
     u: &Universe,
     cut: &Cut,
     budget: &Budget,
 ) -> Result<Vec<Resolution>, Interrupted> {
+    if lazy(u, cut) {
+        return super::redirect::resolutions(u, cut, budget);
+    }
     let mut found = WaysByResolution::new();
     for (active, rho) in redirection_frames(u, cut, budget)? {
         let frame = Frame::build(u, &rho, cut, false, &active, budget)?;
@@ -880,6 +901,9 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
     let levels = u.levels().len();
     let nd = u.n_declared;
     let none = Cut::with_capacity(nd);
+    if lazy(u, &none) {
+        return super::redirect::optimal_cuts(u, budget);
+    }
     let frames = redirection_frames(u, &none, budget)?;
     let mut best: Option<Vec<usize>> = None;
     let mut cuts: Vec<Cut> = Vec::new();
@@ -956,11 +980,26 @@ const FLAT_UP_TO: f64 = 1.0;
 /// deflection (one frame is then the whole story), as pieces when that product is large;
 /// otherwise [`analyse`].
 pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
-    if u.len() < SPLIT_FROM || u.has_deflections() {
+    if u.len() < SPLIT_FROM {
         return analyse(u, budget).map(PartAnswer::Flat);
     }
     let none = Cut::with_capacity(u.n_declared);
-    let frame = Frame::build(u, &declared_map(u), &none, true, &[], budget)?;
+    let (active, rho) = if u.has_deflections() {
+        // The product form needs one frame: every optimal labelling must give each
+        // deflection the same success, and those that succeed must leave one way.
+        let Some(active) = super::redirect::settled(u, budget)? else {
+            return analyse(u, budget).map(PartAnswer::Flat);
+        };
+        let on: Vec<Ix> = active.iter().filter(|a| a.1).map(|a| a.0).collect();
+        let mut maps = redirections(u, &declared_map(u), &on);
+        if maps.len() != 1 {
+            return analyse(u, budget).map(PartAnswer::Flat);
+        }
+        (active, maps.pop().expect("one map"))
+    } else {
+        (Vec::new(), declared_map(u))
+    };
+    let frame = Frame::build(u, &rho, &none, true, &active, budget)?;
     let fixed = super::cuts::fixed_labels(&frame);
     let mut products = Vec::with_capacity(frame.components.len());
     for comp in &frame.components {
@@ -969,7 +1008,7 @@ pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interru
         };
         products.push(p);
     }
-    let s = super::pieces::pieces(u, &products, budget)?;
+    let s = super::pieces::pieces(u, &products, &rho, budget)?;
     Ok(if s.flat_size() <= FLAT_UP_TO {
         PartAnswer::Flat(s.flatten())
     } else {

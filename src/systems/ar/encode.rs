@@ -215,7 +215,9 @@ impl<'u> Encoding<'u> {
     #[cfg(test)]
     pub fn movable_players(&self) -> usize {
         (0..self.u.n_players())
-            .filter(|&p| self.u.reach[p].len() > 1 && self.active[p] != !self.solver.true_lit())
+            .filter(|&p| {
+                self.u.deflections.moves(p as Player) && self.active[p] != !self.solver.true_lit()
+            })
             .filter(|&p| self.needed(p as Player))
             .count()
     }
@@ -227,11 +229,7 @@ impl<'u> Encoding<'u> {
             .effects
             .iter()
             .filter(|e| e.action().is_some())
-            .any(|e| {
-                e.targets
-                    .iter()
-                    .any(|&d| self.u.reach[d as usize].contains(&p))
-            })
+            .any(|e| e.targets.iter().any(|&d| self.u.deflections.reaches(d, p)))
     }
 
     /// The cut variable of each declared effect (true: the effect is cut).
@@ -424,21 +422,21 @@ impl<'u> Encoding<'u> {
     }
 
     /// The final positions of a slot declared at p, encoded on first use: along p's path
-    /// of deflections (`Universe::reach[p]`, in order), the slot passes a player while
+    /// of deflections (`Universe::deflections.reach(p)`, in order), the slot passes a player while
     /// every deflection before it is active, and ends at the first player where it stops
     /// ([`Encoding::stop_at`]). One AND gate per step of the path: linear in its length.
     fn ends(&mut self, p: Player) -> &Positions {
         let u = self.u;
         let pu = p as usize;
         if !self.built.contains(pu)
-            && u.reach[pu].len() > 1
+            && u.deflections.moves(p)
             && self.active[pu] != !self.solver.true_lit()
         {
             self.built.insert(pu);
             let t = self.solver.true_lit();
-            let mut pos = Vec::with_capacity(u.reach[pu].len());
+            let mut pos = Vec::new();
             let mut pass = t;
-            for &q in &u.reach[pu] {
+            for q in u.deflections.reach(p) {
                 if !self.go_on() {
                     break;
                 }
@@ -476,12 +474,12 @@ impl<'u> Encoding<'u> {
 
     /// The players a slot declared at `d` can end at: its path of deflections, or `d`
     /// alone when its own deflection can never be active.
-    fn reach_of(&self, d: Player) -> &[Player] {
-        if self.active[d as usize] == !self.solver.true_lit() {
-            std::slice::from_ref(&self.u.reach[d as usize][0])
-        } else {
-            &self.u.reach[d as usize]
-        }
+    fn reach_of(&self, d: Player) -> impl Iterator<Item = Player> + '_ {
+        let alone = self.active[d as usize] == !self.solver.true_lit();
+        self.u
+            .deflections
+            .reach(d)
+            .take(if alone { 1 } else { usize::MAX })
     }
 
     /// The players effect `i` can finally target.
@@ -489,7 +487,7 @@ impl<'u> Encoding<'u> {
         let mut v: Vec<Player> = self.u.effects[i]
             .targets
             .iter()
-            .flat_map(|&d| self.reach_of(d).iter().copied())
+            .flat_map(|&d| self.reach_of(d))
             .collect();
         v.sort_unstable();
         v.dedup();
@@ -562,16 +560,62 @@ impl<'u> Encoding<'u> {
         let mut by_actor: Vec<Vec<Ix>> = vec![Vec::new(); np];
         let mut by_target: Vec<Vec<Ix>> = vec![Vec::new(); np];
         let mut unblockable_of: Vec<Vec<Ix>> = vec![Vec::new(); np];
-        let possible: Vec<Vec<Player>> = (0..n).map(|i| self.possible(i)).collect();
+        // Possible final targets only of the effects that read them (listing every
+        // action's would be quadratic along a chain of deflections); `by_target` only at
+        // the players a stop, protect or bulletproof passive looks at, gathered from the
+        // actions aimed at the players whose path passes there.
+        let reads = |i: Ix| {
+            matches!(
+                u.effects[i].kind,
+                Kind::Action(ActionKind::Block | ActionKind::Stop | ActionKind::Protect)
+            )
+        };
+        let possible: Vec<Vec<Player>> = (0..n)
+            .map(|i| {
+                if reads(i) {
+                    self.possible(i)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let mut aimed: Vec<Vec<Ix>> = vec![Vec::new(); np];
         for (i, e) in u.effects.iter().enumerate() {
             if e.action().is_some() {
                 by_actor[e.actor as usize].push(i);
-                for &p in &possible[i] {
-                    by_target[p as usize].push(i);
+                for (k, &d) in e.targets.iter().enumerate() {
+                    if !e.targets[..k].contains(&d) {
+                        aimed[d as usize].push(i);
+                    }
                 }
             } else if i < u.n_declared && e.kind == Kind::Passive(PassiveKind::Unblockable) {
                 unblockable_of[e.actor as usize].push(i);
             }
+        }
+        let mut looked = FixedBitSet::with_capacity(np);
+        for (i, e) in u.effects.iter().enumerate() {
+            match e.kind {
+                Kind::Action(ActionKind::Stop | ActionKind::Protect) => {
+                    possible[i].iter().for_each(|&p| looked.insert(p as usize));
+                }
+                Kind::Passive(PassiveKind::Bulletproof) => looked.insert(e.actor as usize),
+                _ => {}
+            }
+        }
+        let mut seen = vec![usize::MAX; n];
+        for p in looked.ones() {
+            if !self.go_on() {
+                return;
+            }
+            let pool = &mut by_target[p];
+            u.deflections.upstream(p as Player, |q| {
+                for &i in &aimed[q as usize] {
+                    if seen[i] != p {
+                        seen[i] = p;
+                        pool.push(i);
+                    }
+                }
+            });
         }
         let mut fail_lits: Vec<Vec<Lit>> = vec![Vec::new(); n];
         let mut stamp = vec![usize::MAX; n];

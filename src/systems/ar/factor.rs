@@ -133,16 +133,27 @@ impl Refined {
 /// * a reflexive passive of p, the actions of other players that may end at p (they
 ///   trigger it) and the effects it may create.
 ///
-/// "May end at p" reads the universe's deflection reach, which covers every set of active
-/// deflections and every processing order.
+/// "May end at p" reads the universe's deflection graph, which covers every set of active
+/// deflections and every processing order. The rules are applied without listing, for
+/// each player, every action that may end there (quadratic along a chain of
+/// deflections): an action aimed at a deflector joins that deflection, and a deflection
+/// aimed at a deflector joins the next, so everything that may end at a player with a
+/// deflection is already in one component, that of the deflections of its *tree* (the
+/// players with a deflection joined by deflection edges). At such a player only its own
+/// passives and actions remain to join, which needs only a summary of what may end there
+/// ([`Arrivals`]: kinds, up to two blocks, up to two actors), summed along the tree in
+/// linear time. At a player without a deflection, what may end there is what is aimed at
+/// it plus, per tree whose paths end there, that tree's summary: one item each. The
+/// components are exactly those of the rules above (tested against listing every action).
 pub fn components(u: &Universe) -> Vec<Vec<usize>> {
     let n = u.len();
     let np = u.n_players();
+    let d = &u.deflections;
     let mut uf = UnionFind::<usize>::new(n);
-    let mut hit: Vec<Vec<usize>> = vec![Vec::new(); np];
+    // What is aimed at each player (declared targets), and each player's effects.
+    let mut aimed: Vec<Vec<usize>> = vec![Vec::new(); np];
     let mut own_actions: Vec<Vec<usize>> = vec![Vec::new(); np];
     let mut passives: Vec<Vec<usize>> = vec![Vec::new(); np];
-    let mut mark = vec![usize::MAX; np];
     for (i, e) in u.effects.iter().enumerate() {
         match e.kind {
             Kind::Passive(_) => passives[e.actor as usize].push(i),
@@ -150,12 +161,14 @@ pub fn components(u: &Universe) -> Vec<Vec<usize>> {
                 if e.is_submitted_action() {
                     own_actions[e.actor as usize].push(i);
                 }
-                for &t in &e.targets {
-                    for &p in &u.reach[t as usize] {
-                        if mark[p as usize] != i {
-                            mark[p as usize] = i;
-                            hit[p as usize].push(i);
-                        }
+                for (k, &t) in e.targets.iter().enumerate() {
+                    if !e.targets[..k].contains(&t) {
+                        aimed[t as usize].push(i);
+                    }
+                    // Aimed at a deflector: it may be redirected (this also joins a
+                    // deflection aimed at a deflector to that deflection).
+                    if let Some(g) = u.deflector[t as usize] {
+                        uf.union(i, g);
                     }
                 }
             }
@@ -164,71 +177,85 @@ pub fn components(u: &Universe) -> Vec<Vec<usize>> {
             uf.union(i, passive);
         }
     }
-    let kind = |i: usize| u.effects[i].action();
-    let join_all = |uf: &mut UnionFind<usize>, a: &[usize], b: &[usize]| {
-        if let Some(&r) = a.first().or(b.first()) {
-            for &x in a.iter().chain(b) {
-                uf.union(r, x);
+    // The summary of what may end at each player with a deflection: what is aimed at it,
+    // plus the summaries of the deflectors aimed at it (children first; a cycle shares
+    // the sum of its members).
+    let mut sum: Vec<Arrivals> = (0..np)
+        .map(|p| {
+            let mut a = Arrivals::default();
+            if u.deflector[p].is_some() {
+                aimed[p].iter().for_each(|&i| a.add(u, i));
+            }
+            a
+        })
+        .collect();
+    let mut pending: Vec<u32> = vec![0; np];
+    for p in 0..np as Player {
+        if let Some(q) = d.next(p) {
+            if q != p && u.deflector[q as usize].is_some() {
+                pending[q as usize] += 1;
             }
         }
-    };
-    for p in 0..np {
-        let h = &hit[p];
-        if h.is_empty() {
+    }
+    let mut ready: Vec<Player> = (0..np as Player)
+        .filter(|&p| u.deflector[p as usize].is_some() && pending[p as usize] == 0)
+        .collect();
+    while let Some(p) = ready.pop() {
+        if let Some(q) = d.next(p).filter(|&q| q != p) {
+            if u.deflector[q as usize].is_some() {
+                let a = sum[p as usize].clone();
+                sum[q as usize].merge(&a);
+                pending[q as usize] -= 1;
+                if pending[q as usize] == 0 {
+                    ready.push(q);
+                }
+            }
+        }
+    }
+    for cycle in d.cycles() {
+        if cycle.len() < 2 {
             continue;
         }
-        let of = |k: ActionKind| h.iter().copied().filter(move |&i| kind(i) == Some(k));
-        let stops: Vec<usize> = of(ActionKind::Stop).collect();
-        if !stops.is_empty() {
-            let others: Vec<usize> = h
-                .iter()
-                .copied()
-                .filter(|&i| kind(i) != Some(ActionKind::Stop))
-                .collect();
-            if !others.is_empty() {
-                join_all(&mut uf, &stops, &others);
+        let mut all = Arrivals::default();
+        cycle.iter().for_each(|&q| all.merge(&sum[q as usize]));
+        cycle.iter().for_each(|&q| sum[q as usize] = all.clone());
+    }
+    // At a player without a deflection: the trees whose paths end there.
+    let mut trees: Vec<Vec<Player>> = vec![Vec::new(); np];
+    for p in 0..np as Player {
+        if let Some(q) = d.next(p) {
+            if u.deflector[q as usize].is_none() {
+                trees[q as usize].push(p);
             }
         }
-        let kills: Vec<usize> = of(ActionKind::Kill).collect();
-        let protects: Vec<usize> = of(ActionKind::Protect).collect();
-        if !kills.is_empty() && !protects.is_empty() {
-            join_all(&mut uf, &protects, &kills);
-        }
-        let blocks: Vec<usize> = of(ActionKind::Block).collect();
-        if !blocks.is_empty() {
-            let victims: Vec<usize> = own_actions[p]
-                .iter()
-                .copied()
-                .chain(
-                    passives[p]
-                        .iter()
-                        .copied()
-                        .filter(|&i| u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable)),
-                )
-                .collect();
-            // A block never hits itself: a lone block on its own actor's only action
-            // joins nothing.
-            if victims.iter().any(|v| blocks.iter().any(|b| b != v)) {
-                join_all(&mut uf, &blocks, &victims);
+    }
+    let mut items: Vec<(usize, Arrivals)> = Vec::new();
+    for p in 0..np {
+        items.clear();
+        if let Some(g) = u.deflector[p] {
+            items.push((g, sum[p].clone()));
+        } else {
+            for &i in &aimed[p] {
+                let mut a = Arrivals::default();
+                a.add(u, i);
+                items.push((i, a));
+            }
+            for &r in &trees[p] {
+                let g = u.deflector[r as usize].expect("a tree's root deflects");
+                items.push((g, sum[r as usize].clone()));
             }
         }
-        if let Some(d) = u.deflector[p] {
-            join_all(&mut uf, &[d], h);
+        if items.is_empty() {
+            continue;
         }
-        for &q in &passives[p] {
-            match u.effects[q].kind {
-                Kind::Passive(PassiveKind::Bulletproof) => join_all(&mut uf, &[q], &kills),
-                Kind::Passive(PassiveKind::Reflexive(_)) => {
-                    let triggers: Vec<usize> = h
-                        .iter()
-                        .copied()
-                        .filter(|&i| u.effects[i].actor as usize != p)
-                        .collect();
-                    join_all(&mut uf, &[q], &triggers);
-                }
-                _ => {}
-            }
-        }
+        join_at(
+            u,
+            &mut uf,
+            p as Player,
+            &items,
+            &own_actions[p],
+            &passives[p],
+        );
     }
     let mut by_root: std::collections::HashMap<usize, usize> = Default::default();
     let mut out: Vec<Vec<usize>> = Vec::new();
@@ -241,6 +268,137 @@ pub fn components(u: &Universe) -> Vec<Vec<usize>> {
         out[k].push(i);
     }
     out
+}
+
+/// What may end at a player, summarised for [`components`]: the action kinds, up to two
+/// distinct blocks and up to two distinct actors (enough to decide "a block other than
+/// this victim" and "an action of another player").
+#[derive(Clone, Debug, Default)]
+struct Arrivals {
+    kinds: u8,
+    blocks: [Option<usize>; 2],
+    actors: [Option<Player>; 2],
+}
+
+fn keep_two<T: PartialEq + Copy>(two: &mut [Option<T>; 2], x: T) {
+    if two[0].is_none() {
+        two[0] = Some(x);
+    } else if two[0] != Some(x) && two[1].is_none() {
+        two[1] = Some(x);
+    }
+}
+
+fn kind_bit(k: ActionKind) -> u8 {
+    1 << ActionKind::ALL
+        .iter()
+        .position(|&x| x == k)
+        .expect("every kind is listed")
+}
+
+impl Arrivals {
+    fn add(&mut self, u: &Universe, i: usize) {
+        let e = &u.effects[i];
+        let k = e.action().expect("arrivals are actions");
+        self.kinds |= kind_bit(k);
+        if k == ActionKind::Block {
+            keep_two(&mut self.blocks, i);
+        }
+        keep_two(&mut self.actors, e.actor);
+    }
+
+    fn merge(&mut self, o: &Arrivals) {
+        self.kinds |= o.kinds;
+        o.blocks
+            .iter()
+            .flatten()
+            .for_each(|&b| keep_two(&mut self.blocks, b));
+        o.actors
+            .iter()
+            .flatten()
+            .for_each(|&a| keep_two(&mut self.actors, a));
+    }
+
+    fn has(&self, k: ActionKind) -> bool {
+        self.kinds & kind_bit(k) != 0
+    }
+
+    fn has_other_than(&self, k: ActionKind) -> bool {
+        self.kinds & !kind_bit(k) != 0
+    }
+
+    fn other_actor(&self, p: Player) -> bool {
+        self.actors.iter().flatten().any(|&a| a != p)
+    }
+}
+
+/// The rules of [`components`] at player p, over the items that may end there (each an
+/// effect standing for a set already joined, with that set's summary).
+fn join_at(
+    u: &Universe,
+    uf: &mut UnionFind<usize>,
+    p: Player,
+    items: &[(usize, Arrivals)],
+    own_actions: &[usize],
+    passives: &[usize],
+) {
+    let any = |f: &dyn Fn(&Arrivals) -> bool| items.iter().any(|(_, a)| f(a));
+    let join = |uf: &mut UnionFind<usize>, with: usize, f: &dyn Fn(&Arrivals) -> bool| {
+        for (i, a) in items {
+            if f(a) {
+                uf.union(with, *i);
+            }
+        }
+    };
+    let first = items[0].0;
+    // Stops and the non-stops that may share p with them.
+    if any(&|a| a.has(ActionKind::Stop)) && any(&|a| a.has_other_than(ActionKind::Stop)) {
+        join(uf, first, &|_| true);
+    }
+    // Protects and kills.
+    let kills = any(&|a| a.has(ActionKind::Kill));
+    if kills && any(&|a| a.has(ActionKind::Protect)) {
+        let f = |a: &Arrivals| a.has(ActionKind::Kill) || a.has(ActionKind::Protect);
+        let with = items.iter().find(|(_, a)| f(a)).expect("some").0;
+        join(uf, with, &f);
+    }
+    // Blocks and the blocked player's submitted actions and unblockable passives; a block
+    // never hits itself.
+    let mut blocks: [Option<usize>; 2] = [None; 2];
+    for (_, a) in items {
+        a.blocks
+            .iter()
+            .flatten()
+            .for_each(|&b| keep_two(&mut blocks, b));
+    }
+    if let Some(b0) = blocks[0] {
+        let victims: Vec<usize> = own_actions
+            .iter()
+            .copied()
+            .chain(
+                passives
+                    .iter()
+                    .copied()
+                    .filter(|&i| u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable)),
+            )
+            .collect();
+        if victims.iter().any(|&v| blocks[1].is_some() || v != b0) {
+            join(uf, b0, &|a| a.has(ActionKind::Block));
+            for v in victims {
+                uf.union(b0, v);
+            }
+        }
+    }
+    for &q in passives {
+        match u.effects[q].kind {
+            Kind::Passive(PassiveKind::Bulletproof) if kills => {
+                join(uf, q, &|a| a.has(ActionKind::Kill));
+            }
+            Kind::Passive(PassiveKind::Reflexive(_)) => {
+                join(uf, q, &|a| a.other_actor(p));
+            }
+            _ => {}
+        }
+    }
 }
 
 impl Night {
@@ -514,6 +672,167 @@ mod tests {
                     .collect()
             })
             .collect()
+    }
+
+    /// The rules of [`components`] applied literally: list every action that may end at
+    /// each player (walking every path), then join per player. Quadratic along a chain;
+    /// the reference the linear version is checked against.
+    fn components_by_listing(u: &Universe) -> Vec<Vec<usize>> {
+        let n = u.len();
+        let np = u.n_players();
+        let mut uf = UnionFind::<usize>::new(n);
+        let mut hit: Vec<Vec<usize>> = vec![Vec::new(); np];
+        let mut own_actions: Vec<Vec<usize>> = vec![Vec::new(); np];
+        let mut passives: Vec<Vec<usize>> = vec![Vec::new(); np];
+        for (i, e) in u.effects.iter().enumerate() {
+            match e.kind {
+                Kind::Passive(_) => passives[e.actor as usize].push(i),
+                Kind::Action(_) => {
+                    if e.is_submitted_action() {
+                        own_actions[e.actor as usize].push(i);
+                    }
+                    for &t in &e.targets {
+                        for p in u.deflections.reach(t) {
+                            if !hit[p as usize].contains(&i) {
+                                hit[p as usize].push(i);
+                            }
+                        }
+                    }
+                }
+            }
+            if let Origin::Created { passive, .. } = e.origin {
+                uf.union(i, passive);
+            }
+        }
+        let kind = |i: usize| u.effects[i].action();
+        let join_all = |uf: &mut UnionFind<usize>, a: &[usize], b: &[usize]| {
+            if let Some(&r) = a.first().or(b.first()) {
+                for &x in a.iter().chain(b) {
+                    uf.union(r, x);
+                }
+            }
+        };
+        for p in 0..np {
+            let h = &hit[p];
+            let of = |k: ActionKind| -> Vec<usize> {
+                h.iter().copied().filter(|&i| kind(i) == Some(k)).collect()
+            };
+            let stops = of(ActionKind::Stop);
+            let others: Vec<usize> = h
+                .iter()
+                .copied()
+                .filter(|&i| kind(i) != Some(ActionKind::Stop))
+                .collect();
+            if !stops.is_empty() && !others.is_empty() {
+                join_all(&mut uf, &stops, &others);
+            }
+            let (kills, protects, blocks) = (
+                of(ActionKind::Kill),
+                of(ActionKind::Protect),
+                of(ActionKind::Block),
+            );
+            if !kills.is_empty() && !protects.is_empty() {
+                join_all(&mut uf, &protects, &kills);
+            }
+            let victims: Vec<usize> = own_actions[p]
+                .iter()
+                .copied()
+                .chain(
+                    passives[p]
+                        .iter()
+                        .copied()
+                        .filter(|&i| u.effects[i].kind == Kind::Passive(PassiveKind::Unblockable)),
+                )
+                .collect();
+            if victims.iter().any(|v| blocks.iter().any(|b| b != v)) {
+                join_all(&mut uf, &blocks, &victims);
+            }
+            if let Some(d) = u.deflector[p] {
+                join_all(&mut uf, &[d], h);
+            }
+            for &q in &passives[p] {
+                match u.effects[q].kind {
+                    Kind::Passive(PassiveKind::Bulletproof) => join_all(&mut uf, &[q], &kills),
+                    Kind::Passive(PassiveKind::Reflexive(_)) => {
+                        let triggers: Vec<usize> = h
+                            .iter()
+                            .copied()
+                            .filter(|&i| u.effects[i].actor as usize != p)
+                            .collect();
+                        join_all(&mut uf, &[q], &triggers);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for i in 0..n {
+            out.entry(uf.find(i)).or_default().push(i);
+        }
+        let mut v: Vec<Vec<usize>> = out.into_values().collect();
+        v.sort();
+        v
+    }
+
+    /// The linear components equal the literal listing on random nights where deflections
+    /// are frequent (chains, cycles, trees into cycles, self-deflections).
+    #[test]
+    fn linear_components_equal_the_literal_rules() {
+        use crate::systems::ar::gen::{night, NightParams};
+        use crate::systems::ar::ActionKind as K;
+        let mut checked = 0;
+        for seed in 0..3000 {
+            let params = NightParams {
+                players: 2 + (seed % 9) as usize,
+                effects: 2 + (seed % 17) as usize,
+                kinds: vec![
+                    K::Deflect,
+                    K::Deflect,
+                    K::Deflect,
+                    K::Block,
+                    K::Stop,
+                    K::Protect,
+                    K::Kill,
+                    K::Visit,
+                ],
+                passive_rate: 0.25,
+                ..NightParams::default()
+            };
+            let u = Universe::new(&night(&params, seed));
+            let mut got = components(&u);
+            got.sort();
+            assert_eq!(got, components_by_listing(&u), "seed {seed}");
+            checked += usize::from(u.has_deflections());
+        }
+        assert!(checked > 2000, "{checked} nights with deflections");
+    }
+
+    /// A chain of 100,000 deflections (`V kill D0`, `Di deflect D(i+1)`) builds its
+    /// universe and components in linear time: listing every player a slot may end at
+    /// would be 5 billion entries. One component (the kill and every deflection may move
+    /// along the chain together).
+    #[test]
+    fn a_long_chain_of_deflections_is_linear() {
+        let mut text = String::from("V kill D0\n");
+        for i in 0..100_000 {
+            text.push_str(&format!("D{i} deflect D{}\n", i + 1));
+        }
+        let e = parse_str(&text, Path::new("chain.night")).unwrap();
+        let start = std::time::Instant::now();
+        let budget = Budget::with_max_memory(64 << 20);
+        let u = Universe::new_within(&e, &budget).expect("within 64 MiB");
+        let n = Night::new_within(u, &budget).expect("within 64 MiB");
+        assert_eq!(n.parts.len(), 1);
+        assert_eq!(
+            n.whole.deflections.reach(0).count(),
+            1,
+            "V deflects nothing"
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]

@@ -13,10 +13,11 @@
 //! piece's analysis is canonical; [`Split::flatten`] is the component's flat analysis.
 
 use super::cuts::Labelling;
-use super::direct::{declared_map, restrict};
+use super::direct::restrict;
 use super::expand;
 use super::factor::{Factored, Night, Part};
-use super::resolution::{cut_cost, Analysis, Cut, CutAnalysis, Resolution};
+use super::model::Player;
+use super::resolution::{cut_cost, Analysis, Cut, CutAnalysis, Resolution, TargetMap};
 use super::split::Product;
 use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -57,7 +58,12 @@ impl Split {
 
 /// The pieces of component universe `u` from the products of every component of its
 /// cut-search frame (over `u`'s whole index range).
-pub fn pieces(u: &Universe, products: &[Product], budget: &Budget) -> Result<Split, Interrupted> {
+pub fn pieces(
+    u: &Universe,
+    products: &[Product],
+    rho: &TargetMap,
+    budget: &Budget,
+) -> Result<Split, Interrupted> {
     let n = u.len();
     let mut fixed_s = vec![None; n];
     let mut fixed_live = vec![None; n];
@@ -87,7 +93,7 @@ pub fn pieces(u: &Universe, products: &[Product], budget: &Budget) -> Result<Spl
                 ]
             })
             .collect();
-        let (part, a) = piece(u, &shared, &[labels], budget)?;
+        let (part, a) = piece(u, &shared, &[labels], rho, budget)?;
         parts.push(part);
         analyses.push(a);
     }
@@ -117,7 +123,7 @@ pub fn pieces(u: &Universe, products: &[Product], budget: &Budget) -> Result<Spl
             .iter()
             .map(|o| o.iter().chain(&extra).copied().collect())
             .collect();
-        let (part, a) = piece(u, &keep, &options, budget)?;
+        let (part, a) = piece(u, &keep, &options, rho, budget)?;
         parts.push(part);
         analyses.push(a);
     }
@@ -136,12 +142,23 @@ fn piece(
     u: &Universe,
     keep: &[Ix],
     options: &[Labelling],
+    rho: &TargetMap,
     budget: &Budget,
 ) -> Result<(Part, Analysis), Interrupted> {
     let n = u.len();
-    let (pu, players) = u.piece(keep);
+    let also: Vec<Player> = keep.iter().flat_map(|&i| rho[i].iter().copied()).collect();
+    let (pu, players) = u.piece(keep, &also);
     let local: BTreeMap<Ix, usize> = keep.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    let rho = declared_map(&pu);
+    // The component's final targets (one way: its deflections are settled), renumbered.
+    let rho: TargetMap = keep
+        .iter()
+        .map(|&i| {
+            rho[i]
+                .iter()
+                .map(|q| players.binary_search(q).expect("named in the piece") as Player)
+                .collect()
+        })
+        .collect();
     let mut by_cut: BTreeMap<Vec<usize>, Vec<Resolution>> = BTreeMap::new();
     for o in options {
         budget.charge("pieces", pu.map_bytes() + 3 * pu.set_bytes())?;

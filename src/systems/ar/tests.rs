@@ -560,3 +560,34 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
     engine::self_check(&n, &f).expect("every piece's entries are acceptable");
     assert_eq!(check_factorised_against_brute(&ens), 1);
 }
+
+/// Components with deflections answered as pieces (their optimal labellings all agree on
+/// which deflections succeed, with one way): the pieces, carrying that frame's final
+/// targets, multiply to the SAT engine's flat answer, and the split is met often enough
+/// for the comparison to mean something.
+#[test]
+fn pieces_with_settled_deflections_multiply_to_the_sat_engines_flat_answer() {
+    use crate::systems::ar::factor::PartAnswer;
+    let mut split = 0;
+    for seed in 0..1500u64 {
+        let effects = 4 + (seed % 30) as usize;
+        let params = NightParams {
+            players: 3 + effects / 4,
+            ..deflect_params(effects)
+        };
+        let u = Universe::new(&night(&params, seed));
+        if !u.has_deflections() {
+            continue;
+        }
+        let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
+        match direct::analyse_part(&u, &Budget::new()).expect("not interrupted") {
+            PartAnswer::Flat(a) => assert_eq!(a, flat, "seed {seed}"),
+            PartAnswer::Split(s) => {
+                split += 1;
+                assert_eq!(s.flatten(), flat, "seed {seed}");
+                recheck(&u, &flat);
+            }
+        }
+    }
+    assert!(split > 30, "{split} split answers with deflections");
+}

@@ -12,12 +12,15 @@
 //! (groundedness included) is decided by the engines, never by the universe. A slot's possible final
 //! targets are the players reachable from its declared target in the deflection graph
 //! (player -> target of that player's `deflect`), which over-approximates every processing
-//! order of every set of active deflections.
+//! order of every set of active deflections; that graph is kept in linear space
+//! ([`Deflections`]: paths are walked, never stored), and the closure walks only the
+//! reflexive owners along a path, so a chain of n deflections builds in O(n).
 //!
 //! A universe made by [`Universe::piece`] is a view of some effects of another, for the
 //! pieces of a split answer: it is never solved, and the closure above does not hold
 //! for it.
 
+use super::deflections::Deflections;
 use super::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::HashMap;
@@ -84,8 +87,9 @@ pub struct Universe {
     pub n_declared: usize,
     /// `deflector[p]`: the universe index of player p's `deflect` action, if any.
     pub deflector: Vec<Option<Ix>>,
-    /// `reach[p]`: the players a slot declared at p can end at (p first), via deflections.
-    pub reach: Vec<Vec<Player>>,
+    /// The deflection graph: `reach(p)`, the players a slot declared at p can end at (p
+    /// first, in path order), without storing it (linear in the players).
+    pub deflections: Box<Deflections>,
     created_index: HashMap<(Ix, Player), Ix>,
     levels: Vec<u32>,
 }
@@ -120,28 +124,29 @@ impl Universe {
                 deflector[e.actor as usize] = Some(i);
             }
         }
-        let reach: Vec<Vec<Player>> = (0..n_players as Player)
-            .map(|p| {
-                let mut seen = vec![p];
-                let mut cur = p;
-                while let Some(d) = deflector[cur as usize] {
-                    let next = effects[d].targets[0];
-                    if seen.contains(&next) {
-                        break;
-                    }
-                    seen.push(next);
-                    cur = next;
-                }
-                seen
-            })
-            .collect();
-        // Reflexive passives by owner.
+        budget.check()?;
+        let deflections = Box::new(Deflections::new(
+            deflector
+                .iter()
+                .map(|d| d.map(|d| effects[d].targets[0]))
+                .collect(),
+        ));
+        budget.charge("the deflection graph", deflections.bytes())?;
+        // Reflexive passives by owner, and the owners along each path (linear: the
+        // fixpoint below walks only the owners a path passes, not the whole path).
         let mut reflexive_of: Vec<Vec<Ix>> = vec![Vec::new(); n_players];
         for (i, e) in effects.iter().enumerate() {
             if let Kind::Passive(PassiveKind::Reflexive(_)) = e.kind {
                 reflexive_of[e.actor as usize].push(i);
             }
         }
+        let owner: Vec<bool> = reflexive_of.iter().map(|r| !r.is_empty()).collect();
+        let first_owner = deflections.first_marked(&owner);
+        let owners_on_cycle: Vec<Vec<Player>> = deflections
+            .cycles()
+            .iter()
+            .map(|c| c.iter().copied().filter(|&q| owner[q as usize]).collect())
+            .collect();
         // Fixpoint: every action (declared or created) may trigger reflexives of the owners
         // it can reach.
         let mut created_index = HashMap::new();
@@ -156,12 +161,14 @@ impl Universe {
                 continue;
             }
             let visitor = g.actor;
-            let mut owners: Vec<Player> = g
-                .targets
-                .iter()
-                .flat_map(|&t| reach[t as usize].iter().copied())
-                .filter(|&o| o != visitor)
-                .collect();
+            let mut owners: Vec<Player> = Vec::new();
+            for &t in &g.targets {
+                deflections.marked_on_reach(t, &first_owner, &owners_on_cycle, |o| {
+                    if o != visitor {
+                        owners.push(o);
+                    }
+                });
+            }
             owners.sort_unstable();
             owners.dedup();
             for o in owners {
@@ -195,7 +202,7 @@ impl Universe {
             effects,
             n_declared,
             deflector,
-            reach,
+            deflections,
             created_index,
             levels: ensemble.priority_levels(),
         })
@@ -206,14 +213,16 @@ impl Universe {
     /// answer ([`super::pieces`]): the same effects in the same order, players renumbered
     /// to those the effects name (ascending); also the index here of each of its players.
     /// It is a view for answers, not a night to solve: an effect's attackers may lie
-    /// outside it, and its deflection reach is each player alone.
-    pub fn piece(&self, keep: &[Ix]) -> (Universe, Vec<Player>) {
+    /// outside it, and its deflection reach is each player alone. `also`: more players
+    /// it must name (the final targets of its effects, when deflections moved them).
+    pub fn piece(&self, keep: &[Ix], also: &[Player]) -> (Universe, Vec<Player>) {
         let mut players: Vec<Player> = keep
             .iter()
             .flat_map(|&i| {
                 let e = &self.effects[i];
                 std::iter::once(e.actor).chain(e.targets.iter().copied())
             })
+            .chain(also.iter().copied())
             .collect();
         players.sort_unstable();
         players.dedup();
@@ -278,7 +287,7 @@ impl Universe {
             effects,
             n_declared,
             deflector,
-            reach: (0..players.len() as Player).map(|p| vec![p]).collect(),
+            deflections: Box::new(Deflections::none(players.len())),
             created_index,
         };
         (universe, players)
