@@ -19,6 +19,7 @@ pub mod parse;
 pub mod pieces;
 pub mod report;
 pub mod resolution;
+pub mod satsplit;
 pub mod semantics;
 pub mod shrink;
 pub mod split;
