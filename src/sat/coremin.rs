@@ -233,6 +233,48 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn agrees_with_level_by_level_lexmin_on_larger_formulas(
+            cnf in cnf_strategy(12, 30),
+            levels in prop::collection::vec(prop::collection::vec(lit_strategy(12), 0..14), 1..3),
+        ) {
+            let levels: Vec<Vec<(usize, bool)>> = levels
+                .into_iter()
+                .map(|lv| lv.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect())
+                .collect();
+            check(&cnf, &levels, &[]);
+        }
+    }
+
+    #[test]
+    fn at_least_four_of_six_needs_relaxed_core_counters() {
+        // Worked by hand: "at least 4 of x0..x5 true" written as every 3 of them having a
+        // true one (3 false would leave at most 3 true): the least count is 4, reached by
+        // the C(6, 2) = 15 assignments with exactly two false. The cores here have three
+        // literals, so reaching 4 needs core counters relaxed past "at most 1".
+        let mut clauses = Vec::new();
+        for i in 0..6 {
+            for j in i + 1..6 {
+                for k in j + 1..6 {
+                    clauses.push(vec![(i, true), (j, true), (k, true)]);
+                }
+            }
+        }
+        let cnf = Cnf {
+            num_vars: 6,
+            clauses,
+        };
+        let mut s = Solver::new();
+        let v = cnf.load(&mut s);
+        let got = lexmin_cores(&mut s, std::slice::from_ref(&v), &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.counts, [4]);
+        assert_eq!(optimal(&mut s, &v, &[], &got.pins).len(), 15);
+    }
+
     #[test]
     fn a_pigeonhole_level_needs_several_cores() {
         // Worked by hand: x0..x3 with "at least three true" written as every pair of

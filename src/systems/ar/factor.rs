@@ -128,16 +128,12 @@ impl Eq for Factored {}
 /// both answers, unless it is in several pieces on both sides (a reflexive passive a
 /// group names its created effects by sits in the shared piece and in that group, in
 /// both answers); on each block of the join the two answers' products are flattened and
-/// compared (a block of one piece on each side with the same effects compares directly).
+/// compared (a block of one piece on each side with the same effects and players compares
+/// directly).
 /// A block with pieces on one side only is a disagreement.
 pub fn pieces_agree(ma: &Night, pa: &[Analysis], mb: &Night, pb: &[Analysis]) -> bool {
-    if ma.parts.len() == mb.parts.len()
-        && ma
-            .parts
-            .iter()
-            .zip(&mb.parts)
-            .all(|(x, y)| x.to_whole == y.to_whole)
-    {
+    let same = |x: &Part, y: &Part| x.to_whole == y.to_whole && x.players == y.players;
+    if ma.parts.len() == mb.parts.len() && ma.parts.iter().zip(&mb.parts).all(|(x, y)| same(x, y)) {
         return pa == pb;
     }
     let n = ma.whole.len();
@@ -193,7 +189,7 @@ pub fn pieces_agree(ma: &Night, pa: &[Analysis], mb: &Night, pb: &[Analysis]) ->
     blocks
         .values()
         .all(|(xa, xb)| match (xa.as_slice(), xb.as_slice()) {
-            ([x], [y]) if ma.parts[*x].to_whole == mb.parts[*y].to_whole => pa[*x] == pb[*y],
+            ([x], [y]) if same(&ma.parts[*x], &mb.parts[*y]) => pa[*x] == pb[*y],
             _ => !xa.is_empty() && !xb.is_empty() && flat(ma, pa, xa) == flat(mb, pb, xb),
         })
 }
