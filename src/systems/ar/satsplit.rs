@@ -85,6 +85,8 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
     let opt = lexmin_cores(&mut enc.solver, &levels, &[])
         .map_err(|_| Interrupted)?
         .expect("cutting every effect always leaves an acceptable resolution");
+    // A solve is not interrupted while it runs: stop between the phases.
+    budget.check()?;
     // Frame numbering: s[i] is candidate i, live[i] candidate n + i.
     let candidates: Vec<Lit> = (0..n)
         .map(|i| enc.success_lit(i))
