@@ -1,8 +1,9 @@
 //! The solver-facing layer shared by all systems. Knows nothing about games.
 //!
 //! Owns: a thin incremental SAT solver wrapper ([`Solver`]), cardinality encodings
-//! ([`Totalizer`]), lexicographic minimisation of cost counts ([`lexmin`]) and projected
-//! model enumeration ([`enumerate_projected`]).
+//! ([`Totalizer`]), lexicographic minimisation of cost counts level by level ([`lexmin`])
+//! or core-guided ([`lexmin_cores`]), backbones ([`backbone`]) and projected model
+//! enumeration ([`enumerate_projected`]).
 //!
 //! Invariants shared by every procedure here:
 //! * all extra constraints a procedure needs only while it runs are passed as assumptions
@@ -12,14 +13,18 @@
 //!   and an unanswered solve surfaces as [`SatResult::Unknown`], [`Interrupted`] or
 //!   [`EnumerationEnd::Interrupted`], never as a wrong Sat/Unsat answer.
 
+mod backbone;
 mod card;
+mod coremin;
 mod enumerate;
 mod lexmin;
 mod solver;
 #[cfg(test)]
 mod test_util;
 
+pub use backbone::backbone;
 pub use card::Totalizer;
+pub use coremin::lexmin_cores;
 pub use enumerate::{enumerate_projected, EnumerationEnd};
 pub use lexmin::lexmin;
 pub use solver::{Lit, SatResult, Solver};

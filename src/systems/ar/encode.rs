@@ -182,7 +182,7 @@ impl<'u> Encoding<'u> {
     /// Charges the solver's growth since the last charge ([`Solver::approx_bytes`], and the
     /// cache of final-target literals) to the budget's meter. `false` once the budget is
     /// cancelled: past the bound (the charge cancels it), or stopped otherwise.
-    fn meter(&mut self) -> bool {
+    pub(super) fn meter(&mut self) -> bool {
         self.metered_at = self.solver.num_clauses();
         let now = self.solver.approx_bytes() + 48 * self.at_cache.len() as u64;
         self.budget

@@ -10,7 +10,7 @@
 use super::factor::{Factored, Night, PartAnswer};
 use super::resolution::{Analysis, Cut};
 use super::universe::Universe;
-use super::{brute, direct, encode, expand, semantics};
+use super::{brute, direct, expand, satsplit, semantics};
 use crate::systems::spec::{Budget, Engine, Interrupted};
 use rayon::prelude::*;
 
@@ -98,7 +98,7 @@ impl Engine<Night, Factored> for Sat {
         "sat"
     }
     fn solve(&self, n: &Night, budget: &Budget) -> Result<Factored, Interrupted> {
-        per_part(n, budget, encode::analyse)
+        per_part_split(n, budget, satsplit::analyse_part)
     }
 }
 

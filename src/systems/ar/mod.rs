@@ -21,6 +21,7 @@ pub mod pieces;
 pub mod redirect;
 pub mod report;
 pub mod resolution;
+pub mod satsplit;
 pub mod semantics;
 pub mod shrink;
 pub mod split;

@@ -11,18 +11,71 @@
 //! created effects come from (shared, always present, succeeding and uncut, so unions are
 //! unaffected); a created effect absent from every optimal labelling is in no piece; each
 //! piece's analysis is canonical; [`Split::flatten`] is the component's flat analysis.
+//! Both engines build their pieces here from a [`Product`] they found on their own (the
+//! direct engine by [`super::split`], the SAT engine by [`super::satsplit`]); nothing here
+//! searches.
 
-use super::cuts::Labelling;
-use super::direct::restrict;
 use super::expand;
 use super::factor::{Factored, Night, Part};
 use super::model::Player;
 use super::resolution::{cut_cost, Analysis, Cut, CutAnalysis, Resolution, TargetMap};
-use super::split::Product;
 use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::collections::BTreeMap;
+
+/// Labels of some variables of a component, in frame numbering: `(u, b)` says effect u
+/// succeeds (b) for `u < n`, and that effect `u - n` is live (in R and uncut) for
+/// `u >= n`, n the component's universe size.
+pub type Labelling = Vec<(usize, bool)>;
+
+/// One independent group: its effects (universe indices, ascending) and every labelling of
+/// them, in the order found.
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// The effects whose labels vary in this group.
+    pub effects: Vec<Ix>,
+    /// Every labelling of the group's effects (both variables of each effect).
+    pub options: Vec<Labelling>,
+}
+
+/// A component's optimal labellings as a product: every choice of one option per group,
+/// with `fixed`, is an optimal labelling, and every optimal labelling is one.
+#[derive(Clone, Debug)]
+pub struct Product {
+    /// The labels of every effect both of whose variables are fixed by the backbone.
+    pub fixed: Labelling,
+    /// The independent groups.
+    pub groups: Vec<Group>,
+}
+
+/// Every action's declared targets (passives: none): the final targets when no slot moves.
+pub fn declared_map(u: &Universe) -> TargetMap {
+    u.effects
+        .iter()
+        .map(|e| {
+            if e.action().is_some() {
+                e.targets.clone()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect()
+}
+
+/// The final-target map restricted to R's uncut actions.
+fn restrict(u: &Universe, rho: &TargetMap, present: &FixedBitSet, cut: &Cut) -> TargetMap {
+    (0..u.len())
+        .map(|i| {
+            let is_cut = i < u.n_declared && cut.contains(i);
+            if present.contains(i) && !is_cut {
+                rho[i].clone()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect()
+}
 
 /// A component answered as a product of pieces.
 #[derive(Clone, Debug)]

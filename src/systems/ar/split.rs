@@ -30,31 +30,14 @@
 //! Invariant: [`product`] answers the component's optimal labellings exactly (tested
 //! against the engines' flat answers and brute force through [`super::pieces`]).
 
-use super::cuts::{self, minimise, unfounded, FixedLabels, Labelling, Written};
+use super::cuts::{self, minimise, unfounded, FixedLabels, Written};
 use super::direct::Frame;
 use super::learn::{lit, Learner, Lit, Problem};
+use super::pieces::Labelling;
+pub use super::pieces::{Group, Product};
 use super::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use petgraph::unionfind::UnionFind;
-
-/// One independent group: its effects (universe indices, ascending) and every labelling of
-/// them (frame numbering: `s[u]` is `u`, `live[u]` is `n + u`), in the order found.
-#[derive(Clone, Debug)]
-pub struct Group {
-    /// The effects whose labels vary in this group.
-    pub effects: Vec<Ix>,
-    /// Every labelling of the group's effects (both variables of each effect).
-    pub options: Vec<Labelling>,
-}
-
-/// A component's optimal labellings as a product.
-#[derive(Clone, Debug)]
-pub struct Product {
-    /// The labels of every effect both of whose variables are fixed by the backbone.
-    pub fixed: Labelling,
-    /// The independent groups.
-    pub groups: Vec<Group>,
-}
 
 /// The optimal labellings of component `comp` of cut-search frame `f` as a product; `None`
 /// when the component has no labelling at all.

@@ -526,8 +526,21 @@ fn mutual_blocks_behind_a_certain_block_are_independent_pieces() {
         crate::systems::ar::answer::death_chances(&n, &f),
         [("X".to_string(), half)]
     );
-    // The split answer agrees with the flat answers of the other engines.
-    assert_eq!(f, Sat.solve(&n, &Budget::new()).expect("not interrupted"));
+    // The SAT engine finds the same pieces on its own encoding (worked by hand above).
+    let sat = Sat.solve(&n, &Budget::new()).expect("not interrupted");
+    let sr = sat
+        .refined
+        .as_ref()
+        .expect("the SAT engine answers as pieces too");
+    let sat_ids: Vec<Vec<&str>> = sr
+        .night
+        .parts
+        .iter()
+        .map(|p| p.universe.effects.iter().map(|e| e.id.as_str()).collect())
+        .collect();
+    assert_eq!(sat_ids, ids);
+    // The split answer agrees with the SAT engine's and brute force's.
+    assert_eq!(f, sat);
     assert_eq!(Brute.solve(&n, &Budget::new()).expect("not interrupted"), f);
     engine::self_check(&n, &f).expect("every piece's entries are acceptable");
     assert_eq!(check_factorised_against_brute(&ens), 1);
@@ -590,4 +603,101 @@ fn pieces_with_settled_deflections_multiply_to_the_sat_engines_flat_answer() {
         }
     }
     assert!(split > 30, "{split} split answers with deflections");
+}
+
+#[test]
+fn random_dense_nights_often_answer_as_pieces_by_sat() {
+    // Guards the property test below against never meeting a split SAT answer (tests
+    // split every component of 4 effects or more whose product has more than one entry).
+    let split = (0..200u64)
+        .filter(|&seed| {
+            let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
+            matches!(
+                satsplit::analyse_part(&u, &Budget::new()),
+                Ok(crate::systems::ar::factor::PartAnswer::Split(_))
+            )
+        })
+        .count();
+    assert!(split > 40, "{split} of 200");
+}
+
+/// A component's answer as one piece holding the whole component: the coarsest grouping.
+fn one_piece(u: &Universe, a: Analysis) -> crate::systems::ar::factor::PartAnswer {
+    use crate::systems::ar::factor::{Part, PartAnswer};
+    PartAnswer::Split(crate::systems::ar::pieces::Split {
+        night: Night {
+            whole: u.clone(),
+            parts: vec![Part {
+                universe: u.clone(),
+                to_whole: (0..u.len()).collect(),
+                players: (0..u.n_players() as u32).collect(),
+            }],
+        },
+        parts: vec![a],
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    #[test]
+    fn sat_pieces_multiply_to_the_flat_answer_and_agree_with_the_direct_engine(
+        seed in any::<u64>(), effects in 4usize..60,
+    ) {
+        use crate::systems::ar::factor::PartAnswer;
+        let ens = night(&dense_params(effects), seed);
+        let u = Universe::new(&ens);
+        let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
+        let sat = satsplit::analyse_part(&u, &Budget::new()).expect("not interrupted");
+        match &sat {
+            PartAnswer::Flat(a) => prop_assert_eq!(a, &flat),
+            PartAnswer::Split(s) => {
+                prop_assert_eq!(s.flatten(), flat.clone());
+                let f = s.factored();
+                let t = f.totals(&s.night);
+                let cuts = flat.cuts.as_ref().map_or(0, |c| c.optimal.len());
+                prop_assert_eq!(t.resolutions, flat.resolutions.len().into());
+                prop_assert_eq!(t.optimal_cuts, cuts.into());
+                prop_assert_eq!(f.cost(&s.night), flat.cuts.as_ref().map(|c| c.cost.clone()));
+            }
+        }
+        // The two engines' answers of the whole night agree piece by piece, and with the
+        // coarsest grouping of each component (one piece, the flat answer); the SAT
+        // engine's answer passes the self-check.
+        let n = Night::of(&ens);
+        let d = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+        let s = Sat.solve(&n, &Budget::new()).expect("not interrupted");
+        prop_assert_eq!(&d, &s);
+        engine::self_check(&n, &s).map_err(TestCaseError::fail)?;
+        let coarse = crate::systems::ar::factor::Factored::assemble(
+            &n,
+            n.parts
+                .iter()
+                .map(|p| one_piece(&p.universe, encode::analyse(&p.universe, &Budget::new()).expect("not interrupted")))
+                .collect(),
+        );
+        prop_assert_eq!(&coarse, &s);
+        prop_assert_eq!(&d, &coarse);
+    }
+}
+
+#[test]
+fn a_coarser_grouping_with_one_resolution_less_disagrees() {
+    // The comparison on the common coarsening is not vacuous: the two mutual blocks behind
+    // a certain block (4 resolutions, worked by hand in the test above) against one piece
+    // holding the component's flat answer without its last resolution.
+    use crate::systems::ar::factor::Factored;
+    let ens = parse::parse_night(
+        "A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n",
+        std::path::Path::new("t.night"),
+    )
+    .unwrap();
+    let n = Night::of(&ens);
+    let s = Sat.solve(&n, &Budget::new()).expect("not interrupted");
+    let u = &n.parts[0].universe;
+    let mut flat = encode::analyse(u, &Budget::new()).expect("not interrupted");
+    assert_eq!(flat.resolutions.len(), 4);
+    assert_eq!(Factored::assemble(&n, vec![one_piece(u, flat.clone())]), s);
+    flat.resolutions.pop();
+    assert_ne!(Factored::assemble(&n, vec![one_piece(u, flat)]), s);
 }

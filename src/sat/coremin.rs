@@ -1,0 +1,317 @@
+//! Lexicographic minimisation of cost counts, core-guided.
+//!
+//! Owns: the same answer as [`super::lexmin`] (the lexicographically least vector of
+//! counts of true literals per level, and pins admitting exactly the models at it), found
+//! from below: each level's optimum is the number of unsatisfiable cores met while
+//! relaxing, as clingo's `usc` strategy and core-guided MaxSAT solvers do (OLL: every
+//! core's literals get a totalizer whose "at most k" output becomes a new soft
+//! assumption, relaxed to k + 1 when it is in a core in turn). Levels are stratified:
+//! one at a time, most important first, each under the pins of the earlier ones.
+//!
+//! Why from below: the first solve assumes every cost literal false, so a level whose
+//! optimum is 0 (a night that resolves) costs one satisfiable call and no counter; a
+//! large level whose optimum is small costs a few cores, each over the few literals that
+//! conflict, where descending from a first model's count builds a counter over the whole
+//! level and walks down from a count that may be large.
+//!
+//! Invariants:
+//! * lower bound: each core found under the current soft assumptions raises the level's
+//!   bound by one and is sound (a core is a set of assumptions no model satisfies; the
+//!   relaxation lets exactly one more of its literals be true), so the first satisfiable
+//!   call meets the optimum (checked: its model's count equals the bound);
+//! * nothing removes models of the caller's variables: totalizers only constrain through
+//!   assumptions, and repeated cost literals get fresh copies defined equal to them;
+//! * the returned pins are a totalizer bound per level (or the negated literals when the
+//!   optimum is 0), passed as assumptions like [`super::lexmin`]'s.
+
+use super::card::Totalizer;
+use super::lexmin::Lexmin;
+use super::solver::{Interrupted, Lit, SatResult, Solver};
+use std::collections::{HashMap, HashSet};
+
+/// Finds the lexicographically least vector of counts of true literals per level over all
+/// models satisfying `assumptions`, core-guided; the same contract as [`super::lexmin`]:
+/// `Ok(None)` when there is no model, else the counts and the pins.
+pub fn lexmin_cores(
+    solver: &mut Solver,
+    levels: &[Vec<Lit>],
+    assumptions: &[Lit],
+) -> Result<Option<Lexmin>, Interrupted> {
+    match solver.solve(assumptions) {
+        SatResult::Sat => {}
+        SatResult::Unsat => return Ok(None),
+        SatResult::Unknown => return Err(Interrupted),
+    }
+    let mut active = assumptions.to_vec();
+    let mut counts = Vec::with_capacity(levels.len());
+    let mut pins = Vec::new();
+    for level in levels {
+        let best = level_optimum(solver, level, &active)?;
+        let new_pins: Vec<Lit> = if best == 0 {
+            level.iter().map(|&l| !l).collect()
+        } else {
+            let tot = Totalizer::new(solver, level, best + 1);
+            // `best` fits the cap of best + 1; `None` only when the bound is trivial.
+            tot.at_most(best).ok().flatten().into_iter().collect()
+        };
+        counts.push(best);
+        active.extend_from_slice(&new_pins);
+        pins.extend(new_pins);
+    }
+    Ok(Some(Lexmin { counts, pins }))
+}
+
+/// A soft assumption: an original cost literal assumed false, or "at most `k` inputs of
+/// totalizer `t` are true".
+#[derive(Clone, Copy, Debug)]
+enum Soft {
+    Cost,
+    Bound { t: usize, k: usize },
+}
+
+/// A totalizer over one core's cost literals, rebuilt with a larger cap when a bound
+/// outgrows it.
+struct CoreCounter {
+    inputs: Vec<Lit>,
+    tot: Totalizer,
+    cap: usize,
+}
+
+impl CoreCounter {
+    /// The assumption "at most `k` inputs true" (`None` when trivial).
+    fn at_most(&mut self, solver: &mut Solver, k: usize) -> Option<Lit> {
+        if k >= self.inputs.len() {
+            return None;
+        }
+        if k >= self.cap {
+            self.cap = (2 * self.cap).max(k + 1).min(self.inputs.len());
+            self.tot = Totalizer::new(solver, &self.inputs, self.cap);
+        }
+        self.tot.at_most(k).ok().flatten()
+    }
+}
+
+/// The least number of true literals of `level` over the models of `active` (which has
+/// some), by OLL.
+fn level_optimum(solver: &mut Solver, level: &[Lit], active: &[Lit]) -> Result<usize, Interrupted> {
+    // Distinct cost literals: a repeat counts again, so it gets a copy equal to it.
+    let mut seen = HashSet::with_capacity(level.len());
+    let mut softs: Vec<(Lit, Soft)> = Vec::with_capacity(level.len());
+    for &l in level {
+        let c = if seen.insert(l) {
+            l
+        } else {
+            let y = solver.new_lit();
+            solver.add_clause(&[!y, l]);
+            solver.add_clause(&[y, !l]);
+            y
+        };
+        softs.push((!c, Soft::Cost));
+    }
+    let mut alive = vec![true; softs.len()];
+    let mut counters: Vec<CoreCounter> = Vec::new();
+    let mut bound = 0;
+    loop {
+        let mut assume = active.to_vec();
+        let mut index: HashMap<Lit, usize> = HashMap::new();
+        for (i, &(a, _)) in softs.iter().enumerate() {
+            if alive[i] {
+                assume.push(a);
+                index.insert(a, i);
+            }
+        }
+        match solver.solve(&assume) {
+            SatResult::Sat => {
+                let count = level.iter().filter(|&&l| solver.value(l)).count();
+                // The bound is a lower bound and the model satisfies every relaxation, so
+                // it is the optimum; a mismatch would be a bug in the relaxation.
+                assert_eq!(count, bound, "core-guided bound not met by the model");
+                return Ok(bound);
+            }
+            SatResult::Unknown => return Err(Interrupted),
+            SatResult::Unsat => {}
+        }
+        let mut core: Vec<usize> = solver
+            .failed_core()
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|l| index.get(l).copied())
+            .collect();
+        core.sort_unstable();
+        core.dedup();
+        assert!(
+            !core.is_empty(),
+            "the earlier levels' pins admit a model, so a core has a soft assumption"
+        );
+        bound += 1;
+        let mut inputs = Vec::with_capacity(core.len());
+        for i in core {
+            alive[i] = false;
+            let (a, soft) = softs[i];
+            inputs.push(!a);
+            if let Soft::Bound { t, k } = soft {
+                if let Some(b) = counters[t].at_most(solver, k + 1) {
+                    softs.push((b, Soft::Bound { t, k: k + 1 }));
+                    alive.push(true);
+                }
+            }
+        }
+        if inputs.len() > 1 {
+            let t = counters.len();
+            let cap = 2.min(inputs.len());
+            let tot = Totalizer::new(solver, &inputs, cap);
+            counters.push(CoreCounter { inputs, tot, cap });
+            if let Some(b) = counters[t].at_most(solver, 1) {
+                softs.push((b, Soft::Bound { t, k: 1 }));
+                alive.push(true);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sat::lexmin;
+    use crate::sat::test_util::{cnf_strategy, lit_strategy, Cnf};
+    use crate::sat::{enumerate_projected, EnumerationEnd};
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+    use std::ops::ControlFlow;
+
+    /// The optimal assignments of the CNF's variables under `pins` (and `base`).
+    fn optimal(s: &mut Solver, vars: &[Lit], base: &[Lit], pins: &[Lit]) -> BTreeSet<Vec<bool>> {
+        let mut assumptions = base.to_vec();
+        assumptions.extend(pins);
+        let mut found = BTreeSet::new();
+        let end = enumerate_projected(s, vars, &assumptions, None, |m| {
+            found.insert(m.to_vec());
+            ControlFlow::Continue(())
+        });
+        assert_eq!(end.end, EnumerationEnd::Complete);
+        found
+    }
+
+    /// Core-guided against plain level-by-level minimisation, each on its own solver:
+    /// the same counts, and pins admitting the same optimal assignments.
+    fn check(cnf: &Cnf, levels: &[Vec<(usize, bool)>], base: &[(usize, bool)]) {
+        let run = |core_guided: bool| {
+            let mut s = Solver::new();
+            let vars = cnf.load(&mut s);
+            let to_lit = |&(v, pos): &(usize, bool)| if pos { vars[v] } else { !vars[v] };
+            let lv: Vec<Vec<Lit>> = levels
+                .iter()
+                .map(|l| l.iter().map(to_lit).collect())
+                .collect();
+            let b: Vec<Lit> = base.iter().map(to_lit).collect();
+            let got = if core_guided {
+                lexmin_cores(&mut s, &lv, &b)
+            } else {
+                lexmin(&mut s, &lv, &b)
+            }
+            .expect("no interrupt flag is set");
+            got.map(|r| (r.counts.clone(), optimal(&mut s, &vars, &b, &r.pins)))
+        };
+        assert_eq!(run(true), run(false));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        #[test]
+        fn agrees_with_level_by_level_lexmin(
+            cnf in cnf_strategy(6, 8),
+            levels in prop::collection::vec(prop::collection::vec(lit_strategy(6), 0..7), 0..4),
+            base in prop::collection::vec(lit_strategy(6), 0..2),
+        ) {
+            let levels: Vec<Vec<(usize, bool)>> = levels
+                .into_iter()
+                .map(|lv| lv.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect())
+                .collect();
+            let base: Vec<(usize, bool)> =
+                base.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect();
+            check(&cnf, &levels, &base);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn agrees_with_level_by_level_lexmin_on_larger_formulas(
+            cnf in cnf_strategy(12, 30),
+            levels in prop::collection::vec(prop::collection::vec(lit_strategy(12), 0..14), 1..3),
+        ) {
+            let levels: Vec<Vec<(usize, bool)>> = levels
+                .into_iter()
+                .map(|lv| lv.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect())
+                .collect();
+            check(&cnf, &levels, &[]);
+        }
+    }
+
+    #[test]
+    fn at_least_four_of_six_needs_relaxed_core_counters() {
+        // Worked by hand: "at least 4 of x0..x5 true" written as every 3 of them having a
+        // true one (3 false would leave at most 3 true): the least count is 4, reached by
+        // the C(6, 2) = 15 assignments with exactly two false. The cores here have three
+        // literals, so reaching 4 needs core counters relaxed past "at most 1".
+        let mut clauses = Vec::new();
+        for i in 0..6 {
+            for j in i + 1..6 {
+                for k in j + 1..6 {
+                    clauses.push(vec![(i, true), (j, true), (k, true)]);
+                }
+            }
+        }
+        let cnf = Cnf {
+            num_vars: 6,
+            clauses,
+        };
+        let mut s = Solver::new();
+        let v = cnf.load(&mut s);
+        let got = lexmin_cores(&mut s, std::slice::from_ref(&v), &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.counts, [4]);
+        assert_eq!(optimal(&mut s, &v, &[], &got.pins).len(), 15);
+    }
+
+    #[test]
+    fn a_pigeonhole_level_needs_several_cores() {
+        // Worked by hand: x0..x3 with "at least three true" written as every pair of
+        // them being not both false (any two false would leave at most two true): the
+        // least count is 3, reached by the 4 assignments with exactly one false.
+        let mut clauses = Vec::new();
+        for i in 0..4 {
+            for j in i + 1..4 {
+                clauses.push(vec![(i, true), (j, true)]);
+            }
+        }
+        let cnf = Cnf {
+            num_vars: 4,
+            clauses,
+        };
+        let mut s = Solver::new();
+        let v = cnf.load(&mut s);
+        let got = lexmin_cores(&mut s, std::slice::from_ref(&v), &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.counts, [3]);
+        assert_eq!(optimal(&mut s, &v, &[], &got.pins).len(), 4);
+        check(&cnf, &[(0..4).map(|i| (i, true)).collect()], &[]);
+    }
+
+    #[test]
+    fn repeated_and_opposite_literals_count_each_time() {
+        // Level [x, x, !x]: x true costs 2, x false costs 1; the optimum is 1 with x false.
+        let mut s = Solver::new();
+        let x = s.new_lit();
+        let got = lexmin_cores(&mut s, &[vec![x, x, !x]], &[])
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.counts, [1]);
+        assert_eq!(s.solve(&got.pins), SatResult::Sat);
+        assert!(!s.value(x));
+        // No model at all.
+        assert_eq!(lexmin_cores(&mut s, &[vec![x]], &[x, !x]), Ok(None));
+    }
+}
