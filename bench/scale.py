@@ -39,7 +39,8 @@ Columns, whole processes (wall time, peak memory from `/usr/bin/time -f %M`), me
     --opt-mode=optN --project 0`, core-guided (`--opt-strategy=usc`) and with clingo's
     default model-guided optimisation.
 Ratios are the other time over gordian's (above 1: gordian faster), from the same run.
-A run over `--timeout` seconds (default 120) is killed and shows as `>S`.
+A run over `--timeout` seconds (default 120) is killed and shows as `>S`. Each clingo run
+is bounded to `--clingo-memory` MiB of address space (default 8192); out of it: `mem`.
 
 Counts are checked wherever two columns answered: classification (paradox or not) and,
 for a paradox, the optimal cut cost per priority level and the number of optimal cuts.
@@ -52,6 +53,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shlex
 import shutil
 import signal
@@ -78,8 +80,13 @@ GROUPS = ["dense", "deflect", "chain", "pairs", "small"]
 
 # --- running one command ----------------------------------------------------------------
 
-def run(cmd, tmp, timeout):
-    """Runs cmd once: dict(time, kb, out, code, over). Killed (its process group) past timeout."""
+def run(cmd, tmp, timeout, max_mb=None):
+    """Runs cmd once: dict(time, kb, out, code, over). Killed (its process group) past timeout;
+    with max_mb, its address space is bounded (RLIMIT_AS) to that many MiB."""
+    def bound():
+        if max_mb:
+            resource.setrlimit(resource.RLIMIT_AS, (max_mb << 20, max_mb << 20))
+
     mem = os.path.join(tmp, "mem")
     outp = os.path.join(tmp, "out")
     if os.path.exists(mem):
@@ -87,7 +94,8 @@ def run(cmd, tmp, timeout):
     timed = ["/usr/bin/time", "-o", mem, "-f", "%M"] + cmd if os.access("/usr/bin/time", os.X_OK) else cmd
     with open(outp, "w") as f:
         t0 = time.perf_counter()
-        p = subprocess.Popen(timed, stdout=f, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        p = subprocess.Popen(timed, stdout=f, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             preexec_fn=bound)
         try:
             _, err = p.communicate(timeout=timeout)
             over = False
@@ -120,7 +128,9 @@ def clingo_found(out):
     st = compare.clingo_stats(out)
     if st.get("unsat"):
         return dict(error="UNSATISFIABLE (a cut always exists: the encoding is wrong)")
-    cost = [int(x) for x in st.get("Optimization", [])]
+    if "Optimization" not in st:
+        raise ValueError("no optimisation summary in clingo's output")
+    cost = [int(x) for x in st["Optimization"]]
     f = dict(paradox=any(cost))
     if f["paradox"]:
         f["cost"] = cost
@@ -228,6 +238,9 @@ def main():
     ap.add_argument("--only", default=",".join(GROUPS), help="groups, comma-separated: " + ",".join(GROUPS))
     ap.add_argument("--sizes", help="only these sizes of dense, deflect and chain (effects or n), comma-separated")
     ap.add_argument("--seed", type=int, default=1, help="seed of the dense nights and of the deflections (default 1)")
+    ap.add_argument("--clingo-memory", type=int, default=8192,
+                    help="address-space bound of each clingo run in MiB (default 8192; 0: none); "
+                         "its encoding of a long deflection chain grows with the square of the chain")
     ap.add_argument("--deflect-rate", type=float, default=0.03)
     ap.add_argument("--pairs", type=int, default=14)
     ap.add_argument("--small", type=int, default=2000, help="how many small nights (default 2000)")
@@ -342,7 +355,10 @@ def main():
                     continue
                 if kind == "small" and side == "gordian" and os.path.exists(report):
                     os.remove(report)
-                res = run(argv, tmp, args.timeout)
+                res = run(argv, tmp, args.timeout, args.clingo_memory if side == "clingo" else None)
+                # py-clingo exits 0 after a failed allocation; a native clingo exits non-zero
+                res["mem"] = side == "clingo" and not res["over"] and any(
+                    w in res["err"] for w in ("bad_alloc", "MemoryError", "cannot allocate memory"))
                 results.setdefault((ni, ci), []).append(res)
                 if r > 0 or res["over"]:
                     continue
@@ -353,6 +369,9 @@ def main():
                     continue
                 if side == "gordian" and kind == "one" and code == 3:
                     bad.append(f"{label} on {name}: its engines disagree (exit 3): {res['err'].strip()[-300:]}")
+                    continue
+                if res.get("mem"):
+                    notes.append(f"{label} on {name}: out of its {args.clingo_memory} MiB (--clingo-memory)")
                     continue
                 if code != 0 and not (side == "clingo" and kind == "one" and code in (10, 20, 30)):
                     failed.append(f"{label} on {name}: exit {code}: {res['err'].strip()[-300:]}")
@@ -369,7 +388,7 @@ def main():
                     else:
                         f, x = clingo_found(res["out"]), None
                 except (ValueError, KeyError, TypeError) as e:
-                    bad.append(f"{label} on {name}: unreadable answer ({e})")
+                    failed.append(f"{label} on {name}: unreadable answer ({e}): {res['err'].strip()[-300:]}")
                     continue
                 found[(ni, ci)] = f
                 xchk[(ni, ci)] = x
@@ -415,6 +434,9 @@ def main():
             if not runs:
                 row += ["-", "-"] + (["-"] if side == "gordian" else []) + (["-"] if ci else [])
                 continue
+            if any(x.get("mem") for x in runs):
+                row += ["mem", f">{args.clingo_memory}", "-"]
+                continue
             t = None if any(x["over"] for x in runs) else statistics.median(x["time"] for x in runs)
             kbs = [x["kb"] for x in runs if x["kb"] is not None]
             row += [fmt_time(t, args.timeout), f"{statistics.median(kbs) / 1024:.0f}" if kbs else "-"]
@@ -437,7 +459,7 @@ def main():
     print("x: that column's time / gordian's (above 1: gordian faster); xchk: cross-checked by both engines")
     shutil.rmtree(tmp, ignore_errors=True)
     if notes:
-        print("\nlimits (gordian stopped by its own resource bound; no answer):\n  " + "\n  ".join(notes))
+        print("\nlimits (stopped by a resource bound; no answer):\n  " + "\n  ".join(notes))
     if failed:
         print("\nFAILED runs:\n  " + "\n  ".join(failed))
     if bad:
