@@ -116,11 +116,12 @@ impl Pool {
             }
         }
         let w = guard.as_mut().expect("a worker was just started");
-        let sent = w
-            .stdin
-            .write_all(request.as_bytes())
-            .and_then(|()| w.stdin.write_all(b"\n"))
-            .and_then(|()| w.stdin.flush());
+        let sent = without_sigpipe(|| {
+            w.stdin
+                .write_all(request.as_bytes())
+                .and_then(|()| w.stdin.write_all(b"\n"))
+                .and_then(|()| w.stdin.flush())
+        });
         if sent.is_err() {
             let w = guard.take().expect("the worker is there");
             return Reply::Crashed(ended(w));
@@ -163,6 +164,45 @@ impl Drop for Pool {
             }
         }
     }
+}
+
+/// Runs `write` (a write to a worker's pipe) with SIGPIPE blocked in this thread, and
+/// takes back a SIGPIPE the write raised: a worker killed from outside just before a
+/// request is a write error here (`Crashed`), never the end of the parent, whose SIGPIPE
+/// is the default action (so that `gordian ... | head` ends quietly). A SIGPIPE that was
+/// pending before the write is left pending.
+fn without_sigpipe<T>(write: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+    #[cfg(unix)]
+    {
+        // SAFETY: sigset_t values are initialised by sigemptyset before use;
+        // pthread_sigmask changes this thread's mask only and is restored below;
+        // sigtimedwait with a zero timeout only takes a pending SIGPIPE of this thread.
+        unsafe {
+            let mut pipe: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut pipe);
+            libc::sigaddset(&mut pipe, libc::SIGPIPE);
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, &pipe, &mut old);
+            let mut pending: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut pending);
+            libc::sigpending(&mut pending);
+            let was_pending = libc::sigismember(&pending, libc::SIGPIPE) == 1;
+            let result = write();
+            if matches!(&result, Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+                && !was_pending
+            {
+                let zero = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                libc::sigtimedwait(&pipe, std::ptr::null_mut(), &zero);
+            }
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            result
+        }
+    }
+    #[cfg(not(unix))]
+    write()
 }
 
 fn start(spawn: &Spawn) -> std::io::Result<Worker> {
