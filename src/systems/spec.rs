@@ -2,7 +2,7 @@
 //! [`race`], which runs engines side by side and bounds how long the slower ones may take
 //! once one has answered.
 //!
-//! A budget carries two of the resource limits every command shares (README, "Limits"):
+//! A budget carries two of the resource limits every command shares (docs/limits.md):
 //! the cancel flag a timeout, a grace period or a signal sets, and a *memory bound* on
 //! what an engine holds: engines [`Budget::charge`] the bytes of the answers and search
 //! state they keep (resolutions, ways, cuts, frames, models), and the charge that goes
