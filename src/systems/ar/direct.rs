@@ -38,7 +38,8 @@
 use super::factor::PartAnswer;
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{
-    analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
+    analyse_with, declared_map, group_ways, restrict, Analysis, Cut, Resolution, Resolver,
+    TargetMap, WaysByResolution,
 };
 use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -77,20 +78,6 @@ pub struct Frame {
     /// they are fixed and a block on their owner simply does not attack).
     pub(super) guards: Vec<Vec<Ix>>,
     pub(super) rho: TargetMap,
-}
-
-/// The target map before redirection: every action's declared targets.
-pub fn declared_map(u: &Universe) -> TargetMap {
-    u.effects
-        .iter()
-        .map(|e| {
-            if e.action().is_some() {
-                e.targets.clone()
-            } else {
-                Vec::new()
-            }
-        })
-        .collect()
 }
 
 impl Frame {
@@ -609,25 +596,6 @@ impl<'f> Search<'f> {
         }
         Ok(false)
     }
-}
-
-/// The final-target map of one way, restricted to R's uncut actions.
-pub(super) fn restrict(
-    u: &Universe,
-    rho: &TargetMap,
-    present: &FixedBitSet,
-    cut: &Cut,
-) -> TargetMap {
-    (0..u.len())
-        .map(|i| {
-            let is_cut = i < u.n_declared && cut.contains(i);
-            if present.contains(i) && !is_cut {
-                rho[i].clone()
-            } else {
-                Vec::new()
-            }
-        })
-        .collect()
 }
 
 /// The labels a search gave to the variables of one component: (var, value).

@@ -18,7 +18,7 @@
 use super::expand;
 use super::factor::{Factored, Night, Part};
 use super::model::Player;
-use super::resolution::{cut_cost, Analysis, Cut, CutAnalysis, Resolution, TargetMap};
+use super::resolution::{cut_cost, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap};
 use super::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
@@ -47,34 +47,6 @@ pub struct Product {
     pub fixed: Labelling,
     /// The independent groups.
     pub groups: Vec<Group>,
-}
-
-/// Every action's declared targets (passives: none): the final targets when no slot moves.
-pub fn declared_map(u: &Universe) -> TargetMap {
-    u.effects
-        .iter()
-        .map(|e| {
-            if e.action().is_some() {
-                e.targets.clone()
-            } else {
-                Vec::new()
-            }
-        })
-        .collect()
-}
-
-/// The final-target map restricted to R's uncut actions.
-fn restrict(u: &Universe, rho: &TargetMap, present: &FixedBitSet, cut: &Cut) -> TargetMap {
-    (0..u.len())
-        .map(|i| {
-            let is_cut = i < u.n_declared && cut.contains(i);
-            if present.contains(i) && !is_cut {
-                rho[i].clone()
-            } else {
-                Vec::new()
-            }
-        })
-        .collect()
 }
 
 /// A component answered as a product of pieces.

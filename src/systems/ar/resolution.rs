@@ -18,6 +18,34 @@ pub type Cut = FixedBitSet;
 /// cut effects and created effects not in R).
 pub type TargetMap = Vec<Vec<Player>>;
 
+/// The target map before redirection: every action's declared targets (passives: none).
+pub fn declared_map(u: &Universe) -> TargetMap {
+    u.effects
+        .iter()
+        .map(|e| {
+            if e.action().is_some() {
+                e.targets.clone()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect()
+}
+
+/// The final-target map of one way, restricted to R's uncut actions.
+pub fn restrict(u: &Universe, rho: &TargetMap, present: &FixedBitSet, cut: &Cut) -> TargetMap {
+    (0..u.len())
+        .map(|i| {
+            let is_cut = i < u.n_declared && cut.contains(i);
+            if present.contains(i) && !is_cut {
+                rho[i].clone()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect()
+}
+
 /// One acceptable resolution (R, S) with all its coherent ways of redirecting.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Resolution {

@@ -59,7 +59,7 @@ pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interru
     budget.check()?;
     let p = product(u, &mut enc, budget)?;
     drop(enc);
-    let s = pieces::pieces(u, &[p], &pieces::declared_map(u), budget)?;
+    let s = pieces::pieces(u, &[p], &super::resolution::declared_map(u), budget)?;
     Ok(if s.flat_size() <= FLAT_UP_TO {
         PartAnswer::Flat(s.flatten())
     } else {
