@@ -869,25 +869,10 @@ mod tests {
     #[test]
     fn linear_components_equal_the_literal_rules() {
         use crate::systems::ar::gen::{night, NightParams};
-        use crate::systems::ar::ActionKind as K;
         let mut checked = 0;
         for seed in 0..3000 {
-            let params = NightParams {
-                players: 2 + (seed % 9) as usize,
-                effects: 2 + (seed % 17) as usize,
-                kinds: vec![
-                    K::Deflect,
-                    K::Deflect,
-                    K::Deflect,
-                    K::Block,
-                    K::Stop,
-                    K::Protect,
-                    K::Kill,
-                    K::Visit,
-                ],
-                passive_rate: 0.25,
-                ..NightParams::default()
-            };
+            let params =
+                NightParams::deflect_heavy(2 + (seed % 9) as usize, 2 + (seed % 17) as usize);
             let u = Universe::new(&night(&params, seed));
             let mut got = components(&u);
             got.sort();

@@ -44,6 +44,31 @@ impl Default for NightParams {
     }
 }
 
+#[cfg(test)]
+impl NightParams {
+    /// Nights where deflections are frequent (deflect drawn 3 times in 8 kinds), a
+    /// quarter of the effects passives: the tests' mix for redirection.
+    pub fn deflect_heavy(players: usize, effects: usize) -> NightParams {
+        NightParams {
+            players,
+            effects,
+            kinds: vec![
+                ActionKind::Deflect,
+                ActionKind::Deflect,
+                ActionKind::Deflect,
+                ActionKind::Block,
+                ActionKind::Stop,
+                ActionKind::Protect,
+                ActionKind::Kill,
+                ActionKind::Visit,
+            ],
+            passive_rate: 0.25,
+            max_targets: 2,
+            ..NightParams::default()
+        }
+    }
+}
+
 /// A random night drawn from `params` with the given seed.
 pub fn night(params: &NightParams, seed: u64) -> Ensemble {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

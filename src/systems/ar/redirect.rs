@@ -775,7 +775,7 @@ fn settle(
 mod tests {
     use super::*;
     use crate::systems::ar::gen::{night, NightParams};
-    use crate::systems::ar::model::{ActionKind as K, Ensemble};
+    use crate::systems::ar::model::Ensemble;
     use crate::systems::ar::parse::parse_str;
     use crate::systems::ar::resolution::{analyse_with, Analysis, Resolver};
     use crate::systems::ar::{brute, encode};
@@ -891,26 +891,6 @@ mod tests {
         assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
-    fn deflect_heavy(players: usize, effects: usize) -> NightParams {
-        NightParams {
-            players,
-            effects,
-            kinds: vec![
-                K::Deflect,
-                K::Deflect,
-                K::Deflect,
-                K::Block,
-                K::Stop,
-                K::Protect,
-                K::Kill,
-                K::Visit,
-            ],
-            passive_rate: 0.25,
-            max_targets: 2,
-            ..NightParams::default()
-        }
-    }
-
     /// Equal to brute force (every subset and every processing order) on small random
     /// nights where deflections are frequent: cycles, chains, reflexives, cuts.
     #[test]
@@ -918,7 +898,7 @@ mod tests {
         let mut compared = 0;
         for seed in 0..2500u64 {
             let e: Ensemble = night(
-                &deflect_heavy(2 + (seed % 4) as usize, 1 + (seed % 9) as usize),
+                &NightParams::deflect_heavy(2 + (seed % 4) as usize, 1 + (seed % 9) as usize),
                 seed,
             );
             let u = Universe::new(&e);
@@ -937,7 +917,7 @@ mod tests {
     fn lazy_redirection_equals_sat() {
         for seed in 0..300u64 {
             let e = night(
-                &deflect_heavy(4 + (seed % 6) as usize, 10 + (seed % 15) as usize),
+                &NightParams::deflect_heavy(4 + (seed % 6) as usize, 10 + (seed % 15) as usize),
                 seed,
             );
             let u = Universe::new(&e);
