@@ -26,7 +26,7 @@
 
 use super::card::Totalizer;
 use super::lexmin::Lexmin;
-use super::solver::{Interrupted, Lit, SatResult, Solver};
+use super::solver::{CoreResult, Interrupted, Lit, SatResult, Solver};
 use std::collections::{HashMap, HashSet};
 
 /// Finds the lexicographically least vector of counts of true literals per level over all
@@ -120,20 +120,18 @@ fn level_optimum(solver: &mut Solver, level: &[Lit], active: &[Lit]) -> Result<u
                 index.insert(a, i);
             }
         }
-        match solver.solve(&assume) {
-            SatResult::Sat => {
+        let failed = match solver.solve_core(&assume) {
+            CoreResult::Sat => {
                 let count = level.iter().filter(|&&l| solver.value(l)).count();
                 // The bound is a lower bound and the model satisfies every relaxation, so
                 // it is the optimum; a mismatch would be a bug in the relaxation.
                 assert_eq!(count, bound, "core-guided bound not met by the model");
                 return Ok(bound);
             }
-            SatResult::Unknown => return Err(Interrupted),
-            SatResult::Unsat => {}
-        }
-        let mut core: Vec<usize> = solver
-            .failed_core()
-            .unwrap_or(&[])
+            CoreResult::Unknown => return Err(Interrupted),
+            CoreResult::Unsat(core) => core,
+        };
+        let mut core: Vec<usize> = failed
             .iter()
             .filter_map(|l| index.get(l).copied())
             .collect();
@@ -298,6 +296,48 @@ mod tests {
         assert_eq!(got.counts, [3]);
         assert_eq!(optimal(&mut s, &v, &[], &got.pins).len(), 4);
         check(&cnf, &[(0..4).map(|i| (i, true)).collect()], &[]);
+    }
+
+    #[test]
+    fn a_wrong_failed_core_from_varisat_does_not_raise_the_bound() {
+        // Found by the property test above. x0..x5 with the clauses !x5 | !x1, !x4 and
+        // !x2 | !x5; level 1 counts [!x1, !x5, !x4, !x0], level 2 [!x1, !x5, !x5].
+        // Worked by hand: !x4 always holds and one of !x1, !x5 does, so level 1 is at least
+        // 2, reached with x0 true and exactly one of x1, x5 true. Level 2 is then
+        // !x1 + 2 * !x5: 1 with x5 true (x1, x2 false), 2 with x1 true. The optimum is
+        // [2, 1], reached only by x0, x5 true and x3 free: two assignments. Solved in this
+        // order, varisat 0.2.2 reports {x5} as the failed core of level 2's first call,
+        // which is no core (x5 alone is satisfiable), and a bound built on it was 2.
+        let cnf = Cnf {
+            num_vars: 6,
+            clauses: vec![
+                vec![(5, false), (1, false)],
+                vec![(4, false)],
+                vec![(2, false), (5, false)],
+            ],
+        };
+        let levels = [
+            vec![(1, false), (5, false), (4, false), (0, false)],
+            vec![(1, false), (5, false), (5, false)],
+        ];
+        let mut s = Solver::new();
+        let v = cnf.load(&mut s);
+        let lv: Vec<Vec<Lit>> = levels
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .map(|&(i, pos)| if pos { v[i] } else { !v[i] })
+                    .collect()
+            })
+            .collect();
+        let got = lexmin_cores(&mut s, &lv, &[]).unwrap().unwrap();
+        assert_eq!(got.counts, [2, 1]);
+        let want: BTreeSet<Vec<bool>> = [false, true]
+            .into_iter()
+            .map(|x3| vec![true, false, false, x3, false, true])
+            .collect();
+        assert_eq!(optimal(&mut s, &v, &[], &got.pins), want);
+        check(&cnf, &levels, &[]);
     }
 
     #[test]

@@ -27,4 +27,4 @@ pub use card::Totalizer;
 pub use coremin::lexmin_cores;
 pub use enumerate::{enumerate_projected, EnumerationEnd};
 pub use lexmin::lexmin;
-pub use solver::{Lit, SatResult, Solver};
+pub use solver::{CoreResult, Lit, SatResult, Solver};

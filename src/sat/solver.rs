@@ -12,7 +12,9 @@
 //!   fresh solver already has one variable and one clause;
 //! * the stored model is the model of the *last* `solve` call if that call returned
 //!   [`SatResult::Sat`], and is empty otherwise;
-//! * assumptions only live for one `solve` call and never appear in the clause copy.
+//! * assumptions only live for one `solve` call and never appear in the clause copy;
+//! * a core of unsatisfiable assumptions ([`Solver::solve_core`]) is checked before it is
+//!   returned (varisat's own can be wrong).
 
 use crate::cancel::Flag;
 use std::fmt;
@@ -29,6 +31,17 @@ pub enum SatResult {
     Sat,
     /// The clauses together with the assumptions have no model.
     Unsat,
+    /// No answer: the solve was cancelled or the backend reported an error.
+    Unknown,
+}
+
+/// Outcome of one [`Solver::solve_core`] call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CoreResult {
+    /// The clauses together with the assumptions have a model (stored as after `solve`).
+    Sat,
+    /// No model: a subset of the assumptions already unsatisfiable with the clauses.
+    Unsat(Vec<Lit>),
     /// No answer: the solve was cancelled or the backend reported an error.
     Unknown,
 }
@@ -258,11 +271,34 @@ impl Solver {
         }
     }
 
-    /// A subset of the assumptions of the last solve that is already unsatisfiable together
-    /// with the clauses (empty if the clauses alone are unsatisfiable); `None` unless the
-    /// last solve returned [`SatResult::Unsat`]. Not necessarily minimal.
-    pub fn failed_core(&self) -> Option<&[Lit]> {
-        self.inner.failed_core()
+    /// Solves under `assumptions`; when they are unsatisfiable, also returns a subset of
+    /// them that is unsatisfiable together with the clauses (a core; empty if the clauses
+    /// alone are unsatisfiable). Not necessarily minimal.
+    ///
+    /// The core varisat reports is checked by solving under it alone: varisat 0.2.2's
+    /// failed-assumption analysis can leave a variable flagged between calls, after which a
+    /// reported core may miss an assumption that is needed and not be a core at all (seen
+    /// on a 6-variable formula, kept as a test in `sat::coremin`). A core that fails the
+    /// check is replaced by every assumption, which is a core because the first solve said
+    /// so. So the answer is always sound; the check costs one more solve per core.
+    pub fn solve_core(&mut self, assumptions: &[Lit]) -> CoreResult {
+        match self.solve(assumptions) {
+            SatResult::Sat => return CoreResult::Sat,
+            SatResult::Unknown => return CoreResult::Unknown,
+            SatResult::Unsat => {}
+        }
+        let core = self.inner.failed_core().unwrap_or(&[]).to_vec();
+        if core.len() >= assumptions.len() {
+            return CoreResult::Unsat(assumptions.to_vec());
+        }
+        match self.solve(&core) {
+            SatResult::Unsat => CoreResult::Unsat(core),
+            SatResult::Sat => {
+                self.model.clear();
+                CoreResult::Unsat(assumptions.to_vec())
+            }
+            SatResult::Unknown => CoreResult::Unknown,
+        }
     }
 
     /// The permanent clauses, in the order they were added (assumptions are not clauses).
@@ -375,10 +411,15 @@ mod tests {
     #[test]
     fn unsat_core_and_permanent_unsat() {
         let mut s = Solver::new();
-        let (a, b) = (s.new_lit(), s.new_lit());
+        let (a, b, c) = (s.new_lit(), s.new_lit(), s.new_lit());
         s.add_clause(&[!a, !b]);
-        assert_eq!(s.solve(&[a, b]), SatResult::Unsat);
-        assert!(s.failed_core().is_some_and(|core| !core.is_empty()));
+        // Every core holds both a and b (either alone is satisfiable); c is free.
+        match s.solve_core(&[a, c, b]) {
+            CoreResult::Unsat(core) => assert!(core.contains(&a) && core.contains(&b)),
+            other => panic!("expected a core, got {other:?}"),
+        }
+        assert_eq!(s.solve_core(&[a, c]), CoreResult::Sat);
+        assert!(s.value(a) && s.value(c) && !s.value(b));
         assert_eq!(s.solve(&[a]), SatResult::Sat);
         assert!(!s.value(b));
         s.add_clause(&[]);

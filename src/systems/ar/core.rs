@@ -22,7 +22,7 @@ use super::model::{ActionKind, Ensemble, Kind, PassiveKind};
 use super::resolution::{Cut, TargetMap};
 use super::semantics::{self, Rule, Violation};
 use super::universe::{Ix, Origin, Universe};
-use crate::sat::SatResult;
+use crate::sat::CoreResult;
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::fmt::Write as _;
@@ -76,12 +76,11 @@ fn sat_paradox(
     let assumptions: Vec<_> = (0..n)
         .map(|i| if keep.contains(&i) { !x[i] } else { x[i] })
         .collect();
-    match enc.solver.solve(&assumptions) {
-        SatResult::Sat => Ok((false, Vec::new())),
-        SatResult::Unknown => Err(Interrupted),
-        SatResult::Unsat => {
-            // Effects whose "kept" assumption is not in the failed core can go too.
-            let core = enc.solver.failed_core().unwrap_or(&[]);
+    match enc.solver.solve_core(&assumptions) {
+        CoreResult::Sat => Ok((false, Vec::new())),
+        CoreResult::Unknown => Err(Interrupted),
+        CoreResult::Unsat(core) => {
+            // Effects whose "kept" assumption is not in the core can go too.
             let needed = keep
                 .iter()
                 .copied()
