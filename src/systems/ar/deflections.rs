@@ -179,6 +179,43 @@ impl Deflections {
         }
     }
 
+    /// Whether a slot that reaches p stops there, given which players' deflections are
+    /// active (`on`) and which members of cycles of two or more are processed last
+    /// (`last`): p's deflection is inactive, or targets p itself, or p's cycle is wholly
+    /// active and p is processed last (`docs/redirection.md`).
+    pub fn stops_at(
+        &self,
+        p: Player,
+        on: impl Fn(Player) -> bool,
+        last: impl Fn(Player) -> bool,
+    ) -> bool {
+        // A self-deflection moves nothing, active or not: its success is not asked.
+        if self.next(p) == Some(p) || !on(p) {
+            return true;
+        }
+        match self.cycle_of(p) {
+            Some(c) => last(p) && self.cycles[c].iter().all(|&q| on(q)),
+            None => false,
+        }
+    }
+
+    /// Where a slot declared at `start` ends: the first player of its path at which
+    /// `stops` holds. It must hold somewhere on the path (as [`Deflections::stops_at`]
+    /// does when each wholly active cycle has a member processed last).
+    ///
+    /// # Panics
+    /// If `stops` holds nowhere on the path (a caller bug).
+    pub fn end_of(&self, start: Player, mut stops: impl FnMut(Player) -> bool) -> Player {
+        let mut p = start;
+        for _ in 0..=self.len() {
+            if stops(p) {
+                return p;
+            }
+            p = self.next(p).expect("a player whose slot moves on deflects");
+        }
+        panic!("bug in gordian: a slot's path has no player where it stops")
+    }
+
     /// Whether a slot at p can be moved: p deflects to someone else.
     pub fn moves(&self, p: Player) -> bool {
         self.next(p).is_some_and(|q| q != p)

@@ -976,7 +976,7 @@ pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interru
         };
         products.push(p);
     }
-    let s = super::pieces::pieces(u, &products, &rho, budget)?;
+    let s = super::pieces::pieces(u, &products, budget)?;
     Ok(if s.flat_size() <= FLAT_UP_TO {
         PartAnswer::Flat(s.flatten())
     } else {

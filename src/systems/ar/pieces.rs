@@ -25,8 +25,10 @@ use fixedbitset::FixedBitSet;
 use std::collections::BTreeMap;
 
 /// Labels of some variables of a component, in frame numbering: `(u, b)` says effect u
-/// succeeds (b) for `u < n`, and that effect `u - n` is live (in R and uncut) for
-/// `u >= n`, n the component's universe size.
+/// succeeds (b) for `u < n`, that effect `u - n` is live (in R and uncut) for
+/// `n <= u < 2n`, n the component's universe size, and for `u >= 2n` that player `u - 2n`,
+/// a member of a cycle of two deflections or more, is (b) the one processed last (a way;
+/// a cycle none of whose members is labelled last has its first member last).
 pub type Labelling = Vec<(usize, bool)>;
 
 /// One independent group: its effects (universe indices, ascending) and every labelling of
@@ -43,7 +45,9 @@ pub struct Group {
 /// with `fixed`, is an optimal labelling, and every optimal labelling is one.
 #[derive(Clone, Debug)]
 pub struct Product {
-    /// The labels of every effect both of whose variables are fixed by the backbone.
+    /// The labels the backbone fixes: every fixed variable (a grouped effect may have
+    /// one; its options repeat it); the effects both of whose variables are fixed and
+    /// which are in no group make the shared piece.
     pub fixed: Labelling,
     /// The independent groups.
     pub groups: Vec<Group>,
@@ -82,30 +86,43 @@ impl Split {
 }
 
 /// The pieces of component universe `u` from the products of every component of its
-/// cut-search frame (over `u`'s whole index range).
-pub fn pieces(
-    u: &Universe,
-    products: &[Product],
-    rho: &TargetMap,
-    budget: &Budget,
-) -> Result<Split, Interrupted> {
+/// cut-search frame (over `u`'s whole index range). Final targets are walked from the
+/// labels: every deflection a piece's slots can pass before they stop is decided by the
+/// piece's own labels or by the fixed ones (the engines group an action with the
+/// deflections and cycles that decide where it ends).
+pub fn pieces(u: &Universe, products: &[Product], budget: &Budget) -> Result<Split, Interrupted> {
     let n = u.len();
     let mut fixed_s = vec![None; n];
     let mut fixed_live = vec![None; n];
+    let mut fixed_last = FixedBitSet::with_capacity(u.n_players());
     for p in products {
         for &(v, b) in &p.fixed {
             if v < n {
                 fixed_s[v] = Some(b);
-            } else {
+            } else if v < 2 * n {
                 fixed_live[v - n] = Some(b);
+            } else {
+                fixed_last.set(v - 2 * n, b);
             }
         }
     }
+    let ends = Ends {
+        u,
+        fixed_s: &fixed_s,
+        fixed_live: &fixed_live,
+        fixed_last: &fixed_last,
+    };
     let shown = |i: Ix| i < u.n_declared || fixed_live[i] == Some(true);
     let mut parts = Vec::new();
     let mut analyses = Vec::new();
+    let mut grouped = FixedBitSet::with_capacity(n);
+    for g in products.iter().flat_map(|p| &p.groups) {
+        g.effects.iter().for_each(|&i| grouped.insert(i));
+    }
     let shared: Vec<Ix> = (0..n)
-        .filter(|&i| fixed_s[i].is_some() && fixed_live[i].is_some() && shown(i))
+        .filter(|&i| {
+            fixed_s[i].is_some() && fixed_live[i].is_some() && !grouped.contains(i) && shown(i)
+        })
         .collect();
     if !shared.is_empty() {
         budget.check()?;
@@ -118,7 +135,7 @@ pub fn pieces(
                 ]
             })
             .collect();
-        let (part, a) = piece(u, &shared, &[labels], rho, budget)?;
+        let (part, a) = piece(u, &shared, &[labels], &ends, budget)?;
         parts.push(part);
         analyses.push(a);
     }
@@ -148,7 +165,7 @@ pub fn pieces(
             .iter()
             .map(|o| o.iter().chain(&extra).copied().collect())
             .collect();
-        let (part, a) = piece(u, &keep, &options, rho, budget)?;
+        let (part, a) = piece(u, &keep, &options, &ends, budget)?;
         parts.push(part);
         analyses.push(a);
     }
@@ -161,32 +178,106 @@ pub fn pieces(
     })
 }
 
+/// What decides final targets outside one option's labels: the fixed success of every
+/// effect and the fixed members processed last.
+struct Ends<'a> {
+    u: &'a Universe,
+    fixed_s: &'a [Option<bool>],
+    fixed_live: &'a [Option<bool>],
+    fixed_last: &'a FixedBitSet,
+}
+
+impl Ends<'_> {
+    /// The final targets of each effect of `keep` under the fixed labels with `labels`
+    /// put in: empty for passives and for effects not live (cut, or created and absent),
+    /// whose final targets no answer shows.
+    fn targets(&self, keep: &[Ix], labels: &Labelling) -> Vec<Vec<Player>> {
+        let u = self.u;
+        let n = u.len();
+        let d = &*u.deflections;
+        let mut s_of: BTreeMap<Ix, bool> = BTreeMap::new();
+        let mut live_of: BTreeMap<Ix, bool> = BTreeMap::new();
+        let mut last = self.fixed_last.clone();
+        for &(v, b) in labels {
+            if v < n {
+                s_of.insert(v, b);
+            } else if v < 2 * n {
+                live_of.insert(v - n, b);
+            } else {
+                last.set(v - 2 * n, b);
+            }
+        }
+        let on = |p: Player| {
+            u.deflector[p as usize].is_some_and(|g| {
+                s_of.get(&g).copied().or(self.fixed_s[g]).unwrap_or_else(|| {
+                    panic!("bug in gordian: a final target depends on a deflection outside its piece")
+                })
+            })
+        };
+        // A wholly active cycle none of whose members is labelled last has its first.
+        let is_last = |p: Player| {
+            last.contains(p as usize)
+                || d.cycle_of(p).is_some_and(|c| {
+                    let members = &d.cycles()[c];
+                    members[0] == p && members.iter().all(|&q| !last.contains(q as usize))
+                })
+        };
+        let mut memo: BTreeMap<Player, Player> = BTreeMap::new();
+        keep.iter()
+            .map(|&i| {
+                let e = &u.effects[i];
+                let live = live_of.get(&i).copied().or(self.fixed_live[i]) == Some(true);
+                if e.action().is_none() || !live {
+                    return Vec::new();
+                }
+                e.targets
+                    .iter()
+                    .map(|&t| {
+                        *memo
+                            .entry(t)
+                            .or_insert_with(|| d.end_of(t, |p| d.stops_at(p, on, is_last)))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
 /// One piece: the view of `keep` and its analysis from its labellings (frame numbering
-/// over `u`: `s[i]` is `i`, `live[i]` is `u.len() + i`).
+/// over `u`: `s[i]` is `i`, `live[i]` is `u.len() + i`, lasts from `2 * u.len()`).
 fn piece(
     u: &Universe,
     keep: &[Ix],
     options: &[Labelling],
-    rho: &TargetMap,
+    ends: &Ends,
     budget: &Budget,
 ) -> Result<(Part, Analysis), Interrupted> {
     let n = u.len();
-    let also: Vec<Player> = keep.iter().flat_map(|&i| rho[i].iter().copied()).collect();
+    let mut targets = Vec::with_capacity(options.len());
+    let mut also: Vec<Player> = Vec::new();
+    for o in options {
+        budget.check()?;
+        let t = ends.targets(keep, o);
+        also.extend(t.iter().flatten().copied());
+        targets.push(t);
+    }
+    also.sort_unstable();
+    also.dedup();
     let (pu, players) = u.piece(keep, &also);
     let local: BTreeMap<Ix, usize> = keep.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    // The component's final targets (one way: its deflections are settled), renumbered.
-    let rho: TargetMap = keep
-        .iter()
-        .map(|&i| {
-            rho[i]
-                .iter()
-                .map(|q| players.binary_search(q).expect("named in the piece") as Player)
-                .collect()
-        })
-        .collect();
-    let mut by_cut: BTreeMap<Vec<usize>, Vec<Resolution>> = BTreeMap::new();
-    for o in options {
+    type Key = (Vec<usize>, FixedBitSet, FixedBitSet);
+    let mut found: BTreeMap<Key, Vec<TargetMap>> = BTreeMap::new();
+    for (o, t) in options.iter().zip(targets) {
         budget.charge("pieces", pu.map_bytes() + 3 * pu.set_bytes())?;
+        // The option's final targets, renumbered.
+        let rho: TargetMap = t
+            .into_iter()
+            .map(|ps| {
+                ps.into_iter()
+                    .map(|q| players.binary_search(&q).expect("named in the piece") as Player)
+                    .collect()
+            })
+            .collect();
         let mut present = FixedBitSet::with_capacity(pu.len());
         let mut succeeded = FixedBitSet::with_capacity(pu.len());
         let mut cut = Cut::with_capacity(pu.n_declared);
@@ -194,7 +285,11 @@ fn piece(
             present.insert(k);
         }
         for &(v, b) in o {
-            let (i, is_live) = if v < n { (v, false) } else { (v - n, true) };
+            let (i, is_live) = match v {
+                v if v < n => (v, false),
+                v if v < 2 * n => (v - n, true),
+                _ => continue,
+            };
             let Some(&k) = local.get(&i) else { continue };
             match (is_live, b) {
                 (false, true) => succeeded.insert(k),
@@ -204,14 +299,21 @@ fn piece(
             }
         }
         let way = restrict(&pu, &rho, &present, &cut);
-        by_cut
-            .entry(cut.ones().collect())
+        found
+            .entry((cut.ones().collect(), present, succeeded))
             .or_default()
-            .push(Resolution {
-                present,
-                succeeded,
-                ways: vec![way],
-            });
+            .push(way);
+    }
+    // Options that differ only in the members processed last are one resolution's ways.
+    let mut by_cut: BTreeMap<Vec<usize>, Vec<Resolution>> = BTreeMap::new();
+    for ((cut, present, succeeded), mut ways) in found {
+        ways.sort();
+        ways.dedup();
+        by_cut.entry(cut).or_default().push(Resolution {
+            present,
+            succeeded,
+            ways,
+        });
     }
     let resolved = by_cut.len() == 1 && by_cut.keys().next().is_some_and(Vec::is_empty);
     let mut a = if resolved {

@@ -6,11 +6,16 @@
 //!    variables, one priority level at a time: a component that resolves costs one
 //!    satisfiable call.
 //! 2. The backbone at that cost ([`crate::sat::backbone`]) over the success and
-//!    liveness variables of every effect, then propagated through the encoding's clauses
+//!    liveness variables of every effect and the `last` literals of the cycles of
+//!    deflections (which member is processed last: the ways), then propagated through the encoding's clauses
 //!    to its auxiliary variables (a value forced by the backbone holds in every optimal
 //!    model too).
 //! 3. Groups: every clause of the encoding that the fixed values do not satisfy joins its
-//!    free variables; a group is a class holding some effect's free variable. The
+//!    free variables; an effect's two variables are joined; and every action that may be
+//!    live joins what decides where its slots end when the backbone does not (the success
+//!    of each deflection on its path before a fixed stop; for a cycle it runs into, the
+//!    members' deflections and the cycle's `last` literals), since the answer shows each
+//!    action's final targets. A group is a class holding a free candidate. The
 //!    encoding's clauses are the whole contract (grounded creation included), so the
 //!    optimal models are exactly the backbone with one optimal model of each group's
 //!    clauses: each group's share of the cost is the least it can have, since costs
@@ -35,7 +40,7 @@ use crate::systems::spec::{Budget, Interrupted};
 use petgraph::unionfind::UnionFind;
 use std::ops::ControlFlow;
 
-/// Components of at least this many effects (and no deflection) are answered as pieces.
+/// Components of at least this many effects are answered as pieces.
 /// Tests lower it so that the property tests cover this path.
 #[cfg(not(test))]
 pub const SPLIT_FROM: usize = 64;
@@ -49,17 +54,17 @@ const FLAT_UP_TO: f64 = 256.0;
 #[cfg(test)]
 const FLAT_UP_TO: f64 = 1.0;
 
-/// One component's answer by the SAT engine: flat for small components and components
-/// with deflections, else as pieces (flattened when the product is small).
+/// One component's answer by the SAT engine: flat for small components, else as pieces
+/// (flattened when the product is small).
 pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
-    if u.len() < SPLIT_FROM || u.has_deflections() {
+    if u.len() < SPLIT_FROM {
         return encode::analyse(u, budget).map(PartAnswer::Flat);
     }
     let mut enc = Encoding::new(u, budget);
     budget.check()?;
     let p = product(u, &mut enc, budget)?;
     drop(enc);
-    let s = pieces::pieces(u, &[p], &super::resolution::declared_map(u), budget)?;
+    let s = pieces::pieces(u, &[p], budget)?;
     Ok(if s.flat_size() <= FLAT_UP_TO {
         PartAnswer::Flat(s.flatten())
     } else {
@@ -87,11 +92,21 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
         .expect("cutting every effect always leaves an acceptable resolution");
     // A solve is not interrupted while it runs: stop between the phases.
     budget.check()?;
-    // Frame numbering: s[i] is candidate i, live[i] candidate n + i.
-    let candidates: Vec<Lit> = (0..n)
+    // Frame numbering: s[i] is candidate i, live[i] candidate n + i; then the `last`
+    // literal of each member of a cycle with a choice, labelled 2n + player.
+    let mut candidates: Vec<Lit> = (0..n)
         .map(|i| enc.success_lit(i))
         .chain((0..n).map(|i| enc.live_lit(i)))
         .collect();
+    let mut label: Vec<usize> = (0..2 * n).collect();
+    let mut last_of: Vec<Option<usize>> = vec![None; u.n_players()];
+    for (members, lits) in enc.last_positions() {
+        for (&p, &l) in members.iter().zip(lits) {
+            last_of[p as usize] = Some(candidates.len());
+            candidates.push(l);
+            label.push(2 * n + p as usize);
+        }
+    }
     let (b, model) = backbone(&mut enc.solver, &candidates, &opt.pins)
         .map_err(|_| Interrupted)?
         .expect("the pins admit the optimal models");
@@ -136,52 +151,79 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
             uf.union(first, v);
         });
     }
-    // Groups in order of their first effect.
+    // An effect's two variables are in one piece.
+    for i in 0..n {
+        uf.union(candidates[i].index(), candidates[n + i].index());
+    }
+    join_redirected(u, &candidates, &b, &last_of, budget, |x, y| {
+        uf.union(x.index(), y.index());
+    })?;
+    // A class is a group when it holds a free candidate; groups in order of first effect.
+    let mut free_class = vec![false; vars];
+    for (k, &l) in candidates.iter().enumerate() {
+        if b[k].is_none() {
+            free_class[uf.find(l.index())] = true;
+        }
+    }
+    let class = |k: usize| {
+        let root = uf.find(candidates[k].index());
+        free_class[root].then_some(root)
+    };
     let mut fixed: Labelling = Vec::new();
     let mut group_of: std::collections::HashMap<usize, usize> = Default::default();
     let mut effects: Vec<Vec<Ix>> = Vec::new();
-    for i in 0..n {
-        let (s, live) = (b[i], b[n + i]);
-        if let (Some(s), Some(live)) = (s, live) {
-            fixed.push((i, s));
-            fixed.push((n + i, live));
-            continue;
+    let mut group_index: Vec<Option<usize>> = vec![None; candidates.len()];
+    for k in 0..candidates.len() {
+        if k >= 2 * n && b[k] == Some(true) {
+            fixed.push((label[k], true));
         }
-        let k = if s.is_none() { i } else { n + i };
-        let root = uf.find(candidates[k].index());
+    }
+    for i in 0..n {
+        // Every fixed value is given (a grouped effect's fixed success may decide where
+        // another group's slots end); an effect with both fixed and no free class is
+        // in the shared piece.
+        for k in [i, n + i] {
+            if let Some(v) = b[k] {
+                fixed.push((k, v));
+            }
+        }
+        let Some(root) = class(i) else {
+            continue;
+        };
         let g = *group_of.entry(root).or_insert_with(|| {
             effects.push(Vec::new());
             effects.len() - 1
         });
         effects[g].push(i);
+        group_index[i] = Some(g);
+        group_index[n + i] = Some(g);
     }
-    let group_index: Vec<Option<usize>> = (0..n)
-        .map(|i| {
-            let k = if b[i].is_none() { i } else { n + i };
-            b[k].is_none()
-                .then(|| group_of[&uf.find(candidates[k].index())])
-        })
-        .collect();
+    let mut lasts: Vec<Vec<usize>> = vec![Vec::new(); effects.len()];
+    for k in 2 * n..candidates.len() {
+        if b[k].is_none() {
+            let root = class(k).expect("a free candidate's class is free");
+            let g = *group_of
+                .get(&root)
+                .expect("a cycle's free choice is grouped with its deflections");
+            group_index[k] = Some(g);
+            lasts[g].push(k);
+        }
+    }
     let mut groups = Vec::with_capacity(effects.len());
     for (g, es) in effects.into_iter().enumerate() {
         budget.check()?;
-        // The pins, and every other group's free variables at the first optimal model.
+        // The pins, and every other group's candidates at the first optimal model.
         let mut assumptions = opt.pins.clone();
-        for (i, _) in group_index
-            .iter()
-            .enumerate()
-            .filter(|&(_, &h)| h != Some(g))
-        {
-            for k in [i, n + i] {
+        for (k, &h) in group_index.iter().enumerate() {
+            if h.is_some() && h != Some(g) {
                 let l = candidates[k];
                 assumptions.push(if model[k] { l } else { !l });
             }
         }
-        let projection: Vec<Lit> = es
-            .iter()
-            .flat_map(|&i| [candidates[i], candidates[n + i]])
-            .collect();
-        let bytes = 48 + 16 * es.len() as u64;
+        let mut projected: Vec<usize> = es.iter().flat_map(|&i| [i, n + i]).collect();
+        projected.extend(&lasts[g]);
+        let projection: Vec<Lit> = projected.iter().map(|&k| candidates[k]).collect();
+        let bytes = 48 + 16 * projected.len() as u64;
         let mut options: Vec<Labelling> = Vec::new();
         let mut over = false;
         let e = enumerate_projected(&mut enc.solver, &projection, &assumptions, None, |v| {
@@ -190,9 +232,11 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
                 return ControlFlow::Break(());
             }
             options.push(
-                es.iter()
-                    .enumerate()
-                    .flat_map(|(k, &i)| [(i, v[2 * k]), (n + i, v[2 * k + 1])])
+                projected
+                    .iter()
+                    .zip(v)
+                    .filter(|&(&k, &x)| k < 2 * n || x)
+                    .map(|(&k, &x)| (label[k], x))
                     .collect(),
             );
             ControlFlow::Continue(())
@@ -206,6 +250,66 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
         });
     }
     Ok(Product { fixed, groups })
+}
+
+/// Joins (through `union`) every action that may be in R and uncut with what decides
+/// where its slots end, when the backbone `b` (over `candidates`, numbered as in
+/// [`product`]) does not: the success of each deflection its path passes before a fixed
+/// stop, and for a cycle it runs into, every member's deflection and the cycle's `last`
+/// literals. The answer shows every action's final targets, so an action and the
+/// deflections that move it must be in one piece.
+fn join_redirected(
+    u: &Universe,
+    candidates: &[Lit],
+    b: &[Option<bool>],
+    last_of: &[Option<usize>],
+    budget: &Budget,
+    mut union: impl FnMut(Lit, Lit),
+) -> Result<(), Interrupted> {
+    let n = u.len();
+    let d = &*u.deflections;
+    if !u.has_deflections() {
+        return Ok(());
+    }
+    for i in 0..n {
+        if i % 4096 == 0 {
+            budget.check()?;
+        }
+        let e = &u.effects[i];
+        if e.action().is_none() || b[n + i] == Some(false) {
+            continue;
+        }
+        for &t in &e.targets {
+            for p in d.reach(t) {
+                let Some(g) = u.deflector[p as usize] else {
+                    break;
+                };
+                if d.next(p) == Some(p) || b[g] == Some(false) {
+                    break;
+                }
+                if let Some(c) = d.cycle_of(p) {
+                    for &q in &d.cycles()[c] {
+                        let h = u.deflector[q as usize].expect("a cycle member deflects");
+                        if b[h].is_none() {
+                            union(candidates[i], candidates[h]);
+                        }
+                        if let Some(k) = last_of[q as usize] {
+                            // The cycle's choice goes with its deflections in any case.
+                            union(candidates[h], candidates[k]);
+                            if b[k].is_none() {
+                                union(candidates[i], candidates[k]);
+                            }
+                        }
+                    }
+                    break;
+                }
+                if b[g].is_none() {
+                    union(candidates[i], candidates[g]);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Unit propagation of the fixed values `val` through `clauses`, to a fixpoint.

@@ -133,10 +133,14 @@ fn split(
     let mut fixed_labels: Labelling = Vec::new();
     for j in 0..m {
         let (s, live) = (w.s(j), w.live(j));
+        let e = w.comp[j];
+        if let Some(x) = b[s] {
+            fixed_labels.push((e, x));
+        }
+        if let Some(x) = b[live] {
+            fixed_labels.push((n + e, x));
+        }
         if b[s].is_some() && b[live].is_some() {
-            let e = w.comp[j];
-            fixed_labels.push((e, b[s] == Some(true)));
-            fixed_labels.push((n + e, b[live] == Some(true)));
             continue;
         }
         let v = if b[s].is_none() { s } else { live };

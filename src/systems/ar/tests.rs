@@ -681,6 +681,69 @@ proptest! {
     }
 }
 
+/// Components with deflections answered as pieces by the SAT engine, including those
+/// whose optimal labellings disagree on which deflections succeed or have several ways:
+/// the pieces multiply to the flat SAT answer, the whole night's answer agrees with the
+/// direct engine's and passes the self-check, and pieces whose options differ on a
+/// deflection's success or on a way are met often enough for this to mean something.
+#[test]
+fn sat_pieces_with_deflections_multiply_to_the_flat_answer() {
+    use crate::systems::ar::factor::PartAnswer;
+    let (mut split, mut varying) = (0, 0);
+    for seed in 0..1500u64 {
+        let effects = 4 + (seed % 30) as usize;
+        let params = NightParams {
+            players: 3 + effects / 4,
+            ..deflect_params(effects)
+        };
+        let ens = night(&params, seed);
+        let u = Universe::new(&ens);
+        if !u.has_deflections() {
+            continue;
+        }
+        let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
+        match satsplit::analyse_part(&u, &Budget::new()).expect("not interrupted") {
+            PartAnswer::Flat(a) => assert_eq!(a, flat, "seed {seed}"),
+            PartAnswer::Split(s) => {
+                split += 1;
+                assert_eq!(s.flatten(), flat, "seed {seed}");
+                let moves = |pa: &Analysis, part: &crate::systems::ar::factor::Part| {
+                    let deflects: Vec<usize> = (0..part.universe.len())
+                        .filter(|&k| part.universe.effects[k].action() == Some(ActionKind::Deflect))
+                        .collect();
+                    let rs: Vec<&Resolution> = pa
+                        .resolutions
+                        .iter()
+                        .chain(
+                            pa.cuts
+                                .iter()
+                                .flat_map(|c| c.optimal.iter().flat_map(|o| &o.1)),
+                        )
+                        .collect();
+                    rs.iter().any(|r| r.ways.len() > 1)
+                        || deflects.iter().any(|&k| {
+                            rs.iter().any(|r| r.succeeded.contains(k))
+                                && rs.iter().any(|r| !r.succeeded.contains(k))
+                        })
+                };
+                if s.parts.iter().zip(&s.night.parts).any(|(a, p)| moves(a, p)) {
+                    varying += 1;
+                }
+            }
+        }
+        let n = Night::of(&ens);
+        let d = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+        let sat = Sat.solve(&n, &Budget::new()).expect("not interrupted");
+        assert_eq!(d, sat, "seed {seed}");
+        engine::self_check(&n, &sat).expect("every piece's entries are acceptable");
+    }
+    eprintln!("{split} split, {varying} varying");
+    assert!(
+        split > 30 && varying > 10,
+        "{split} split, {varying} varying"
+    );
+}
+
 #[test]
 fn a_coarser_grouping_with_one_resolution_less_disagrees() {
     // The comparison on the common coarsening is not vacuous: the two mutual blocks behind
