@@ -17,11 +17,10 @@
 
 use super::direct;
 use super::encode::Encoding;
-use super::explain::{effect_name, rule_words};
 use super::model::{ActionKind, Ensemble, Kind, PassiveKind};
 use super::resolution::{Cut, TargetMap};
-use super::semantics::{self, Rule, Violation};
-use super::universe::{Ix, Origin, Universe};
+use super::semantics::{self, rule_words, Rule, Violation};
+use super::universe::{effect_name, Ix, Origin, Universe};
 use crate::sat::CoreResult;
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;

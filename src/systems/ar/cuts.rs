@@ -24,7 +24,7 @@
 //! Invariant: a component's optimal cuts are those of the labelling search over the same
 //! frame; the engine's answers are compared with brute force and SAT by the property tests.
 
-use super::direct::Frame;
+use super::frame::Frame;
 use super::learn::{lit, neg, Learner, Lit, Problem};
 use super::model::{ActionKind, Kind, Player};
 use super::universe::{Ix, Universe};

@@ -7,7 +7,8 @@
 //! Invariant: each engine answers the whole analysis or `Interrupted`; which engines run
 //! and how their answers are compared is the harness's business, not this module's.
 
-use super::factor::{Factored, Night, PartAnswer};
+use super::factor::{Factored, Night};
+use super::pieces::PartAnswer;
 use super::resolution::{Analysis, Cut};
 use super::universe::Universe;
 use super::{brute, direct, expand, satsplit, semantics};

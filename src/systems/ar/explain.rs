@@ -3,8 +3,8 @@
 //! fail) or succeeded, why each created effect exists (its derivation chain back to a
 //! declared action), and which way each redirected slot went (the deflections it passed).
 //!
-//! Owns: [`Explanation`] (data), its text and JSON renderings, and [`effect_name`], the one
-//! way a report names an effect (`Goon kill Cop [e1]`). Invariants: everything is computed
+//! Owns: [`Explanation`] (data) and its text and JSON renderings (effects are named by
+//! [`effect_name`], the one way a report names an effect: `Goon kill Cop [e1]`). Invariants: everything is computed
 //! from the night, the cut, the resolution and the way by the rules of `docs/ar.md`
 //! (through [`semantics::attack`]), never by an engine; every failed uncut effect has at
 //! least one reason when the resolution is acceptable (a failed effect without one is
@@ -12,42 +12,10 @@
 
 use super::model::{ActionKind, Kind, PassiveKind, Player};
 use super::resolution::{Cut, Resolution, TargetMap};
-use super::semantics::{self, Rule};
-use super::universe::{Ix, Origin, Universe};
+use super::semantics::{self, rule_words, Rule};
+use super::universe::{effect_name, Ix, Origin, Universe};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
-
-/// An effect as a moderator reads it: `Goon kill Cop [e1]`, `Doc passive bulletproof [e4]`
-/// (declared targets).
-pub fn effect_name(u: &Universe, i: Ix) -> String {
-    let e = &u.effects[i];
-    let actor = u.player_name(e.actor);
-    if e.targets.is_empty() {
-        format!("{actor} passive {} [{}]", e.kind, e.id)
-    } else {
-        let t: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
-        format!("{actor} {} {} [{}]", e.kind, t.join(" "), e.id)
-    }
-}
-
-/// The short name of an effect's actor with its id: `Doc [e3]`.
-pub fn actor_name(u: &Universe, i: Ix) -> String {
-    format!(
-        "{} [{}]",
-        u.player_name(u.effects[i].actor),
-        u.effects[i].id
-    )
-}
-
-/// The rule's words: "blocked by Doc [e3]", "Cop [e4] is bulletproof".
-pub fn rule_words(u: &Universe, rule: Rule, by: Ix) -> String {
-    match rule {
-        Rule::Blocked => format!("blocked by {}", actor_name(u, by)),
-        Rule::Stopped => format!("stopped by {}", actor_name(u, by)),
-        Rule::Protected => format!("protected by {}", actor_name(u, by)),
-        Rule::Bulletproof => format!("{} is bulletproof", actor_name(u, by)),
-    }
-}
 
 fn rule_id(rule: Rule) -> &'static str {
     match rule {

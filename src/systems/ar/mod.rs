@@ -1,5 +1,6 @@
 //! ?AR ("??? Action Resolution") night resolution, as stated in `docs/ar.md`.
 
+pub mod agree;
 pub mod answer;
 pub mod brute;
 pub mod certify;
@@ -13,6 +14,7 @@ pub mod engine;
 pub mod expand;
 pub mod explain;
 pub mod factor;
+pub mod frame;
 pub mod gen;
 pub mod learn;
 pub mod model;

@@ -6,11 +6,10 @@
 //! JSON is in a deterministic order (ids sorted as strings); rendering never changes the
 //! analysis. This module returns strings and values; only `cli` prints.
 
-use super::explain::effect_name;
 use super::resolution::{
     min_created, sorted_id_refs, sorted_ids, Analysis, Cut, Resolution, TargetMap,
 };
-use super::universe::Universe;
+use super::universe::{effect_name, Universe};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::Zero;

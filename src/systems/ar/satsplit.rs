@@ -27,7 +27,7 @@
 //! against the flat SAT answer, the direct engine and brute force).
 
 use super::encode::{self, Encoding};
-use super::factor::PartAnswer;
+use super::pieces::PartAnswer;
 use super::pieces::{self, Group, Labelling, Product};
 use super::universe::{Ix, Universe};
 use crate::sat::{backbone, enumerate_projected, lexmin_cores, EnumerationEnd, Lit};

@@ -6,10 +6,12 @@
 //! engine's search logic lives here. Invariant: every function is a pure function of its
 //! arguments; a candidate whose created effects are not in the universe is rejected
 //! (the universe over-approximates, so that never happens for a true resolution).
+//! [`rule_words`] names a rule in a moderator's words, for the explanations and the
+//! paradox derivations.
 
 use super::model::{ActionKind, Kind, PassiveKind};
 use super::resolution::{Cut, TargetMap};
-use super::universe::{Ix, Universe};
+use super::universe::{actor_name, Ix, Universe};
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
 use std::collections::BTreeSet;
@@ -249,6 +251,16 @@ pub fn check(
         return Err(Violation::Creation);
     }
     Ok(())
+}
+
+/// The rule's words: "blocked by Doc [e3]", "Cop [e4] is bulletproof".
+pub fn rule_words(u: &Universe, rule: Rule, by: Ix) -> String {
+    match rule {
+        Rule::Blocked => format!("blocked by {}", actor_name(u, by)),
+        Rule::Stopped => format!("stopped by {}", actor_name(u, by)),
+        Rule::Protected => format!("protected by {}", actor_name(u, by)),
+        Rule::Bulletproof => format!("{} is bulletproof", actor_name(u, by)),
+    }
 }
 
 #[cfg(test)]

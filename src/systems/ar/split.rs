@@ -31,7 +31,7 @@
 //! against the engines' flat answers and brute force through [`super::pieces`]).
 
 use super::cuts::{self, minimise, unfounded, FixedLabels, Written};
-use super::direct::Frame;
+use super::frame::Frame;
 use super::learn::{lit, Learner, Lit, Problem};
 use super::pieces::Labelling;
 pub use super::pieces::{Group, Product};

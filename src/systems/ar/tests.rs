@@ -333,7 +333,7 @@ fn check_factorised_against_brute(ens: &Ensemble) -> usize {
     // Small nights are solved whole and projected; the components solved one by one
     // must give the same answer.
     let each = engine::solve_parts(&n, &Budget::new(), |u, b| {
-        direct::analyse(u, b).map(crate::systems::ar::factor::PartAnswer::Flat)
+        direct::analyse(u, b).map(crate::systems::ar::pieces::PartAnswer::Flat)
     })
     .expect("solved");
     assert_eq!(
@@ -452,7 +452,7 @@ fn random_dense_nights_often_answer_as_pieces() {
             let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
             matches!(
                 direct::analyse_part(&u, &Budget::new()),
-                Ok(crate::systems::ar::factor::PartAnswer::Split(_))
+                Ok(crate::systems::ar::pieces::PartAnswer::Split(_))
             )
         })
         .count();
@@ -464,7 +464,7 @@ proptest! {
 
     #[test]
     fn pieces_multiply_to_the_sat_engines_flat_answer(seed in any::<u64>(), effects in 4usize..60) {
-        use crate::systems::ar::factor::PartAnswer;
+        use crate::systems::ar::pieces::PartAnswer;
         let u = Universe::new(&night(&dense_params(effects), seed));
         let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
         match direct::analyse_part(&u, &Budget::new()).expect("not interrupted") {
@@ -580,7 +580,7 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
 /// for the comparison to mean something.
 #[test]
 fn pieces_with_settled_deflections_multiply_to_the_sat_engines_flat_answer() {
-    use crate::systems::ar::factor::PartAnswer;
+    use crate::systems::ar::pieces::PartAnswer;
     let mut split = 0;
     for seed in 0..1500u64 {
         let effects = 4 + (seed % 30) as usize;
@@ -614,7 +614,7 @@ fn random_dense_nights_often_answer_as_pieces_by_sat() {
             let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
             matches!(
                 satsplit::analyse_part(&u, &Budget::new()),
-                Ok(crate::systems::ar::factor::PartAnswer::Split(_))
+                Ok(crate::systems::ar::pieces::PartAnswer::Split(_))
             )
         })
         .count();
@@ -622,8 +622,9 @@ fn random_dense_nights_often_answer_as_pieces_by_sat() {
 }
 
 /// A component's answer as one piece holding the whole component: the coarsest grouping.
-fn one_piece(u: &Universe, a: Analysis) -> crate::systems::ar::factor::PartAnswer {
-    use crate::systems::ar::factor::{Part, PartAnswer};
+fn one_piece(u: &Universe, a: Analysis) -> crate::systems::ar::pieces::PartAnswer {
+    use crate::systems::ar::factor::Part;
+    use crate::systems::ar::pieces::PartAnswer;
     PartAnswer::Split(crate::systems::ar::pieces::Split {
         night: Night {
             whole: u.clone(),
@@ -644,7 +645,7 @@ proptest! {
     fn sat_pieces_multiply_to_the_flat_answer_and_agree_with_the_direct_engine(
         seed in any::<u64>(), effects in 4usize..60,
     ) {
-        use crate::systems::ar::factor::PartAnswer;
+        use crate::systems::ar::pieces::PartAnswer;
         let ens = night(&dense_params(effects), seed);
         let u = Universe::new(&ens);
         let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
