@@ -8,7 +8,7 @@
 
 use super::expand;
 use super::factor::{Factored, Night, Part, Refined};
-use super::resolution::Analysis;
+use crate::systems::ar::night::resolution::Analysis;
 use petgraph::unionfind::UnionFind;
 use std::collections::BTreeMap;
 

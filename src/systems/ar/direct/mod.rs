@@ -24,25 +24,37 @@
 //! one (resolutions are their products). The cut search builds the same frames in cut
 //! mode (declared effects may be cut; cut dominance; unblockable passives guard the blocks
 //! on their owner) and minimises each component with the nogood-learning search of
-//! [`super::cuts`] and [`super::learn`].
+//! [`self::cuts`] and [`self::learn`].
 //!
 //! A large component without deflections is answered through its product form instead
 //! ([`analyse_part`]: one cut-search frame, each of its components split by
-//! [`super::split`] into what every optimal labelling shares and independent groups, the
-//! answer built by [`super::pieces`]).
+//! [`self::split`] into what every optimal labelling shares and independent groups, the
+//! answer built by [`crate::systems::ar::answer::pieces`]).
 //!
 //! Invariants: the engine never calls the SAT layer; every solution it reports satisfies
 //! C1-C5 for the frame, hence (by construction of the frame) the contract; tests re-check
 //! every answer with `semantics::check`.
+//!
+//! The direct engine's layer: this module on top of its frames ([`frame`]), the
+//! nogood-learning search ([`learn`]), cut minimisation and large-component enumeration
+//! on it ([`cuts`]), the engine without frames ([`redirect`]) and the product form
+//! ([`split`]). Imports the night and the answer, never the SAT engine nor the judge
+//! (tests/layers.rs).
 
-use super::frame::Frame;
-use super::model::{ActionKind, Player};
-use super::pieces::PartAnswer;
-use super::resolution::{
+pub mod cuts;
+pub mod frame;
+pub mod learn;
+pub mod redirect;
+pub mod split;
+
+use self::frame::Frame;
+use crate::systems::ar::answer::pieces::PartAnswer;
+use crate::systems::ar::night::model::{ActionKind, Player};
+use crate::systems::ar::night::resolution::{
     analyse_with, declared_map, group_ways, restrict, Analysis, Cut, Resolution, Resolver,
     TargetMap, WaysByResolution,
 };
-use super::universe::{Ix, Universe};
+use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
@@ -357,7 +369,7 @@ impl<'f> Search<'f> {
 type Partial = Vec<(usize, bool)>;
 
 /// Components of at least this many effects are enumerated by the learning search of
-/// [`super::cuts::labellings`] instead of the plain labelling search (which pays for
+/// [`self::cuts::labellings`] instead of the plain labelling search (which pays for
 /// ungrounded complete labellings one by one). Tests lower it to cover both paths.
 #[cfg(not(test))]
 const LEARN_FROM: usize = 64;
@@ -398,8 +410,8 @@ impl Search<'_> {
             let bytes = 48 + 32 * comp.len() as u64;
             let mut full = false;
             if comp.len() >= LEARN_FROM {
-                let fixed = fixed.get_or_insert_with(|| super::cuts::fixed_labels(f));
-                super::cuts::labellings(u, f, fixed, comp, budget, &mut |labels| {
+                let fixed = fixed.get_or_insert_with(|| self::cuts::fixed_labels(f));
+                self::cuts::labellings(u, f, fixed, comp, budget, &mut |labels| {
                     full = budget.charge("component labellings", bytes).is_err();
                     sols.push(labels);
                     full
@@ -423,7 +435,7 @@ impl Search<'_> {
 }
 
 /// Universes with more uncut deflections than this are answered without frames, by
-/// [`super::redirect`] (deflections as decisions of the learning search): frames number
+/// [`self::redirect`] (deflections as decisions of the learning search): frames number
 /// up to 2^d. Tests lower it so that the property tests cover both paths.
 #[cfg(not(test))]
 const FRAMES_UP_TO: usize = 3;
@@ -447,7 +459,7 @@ pub fn resolutions(
     budget: &Budget,
 ) -> Result<Vec<Resolution>, Interrupted> {
     if lazy(u, cut) {
-        return super::redirect::resolutions(u, cut, budget);
+        return self::redirect::resolutions(u, cut, budget);
     }
     let mut found = WaysByResolution::new();
     for (active, rho) in redirection_frames(u, cut, budget)? {
@@ -616,7 +628,7 @@ fn product<T>(lists: &[Vec<T>]) -> Box<dyn Iterator<Item = Vec<&T>> + '_> {
 ///
 /// One cut-search frame per redirection (a cut deflection is never active, so the frames
 /// of "every deflection may be active" cover every cut); within a frame, each component is
-/// minimised on its own by the learning search of [`super::cuts`] and the optima add up
+/// minimised on its own by the learning search of [`self::cuts`] and the optima add up
 /// (the lexicographic order is compatible with addition). Unblockable passives are
 /// variables of that search like every other effect: a block on their owner hits only if
 /// all of them are cut.
@@ -625,18 +637,18 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
     let nd = u.n_declared;
     let none = Cut::with_capacity(nd);
     if lazy(u, &none) {
-        return super::redirect::optimal_cuts(u, budget);
+        return self::redirect::optimal_cuts(u, budget);
     }
     let frames = redirection_frames(u, &none, budget)?;
     let mut best: Option<Vec<usize>> = None;
     let mut cuts: Vec<Cut> = Vec::new();
     'frames: for (active, rho) in &frames {
         let frame = Frame::build(u, rho, &none, true, active, budget)?;
-        let fixed = super::cuts::fixed_labels(&frame);
+        let fixed = self::cuts::fixed_labels(&frame);
         let mut total = vec![0; levels];
         let mut per_comp: Vec<Vec<Vec<Ix>>> = Vec::new();
         for comp in &frame.components {
-            let found = super::cuts::component_cuts(u, &frame, &fixed, comp, levels, budget)?;
+            let found = self::cuts::component_cuts(u, &frame, &fixed, comp, levels, budget)?;
             let Some((d, cs)) = found else {
                 continue 'frames;
             };
@@ -683,7 +695,7 @@ impl Resolver for Direct<'_> {
 }
 
 /// Components of at least this many universe effects and no deflection are answered
-/// through their product form ([`super::split`], [`super::pieces`]): what every optimal
+/// through their product form ([`self::split`], [`crate::systems::ar::answer::pieces`]): what every optimal
 /// labelling shares fixed, the rest in independent groups. Tests lower it so that the
 /// property tests cover that path.
 #[cfg(not(test))]
@@ -710,7 +722,7 @@ pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interru
     let (active, rho) = if u.has_deflections() {
         // The product form needs one frame: every optimal labelling must give each
         // deflection the same success, and those that succeed must leave one way.
-        let Some(active) = super::redirect::settled(u, budget)? else {
+        let Some(active) = self::redirect::settled(u, budget)? else {
             return analyse(u, budget).map(PartAnswer::Flat);
         };
         let on: Vec<Ix> = active.iter().filter(|a| a.1).map(|a| a.0).collect();
@@ -723,15 +735,15 @@ pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interru
         (Vec::new(), declared_map(u))
     };
     let frame = Frame::build(u, &rho, &none, true, &active, budget)?;
-    let fixed = super::cuts::fixed_labels(&frame);
+    let fixed = self::cuts::fixed_labels(&frame);
     let mut products = Vec::with_capacity(frame.components.len());
     for comp in &frame.components {
-        let Some(p) = super::split::product(u, &frame, &fixed, comp, budget)? else {
+        let Some(p) = self::split::product(u, &frame, &fixed, comp, budget)? else {
             unreachable!("cutting every declared effect always leaves a labelling");
         };
         products.push(p);
     }
-    let s = super::pieces::pieces(u, &products, &rho, budget)?;
+    let s = crate::systems::ar::answer::pieces::pieces(u, &products, &rho, budget)?;
     Ok(if s.flat_size() <= FLAT_UP_TO {
         PartAnswer::Flat(s.flatten())
     } else {

@@ -7,9 +7,9 @@
 //! Invariants: building polls the budget; every list of edges is sorted; the components
 //! partition the frame's effects.
 
-use crate::systems::ar::model::{ActionKind, Kind, PassiveKind, Player};
-use crate::systems::ar::resolution::{Cut, TargetMap};
-use crate::systems::ar::universe::{Ix, Origin, Universe};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::resolution::{Cut, TargetMap};
+use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use itertools::Itertools;
 use petgraph::unionfind::UnionFind;

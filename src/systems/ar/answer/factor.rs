@@ -18,9 +18,9 @@
 //! created effects are exactly the whole universe's created effects of that component).
 //! Components are ordered by their first declared effect.
 
-use super::model::{ActionKind, Ensemble, Kind, PassiveKind, Player};
-use super::resolution::{Analysis, Classification};
-use super::universe::{Origin, Universe};
+use crate::systems::ar::night::model::{ActionKind, Ensemble, Kind, PassiveKind, Player};
+use crate::systems::ar::night::resolution::{Analysis, Classification, Cut};
+use crate::systems::ar::night::universe::{Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
@@ -536,7 +536,7 @@ impl Factored {
             if let (true, Some(c)) = (paradox, &a.cuts) {
                 t.optimal_cuts *= c.optimal.len();
             }
-            let empty = super::Cut::with_capacity(part.universe.n_declared);
+            let empty = Cut::with_capacity(part.universe.n_declared);
             t.outcomes *= super::report::outcomes(&part.universe, a, &empty).len();
         }
         t
@@ -546,7 +546,7 @@ impl Factored {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::ar::parse::parse_str;
+    use crate::systems::ar::night::parse::parse_str;
     use std::path::Path;
 
     fn night(text: &str) -> Night {
@@ -671,7 +671,7 @@ mod tests {
     /// are frequent (chains, cycles, trees into cycles, self-deflections).
     #[test]
     fn linear_components_equal_the_literal_rules() {
-        use crate::systems::ar::gen::{night, NightParams};
+        use crate::systems::ar::night::gen::{night, NightParams};
         let mut checked = 0;
         for seed in 0..3000 {
             let params =

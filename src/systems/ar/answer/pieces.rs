@@ -1,5 +1,5 @@
 //! A component's answer as a product of *pieces*, built from the products of
-//! [`super::split`]: one piece holding what every optimal labelling shares, and one per
+//! [`crate::systems::ar::direct::split`]: one piece holding what every optimal labelling shares, and one per
 //! independent group. Each piece is a [`Part`] (a view of some of the component's effects,
 //! see [`Universe::piece`]) with an [`Analysis`] of its own, so a split component is a
 //! [`Night`] of pieces whose [`Factored`] answer is the component's, exactly as a night is
@@ -12,14 +12,16 @@
 //! unaffected); a created effect absent from every optimal labelling is in no piece; each
 //! piece's analysis is canonical; [`Split::flatten`] is the component's flat analysis.
 //! Both engines build their pieces here from a [`Product`] they found on their own (the
-//! direct engine by [`super::split`], the SAT engine by [`super::satsplit`]); nothing here
+//! direct engine by [`crate::systems::ar::direct::split`], the SAT engine by [`crate::systems::ar::sat::satsplit`]); nothing here
 //! searches.
 
 use super::expand;
 use super::factor::{Factored, Night, Part, Refined};
-use super::model::Player;
-use super::resolution::{cut_cost, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap};
-use super::universe::{Ix, Origin, Universe};
+use crate::systems::ar::night::model::Player;
+use crate::systems::ar::night::resolution::{
+    cut_cost, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap,
+};
+use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::collections::BTreeMap;

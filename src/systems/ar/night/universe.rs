@@ -213,7 +213,7 @@ impl Universe {
 
     /// The universe of some of this universe's effects (`keep`, ascending, holding the
     /// reflexive passive of every created effect it holds), for a piece of a factorised
-    /// answer ([`super::pieces`]): the same effects in the same order, players renumbered
+    /// answer ([`crate::systems::ar::answer::pieces`]): the same effects in the same order, players renumbered
     /// to those the effects name (ascending); also the index here of each of its players.
     /// It is a view for answers, not a night to solve: an effect's attackers may lie
     /// outside it, and its deflection reach is each player alone. `also`: more players

@@ -10,10 +10,11 @@
 //! least one reason when the resolution is acceptable (a failed effect without one is
 //! reported as `Why::Unexplained`, which an acceptable resolution never produces).
 
-use super::model::{ActionKind, Kind, PassiveKind, Player};
-use super::resolution::{Cut, Resolution, TargetMap};
-use super::semantics::{self, rule_words, Rule};
-use super::universe::{effect_name, Ix, Origin, Universe};
+use crate::systems::ar::answer::factor::{Factored, Night};
+use crate::systems::ar::judge::semantics::{self, rule_words, Rule};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::resolution::{Cut, Resolution, TargetMap};
+use crate::systems::ar::night::universe::{effect_name, Ix, Origin, Universe};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -349,7 +350,10 @@ const MAX_EXPLAINED: usize = 16;
 
 /// `why:` and the explanation of each of the first outcomes, as text and as a JSON array
 /// (the `--explain` part of a report).
-pub fn why_outcomes(u: &Universe, outs: &[super::report::Outcome]) -> (String, Value) {
+pub fn why_outcomes(
+    u: &Universe,
+    outs: &[crate::systems::ar::answer::report::Outcome],
+) -> (String, Value) {
     let mut text = String::from("why:\n");
     let mut js = Vec::new();
     for (k, o) in outs.iter().enumerate().take(MAX_EXPLAINED) {
@@ -397,18 +401,14 @@ pub fn why_core(u: &Universe) -> Result<(String, Value), String> {
 
 /// The whole `--explain` text of a night's answer (its flat answer: for small nights),
 /// or `None` when it has more than `up_to` flat entries.
-pub fn why_night(
-    n: &super::Night,
-    f: &super::Factored,
-    up_to: u64,
-) -> Option<Result<String, String>> {
-    if super::answer::flat_entries(n, f) > up_to.into() {
+pub fn why_night(n: &Night, f: &Factored, up_to: u64) -> Option<Result<String, String>> {
+    if crate::systems::ar::answer::flat_entries(n, f) > up_to.into() {
         return None;
     }
-    let a = super::expand::flatten(n, f);
+    let a = crate::systems::ar::answer::expand::flatten(n, f);
     let u = &n.whole;
     let empty = Cut::with_capacity(u.n_declared);
-    let outs = super::report::outcomes(u, &a, &empty);
+    let outs = crate::systems::ar::answer::report::outcomes(u, &a, &empty);
     let (mut text, _) = why_outcomes(u, &outs);
     if a.resolutions.is_empty() {
         match why_core(u) {

@@ -9,9 +9,9 @@
 //! [`rule_words`] names a rule in a moderator's words, for the explanations and the
 //! paradox derivations.
 
-use super::model::{ActionKind, Kind, PassiveKind};
-use super::resolution::{Cut, TargetMap};
-use super::universe::{actor_name, Ix, Universe};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind};
+use crate::systems::ar::night::resolution::{Cut, TargetMap};
+use crate::systems::ar::night::universe::{actor_name, Ix, Universe};
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
 use std::collections::BTreeSet;
@@ -266,7 +266,7 @@ pub fn rule_words(u: &Universe, rule: Rule, by: Ix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::ar::model::Ensemble;
+    use crate::systems::ar::night::model::Ensemble;
 
     /// The contract's example (condition 2, "Why least"): `V visit A`, `A reflexive:kill`,
     /// `V reflexive:stop`, with the candidate R = E + {A kills V, V stops A}, S = the
