@@ -3,7 +3,7 @@
 
 Usage: night2lp.py NIGHT [-o OUT.lp]      (`-` reads standard input)
 
-The format is the one documented in gordian's src/systems/ar/parse.rs (module doc):
+The format is the one documented in gordian's src/systems/ar/night/parse.rs (module doc):
 one effect a line `[ID:] ACTOR KIND TARGET... [@PRIORITY]`, passives written
 `ACTOR passive KIND`, an optional `players:` line, `#` comments. Every rule the
 parser checks is checked here too; a night it rejects gets `FILE:LINE:COL: message`

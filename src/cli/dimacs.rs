@@ -5,7 +5,8 @@
 use super::limits::{self, MemoryArgs};
 use super::{parse_seconds, EXIT_INPUT};
 use crate::harness::inputs;
-use crate::systems::ar::{certify, Ar};
+use crate::systems::ar::sat::certify;
+use crate::systems::ar::Ar;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! error naming the system it belongs to.
 
 use super::registry::SystemName;
-use crate::systems::ar::model::ActionKind;
+use crate::systems::ar::night::model::ActionKind;
 use crate::systems::ar::system::ArGen;
 use crate::systems::ar::Ar;
 use crate::systems::ff8::gen::GenArgs as Ff8Gen;

@@ -328,7 +328,7 @@ fn why(how: &How, what: &str, n: &Night, f: &Factored) -> Result<super::why::Ext
             n.parts.len()
         )));
     }
-    super::why::run(w, &n.whole, &ar::expand::flatten(n, f), how.seed).map_err(fail)
+    super::why::run(w, &n.whole, &ar::answer::expand::flatten(n, f), how.seed).map_err(fail)
 }
 
 /// Solves a loaded night under `budget` (`what` names it in messages), or says why not.
@@ -339,13 +339,13 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
             .map_err(|e| Failed::new(EXIT_INPUT, format!("error: {e}")))?,
     }
     .with_grace(Some(how.grace));
-    if how.engine == EngineChoice::Brute && u.largest_part() > ar::brute::MAX_UNIVERSE {
+    if how.engine == EngineChoice::Brute && u.largest_part() > ar::judge::brute::MAX_UNIVERSE {
         return Err(Failed::new(
             EXIT_INPUT,
             format!(
                 "error: too large for brute force (a component of {} effects, at most {})",
                 u.largest_part(),
-                ar::brute::MAX_UNIVERSE
+                ar::judge::brute::MAX_UNIVERSE
             ),
         ));
     }

@@ -5,8 +5,10 @@
 //! of the report). Computes text and JSON additions for the report, and the picture for
 //! standard output; the caller prints.
 
-use crate::systems::ar::report::{outcomes, pick};
-use crate::systems::ar::{certify, dot, explain, Analysis, Cut, Universe};
+use crate::systems::ar::answer::report::{outcomes, pick};
+use crate::systems::ar::sat::certify;
+use crate::systems::ar::why::{dot, explain};
+use crate::systems::ar::{Analysis, Cut, Universe};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::PathBuf;

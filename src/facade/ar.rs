@@ -23,15 +23,15 @@
 //! ```
 
 use super::{Error, Limits, Solved};
-use crate::systems::ar::expand::{optimal_cuts, Merger, Odometer};
-use crate::systems::ar::resolution::sorted_ids;
+use crate::systems::ar::answer::expand::{optimal_cuts, Merger, Odometer};
+use crate::systems::ar::night::resolution::sorted_ids;
 use crate::systems::ar::{self as sys, answer, Ar, Factored, Part, Resolution};
 use crate::systems::spec::System;
 use num_bigint::BigUint;
 use num_rational::BigRational;
 use std::sync::Arc;
 
-pub use crate::systems::ar::model::ActionKind;
+pub use crate::systems::ar::night::model::ActionKind;
 pub use crate::systems::ar::system::ArGen as Knobs;
 pub use crate::systems::ar::Classification;
 

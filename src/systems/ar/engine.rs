@@ -7,10 +7,14 @@
 //! Invariant: each engine answers the whole analysis or `Interrupted`; which engines run
 //! and how their answers are compared is the harness's business, not this module's.
 
-use super::factor::{Factored, Night, PartAnswer};
-use super::resolution::{Analysis, Cut};
-use super::universe::Universe;
-use super::{brute, direct, expand, satsplit, semantics};
+use super::answer::expand;
+use super::answer::factor::{Factored, Night};
+use super::answer::pieces::PartAnswer;
+use super::direct;
+use super::judge::{brute, semantics};
+use super::night::resolution::{Analysis, Cut};
+use super::night::universe::Universe;
+use super::sat::satsplit;
 use crate::systems::spec::{Budget, Engine, Interrupted};
 use rayon::prelude::*;
 
@@ -122,7 +126,7 @@ impl Engine<Night, Factored> for Brute {
 /// Re-validates every component's answer with the reference semantics.
 /// A component answered as pieces is checked piece by piece: every entry of one piece
 /// with the first entry of each other piece, as a resolution of the whole component (the
-/// product's other combinations are valid by its independence, see `split.rs`).
+/// product's other combinations are valid by its independence, see `direct/split.rs`).
 pub fn self_check(n: &Night, f: &Factored) -> Result<(), String> {
     let Some(r) = &f.refined else {
         for (p, a) in n.parts.iter().zip(&f.parts) {
@@ -154,15 +158,18 @@ pub fn self_check(n: &Night, f: &Factored) -> Result<(), String> {
 fn first_entry(a: &Analysis) -> Analysis {
     Analysis {
         resolutions: a.resolutions.iter().take(1).cloned().collect(),
-        cuts: a.cuts.as_ref().map(|c| super::resolution::CutAnalysis {
-            cost: c.cost.clone(),
-            optimal: c
-                .optimal
-                .iter()
-                .take(1)
-                .map(|(cut, rs)| (cut.clone(), rs.iter().take(1).cloned().collect()))
-                .collect(),
-        }),
+        cuts: a
+            .cuts
+            .as_ref()
+            .map(|c| super::night::resolution::CutAnalysis {
+                cost: c.cost.clone(),
+                optimal: c
+                    .optimal
+                    .iter()
+                    .take(1)
+                    .map(|(cut, rs)| (cut.clone(), rs.iter().take(1).cloned().collect()))
+                    .collect(),
+            }),
     }
 }
 

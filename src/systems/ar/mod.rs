@@ -1,41 +1,33 @@
 //! ?AR ("??? Action Resolution") night resolution, as stated in `docs/ar.md`.
+//!
+//! In layers, one folder each; a file imports only files of its own folder (never in a
+//! circle) and of the layers below it (checked by tests/layers.rs):
+//!
+//! * [`night`]: the ensemble, its parser, the universe, what a resolution is;
+//! * [`judge`]: the rules evaluated literally, and brute force (imports the night);
+//! * [`answer`]: the factorised answer both engines return, and its writers (imports
+//!   the night);
+//! * [`direct`] and [`sat`]: the two engines (each imports the night and the answer, never
+//!   the other engine nor the judge);
+//! * [`why`]: explanations, paradox cores, DOT (imports everything below);
+//! * [`engine`] and [`system`] on top.
 
 pub mod answer;
-pub mod brute;
-pub mod certify;
-pub mod core;
-pub mod cuts;
-pub mod deflections;
 pub mod direct;
-pub mod dot;
-pub mod encode;
 pub mod engine;
-pub mod expand;
-pub mod explain;
-pub mod factor;
-pub mod gen;
-pub mod learn;
-pub mod model;
-pub mod parse;
-pub mod pieces;
-pub mod redirect;
-pub mod report;
-pub mod resolution;
-pub mod satsplit;
-pub mod semantics;
-pub mod shrink;
-pub mod split;
+pub mod judge;
+pub mod night;
+pub mod sat;
 pub mod system;
-pub mod universe;
+pub mod why;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_why;
 
+pub use answer::factor::{Factored, Night, Part};
 pub use engine::self_check;
-pub use factor::{Factored, Night, Part};
-pub use model::{ActionKind, Ensemble, Player};
-pub use resolution::{Analysis, Classification, Cut, Resolution};
+pub use night::resolution::{Analysis, Classification, Cut, Resolution};
+pub use night::universe::Universe;
 pub use system::Ar;
-pub use universe::Universe;

@@ -1,19 +1,20 @@
 //! ?AR as a [`System`]: nights (`.night`, `.json`) in, whole analyses out, compared between
 //! the direct, SAT and (on small universes) brute-force engines; random nights from
-//! [`gen`](super::gen) and the shrinker's simplifications from [`shrink`](super::shrink).
+//! [`gen`](super::night::gen) and the shrinker's simplifications from [`shrink`](super::night::shrink).
 //!
 //! Invariant: the instance is the night split into independent components ([`Night`],
 //! built once, shared by every engine) and the answer is factorised ([`Factored`], one
 //! analysis per component); `to_text` writes the night with explicit ids and priorities,
 //! so a shrunk failure reads back to the same universe.
 
+use super::answer::expand::flatten;
+use super::answer::factor::{Factored, Night};
 use super::engine::{Brute, Direct, Sat, BRUTE_UP_TO};
-use super::expand::flatten;
-use super::factor::{Factored, Night};
-use super::gen::{night, NightParams};
-use super::model::ActionKind;
-use super::resolution::{sorted_ids, Analysis};
-use super::{parse, shrink, Universe};
+use super::night::gen::{night, NightParams};
+use super::night::model::ActionKind;
+use super::night::resolution::{sorted_ids, Analysis};
+use super::night::universe::Universe;
+use super::night::{parse, shrink};
 use crate::systems::spec::Shape;
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
 use crate::text::{ParseErrors, Sink};
@@ -268,7 +269,7 @@ impl System for Ar {
         v
     }
     fn explain(n: &Night, f: &Factored) -> Option<String> {
-        match super::explain::why_night(n, f, 256)? {
+        match super::why::explain::why_night(n, f, 256)? {
             Ok(text) => Some(text),
             Err(e) => Some(format!("(no explanation: {e})\n")),
         }

@@ -2,9 +2,14 @@
 //! brute force, the direct engine and the SAT engine must agree, every answer re-checked by
 //! the reference semantics.
 
+use super::answer::{expand, report};
 use super::engine::{Brute, Direct, Sat};
+use super::judge::{brute, semantics};
+use super::night::model::ActionKind;
+use super::night::{parse, resolution};
+use super::sat::{encode, satsplit};
 use super::*;
-use crate::systems::ar::gen::{night, NightParams};
+use crate::systems::ar::night::gen::{night, NightParams};
 use crate::systems::spec::{Budget, Engine};
 use proptest::prelude::*;
 
@@ -333,7 +338,7 @@ fn check_factorised_against_brute(ens: &Ensemble) -> usize {
     // Small nights are solved whole and projected; the components solved one by one
     // must give the same answer.
     let each = engine::solve_parts(&n, &Budget::new(), |u, b| {
-        direct::analyse(u, b).map(crate::systems::ar::factor::PartAnswer::Flat)
+        direct::analyse(u, b).map(crate::systems::ar::answer::pieces::PartAnswer::Flat)
     })
     .expect("solved");
     assert_eq!(
@@ -452,7 +457,7 @@ fn random_dense_nights_often_answer_as_pieces() {
             let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
             matches!(
                 direct::analyse_part(&u, &Budget::new()),
-                Ok(crate::systems::ar::factor::PartAnswer::Split(_))
+                Ok(crate::systems::ar::answer::pieces::PartAnswer::Split(_))
             )
         })
         .count();
@@ -464,7 +469,7 @@ proptest! {
 
     #[test]
     fn pieces_multiply_to_the_sat_engines_flat_answer(seed in any::<u64>(), effects in 4usize..60) {
-        use crate::systems::ar::factor::PartAnswer;
+        use crate::systems::ar::answer::pieces::PartAnswer;
         let u = Universe::new(&night(&dense_params(effects), seed));
         let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
         match direct::analyse_part(&u, &Budget::new()).expect("not interrupted") {
@@ -580,7 +585,7 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
 /// for the comparison to mean something.
 #[test]
 fn pieces_with_settled_deflections_multiply_to_the_sat_engines_flat_answer() {
-    use crate::systems::ar::factor::PartAnswer;
+    use crate::systems::ar::answer::pieces::PartAnswer;
     let mut split = 0;
     for seed in 0..1500u64 {
         let effects = 4 + (seed % 30) as usize;
@@ -614,7 +619,7 @@ fn random_dense_nights_often_answer_as_pieces_by_sat() {
             let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
             matches!(
                 satsplit::analyse_part(&u, &Budget::new()),
-                Ok(crate::systems::ar::factor::PartAnswer::Split(_))
+                Ok(crate::systems::ar::answer::pieces::PartAnswer::Split(_))
             )
         })
         .count();
@@ -622,9 +627,10 @@ fn random_dense_nights_often_answer_as_pieces_by_sat() {
 }
 
 /// A component's answer as one piece holding the whole component: the coarsest grouping.
-fn one_piece(u: &Universe, a: Analysis) -> crate::systems::ar::factor::PartAnswer {
-    use crate::systems::ar::factor::{Part, PartAnswer};
-    PartAnswer::Split(crate::systems::ar::pieces::Split {
+fn one_piece(u: &Universe, a: Analysis) -> crate::systems::ar::answer::pieces::PartAnswer {
+    use crate::systems::ar::answer::factor::Part;
+    use crate::systems::ar::answer::pieces::PartAnswer;
+    PartAnswer::Split(crate::systems::ar::answer::pieces::Split {
         night: Night {
             whole: u.clone(),
             parts: vec![Part {
@@ -644,7 +650,7 @@ proptest! {
     fn sat_pieces_multiply_to_the_flat_answer_and_agree_with_the_direct_engine(
         seed in any::<u64>(), effects in 4usize..60,
     ) {
-        use crate::systems::ar::factor::PartAnswer;
+        use crate::systems::ar::answer::pieces::PartAnswer;
         let ens = night(&dense_params(effects), seed);
         let u = Universe::new(&ens);
         let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
@@ -669,7 +675,7 @@ proptest! {
         let s = Sat.solve(&n, &Budget::new()).expect("not interrupted");
         prop_assert_eq!(&d, &s);
         engine::self_check(&n, &s).map_err(TestCaseError::fail)?;
-        let coarse = crate::systems::ar::factor::Factored::assemble(
+        let coarse = crate::systems::ar::answer::factor::Factored::assemble(
             &n,
             n.parts
                 .iter()
@@ -749,7 +755,7 @@ fn a_coarser_grouping_with_one_resolution_less_disagrees() {
     // The comparison on the common coarsening is not vacuous: the two mutual blocks behind
     // a certain block (4 resolutions, worked by hand in the test above) against one piece
     // holding the component's flat answer without its last resolution.
-    use crate::systems::ar::factor::Factored;
+    use crate::systems::ar::answer::factor::Factored;
     let ens = parse::parse_night(
         "A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n",
         std::path::Path::new("t.night"),

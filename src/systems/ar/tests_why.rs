@@ -2,16 +2,18 @@
 //! certificates, DOT and the named DIMACS. Expected values are worked by hand from the
 //! rules (derivations in the comments) or come from the other engine.
 
-use super::certify::{self, Claim};
-use super::core::{self, Shape};
-use super::explain::{self, Why};
-use super::gen::{self, NightParams};
-use super::model::Ensemble;
-use super::parse;
-use super::resolution::Cut;
-use super::semantics::Rule;
-use super::universe::Universe;
-use super::{direct, dot, encode};
+use super::direct;
+use super::judge::semantics::Rule;
+use super::night::gen::{self, NightParams};
+use super::night::model::Ensemble;
+use super::night::parse;
+use super::night::resolution::Cut;
+use super::night::universe::Universe;
+use super::sat::certify::{self, Claim};
+use super::sat::encode;
+use super::why::core::{self, Shape};
+use super::why::dot;
+use super::why::explain::{self, Why};
 use crate::systems::spec::Budget;
 use std::path::Path;
 
@@ -336,7 +338,7 @@ fn explanation_of_created_effects_starts_at_a_declared_action() {
     );
 }
 
-fn paradox_cuts(u: &Universe) -> Option<super::resolution::CutAnalysis> {
+fn paradox_cuts(u: &Universe) -> Option<super::night::resolution::CutAnalysis> {
     let a = encode::analyse(u, &Budget::new()).expect("not interrupted");
     a.cuts
 }
@@ -399,7 +401,9 @@ fn fuzzed_paradoxes_are_certified_and_have_cores() {
     };
     // Every other night may also deflect.
     let mut deflecting = plain.clone();
-    deflecting.kinds.push(super::ActionKind::Deflect);
+    deflecting
+        .kinds
+        .push(super::night::model::ActionKind::Deflect);
     let mut found = 0;
     let mut seed = 0u64;
     while found < want {
@@ -472,7 +476,7 @@ fn dot_of_every_shipped_instance_is_well_formed() {
         let u = load(p.file_name().unwrap().to_str().unwrap());
         let a = direct::analyse(&u, &Budget::new()).unwrap();
         let empty = Cut::with_capacity(u.n_declared);
-        for o in super::report::outcomes(&u, &a, &empty) {
+        for o in super::answer::report::outcomes(&u, &a, &empty) {
             let text = dot::night(&u, o.cut, o.resolution, o.way, "t \"q\"");
             check_dot(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", p.display()));
             // Cut effects are marked, failed ones dashed, deflected slots shown.

@@ -1,7 +1,7 @@
 //! The direct engine on a component with many deflections: redirection as decisions of
 //! the learning search, instead of one frame per set of active deflections.
 //!
-//! A frame ([`super::direct::Frame`]) fixes the final targets, so a night with d
+//! A frame ([`crate::systems::ar::direct::Frame`]) fixes the final targets, so a night with d
 //! deflections has up to 2^d of them. Here the component is written once for the
 //! learner of [`super::learn`], whose variables are, besides `s(u)` and `live(u)` of every
 //! effect (as in [`super::cuts`]), the facts the final targets depend on:
@@ -33,9 +33,11 @@
 
 use super::cuts::minimise_with;
 use super::learn::{lit, neg, Learner, Lit, Problem};
-use super::model::{ActionKind, Kind, PassiveKind, Player};
-use super::resolution::{group_ways, Cut, Resolution, TargetMap, WaysByResolution};
-use super::universe::{Ix, Origin, Universe};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::resolution::{
+    group_ways, Cut, Resolution, TargetMap, WaysByResolution,
+};
+use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::collections::{BTreeSet, HashMap};
@@ -774,11 +776,12 @@ fn settle(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::ar::gen::{night, NightParams};
-    use crate::systems::ar::model::Ensemble;
-    use crate::systems::ar::parse::parse_str;
-    use crate::systems::ar::resolution::{analyse_with, Analysis, Resolver};
-    use crate::systems::ar::{brute, encode};
+    use crate::systems::ar::judge::brute;
+    use crate::systems::ar::night::gen::{night, NightParams};
+    use crate::systems::ar::night::model::Ensemble;
+    use crate::systems::ar::night::parse::parse_str;
+    use crate::systems::ar::night::resolution::{analyse_with, Analysis, Resolver};
+    use crate::systems::ar::sat::encode;
     use std::path::Path;
 
     /// This module as a complete engine (whatever the number of deflections).

@@ -983,7 +983,7 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::ar::model::PassiveKind;
+    use crate::systems::ar::night::model::PassiveKind;
     use crate::text::{LoadError, ParseError, MAX_ERRORS, MAX_FILE_BYTES};
     use proptest::prelude::*;
     use std::path::PathBuf;

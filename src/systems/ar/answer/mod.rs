@@ -8,14 +8,26 @@
 //! for a night of one component that is the component's canonical order); `--limit N`
 //! stops each flat list after N items and says so. This module writes to a writer it is
 //! given; only `cli` picks exit codes.
+//!
+//! The answer layer: what both engines return and how it is read. A night split into
+//! components and the factorised answer ([`factor`]), a component as a product of pieces
+//! ([`pieces`]), products back to flat lists ([`expand`]), when two answers say the same
+//! ([`agree`]), outcomes with exact probabilities and their renderings ([`report`]), and
+//! this module on top of them. Imports only the night (tests/layers.rs).
 
-use super::expand::{optimal_cuts, Merger, Odometer};
-use super::factor::{Factored, Night, Part};
-use super::report::{self, Outcome};
-use super::resolution::{
-    canonicalize_resolutions, sorted_ids, Classification, Cut, Resolution, TargetMap,
+pub mod agree;
+pub mod expand;
+pub mod factor;
+pub mod pieces;
+pub mod report;
+
+use self::expand::{optimal_cuts, Merger, Odometer};
+use self::factor::{Factored, Night, Part};
+use self::report::Outcome;
+use crate::systems::ar::night::resolution::{
+    canonicalize_resolutions, sorted_ids, Analysis, Classification, Cut, Resolution, TargetMap,
 };
-use super::universe::Universe;
+use crate::systems::ar::night::universe::Universe;
 use num_bigint::BigUint;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -90,7 +102,7 @@ pub fn expands(n: &Night, f: &Factored, opts: &Options) -> bool {
 }
 
 /// A part's outcomes with their exact probabilities.
-fn part_outcomes<'a>(p: &'a Part, a: &'a super::Analysis, empty: &'a Cut) -> Vec<Outcome<'a>> {
+fn part_outcomes<'a>(p: &'a Part, a: &'a Analysis, empty: &'a Cut) -> Vec<Outcome<'a>> {
     report::outcomes(&p.universe, a, empty)
 }
 
@@ -314,7 +326,7 @@ fn summary_json<'a>(n: &'a Night, f: &'a Factored) -> Vec<(&'static str, Entry<'
 /// One component: its effects, classification, exact counts and cost over the whole
 /// night's priority levels; with `lists`, also its own flat lists (`resolutions`, `cuts`,
 /// `outcomes`, `death_probabilities`, as the flat answer of a night of its own).
-fn component_json(n: &Night, part: &Part, a: &super::Analysis, lists: bool) -> Value {
+fn component_json(n: &Night, part: &Part, a: &Analysis, lists: bool) -> Value {
     let levels = n.whole.levels();
     let u = &part.universe;
     let mut v = if lists {
@@ -577,7 +589,9 @@ pub fn to_json(n: &Night, f: &Factored, opts: &Options) -> Value {
 fn min_created_of(lists: &[(&Part, &[Resolution])]) -> usize {
     lists
         .iter()
-        .map(|(p, rs)| super::resolution::min_created(&p.universe, rs).unwrap_or(0))
+        .map(|(p, rs)| {
+            crate::systems::ar::night::resolution::min_created(&p.universe, rs).unwrap_or(0)
+        })
         .sum()
 }
 

@@ -7,10 +7,9 @@
 //! every string is quoted and escaped ([`quote`]); it is a pure function of the night and
 //! the outcome (no layout: Graphviz lays it out).
 
-use super::explain::effect_name;
-use super::model::ActionKind;
-use super::resolution::{Cut, Resolution, TargetMap};
-use super::universe::Universe;
+use crate::systems::ar::night::model::ActionKind;
+use crate::systems::ar::night::resolution::{Cut, Resolution, TargetMap};
+use crate::systems::ar::night::universe::{effect_name, Universe};
 use std::fmt::Write as _;
 
 /// A DOT string literal.

@@ -24,278 +24,45 @@
 //! one (resolutions are their products). The cut search builds the same frames in cut
 //! mode (declared effects may be cut; cut dominance; unblockable passives guard the blocks
 //! on their owner) and minimises each component with the nogood-learning search of
-//! [`super::cuts`] and [`super::learn`].
+//! [`self::cuts`] and [`self::learn`].
 //!
 //! A large component without deflections is answered through its product form instead
 //! ([`analyse_part`]: one cut-search frame, each of its components split by
-//! [`super::split`] into what every optimal labelling shares and independent groups, the
-//! answer built by [`super::pieces`]).
+//! [`self::split`] into what every optimal labelling shares and independent groups, the
+//! answer built by [`crate::systems::ar::answer::pieces`]).
 //!
 //! Invariants: the engine never calls the SAT layer; every solution it reports satisfies
 //! C1-C5 for the frame, hence (by construction of the frame) the contract; tests re-check
 //! every answer with `semantics::check`.
+//!
+//! The direct engine's layer: this module on top of its frames ([`frame`]), the
+//! nogood-learning search ([`learn`]), cut minimisation and large-component enumeration
+//! on it ([`cuts`]), the engine without frames ([`redirect`]) and the product form
+//! ([`split`]). Imports the night and the answer, never the SAT engine nor the judge
+//! (tests/layers.rs).
 
-use super::factor::PartAnswer;
-use super::model::{ActionKind, Kind, PassiveKind, Player};
-use super::resolution::{
+pub mod cuts;
+pub mod frame;
+pub mod learn;
+pub mod redirect;
+pub mod split;
+
+use self::frame::Frame;
+use crate::systems::ar::answer::pieces::PartAnswer;
+use crate::systems::ar::night::model::{ActionKind, Player};
+use crate::systems::ar::night::resolution::{
     analyse_with, declared_map, group_ways, restrict, Analysis, Cut, Resolution, Resolver,
     TargetMap, WaysByResolution,
 };
-use super::universe::{Ix, Origin, Universe};
+use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
-use petgraph::unionfind::UnionFind;
 use std::collections::BTreeSet;
 
 const UNKNOWN: u8 = 0;
 const TRUE: u8 = 1;
 const FALSE: u8 = 2;
-
-/// The static problem for one target map and one set of cut passives.
-#[derive(Debug)]
-pub struct Frame {
-    pub(super) n: usize,
-    pub(super) attackers: Vec<Vec<Ix>>,
-    pub(super) attacks: Vec<Vec<Ix>>,
-    pub(super) triggers: Vec<Vec<Ix>>,
-    pub(super) trig_of: Vec<Vec<Ix>>,
-    /// For a created effect, its reflexive passive (which must be in S for it to exist).
-    pub(super) req: Vec<Option<Ix>>,
-    /// For a reflexive passive, the created effects that require it.
-    pub(super) req_of: Vec<Vec<Ix>>,
-    pub(super) created: Vec<bool>,
-    /// Level index of each declared effect (for the cost vector).
-    pub(super) level: Vec<usize>,
-    /// Fixed initial labels: (var, value); var < n is s[var], else live[var - n].
-    pub(super) fixed: Vec<(usize, bool)>,
-    /// Cut search: a cut declared effect has no attacker in S (see [`Frame::build`]).
-    pub(super) cut_dominance: bool,
-    /// Connected components of the attack and trigger graph: labellings of different
-    /// components are independent, so resolutions are products and cut costs add up.
-    pub(super) components: Vec<Vec<Ix>>,
-    /// Cut search only: each player's unblockable passives (empty when resolving, where
-    /// they are fixed and a block on their owner simply does not attack).
-    pub(super) guards: Vec<Vec<Ix>>,
-    pub(super) rho: TargetMap,
-}
-
-impl Frame {
-    /// Builds the frame for target map `rho` (every universe action's final targets).
-    /// Declared effects in `cut` are fixed CUT; if `cut_search`, the liveness of uncut
-    /// declared *actions* is left open (they may be cut), else fixed live.
-    ///
-    /// Cut search also enforces *dominance*: in every resolution of E[F] for an optimal
-    /// cut F, no cut effect f has an attacker in S — otherwise F \ {f} would have the
-    /// same resolution with f failed (a cut no-op and a failed effect act on nothing),
-    /// at a strictly smaller cost. So an effect with an attacker in S is OUT, never CUT.
-    /// `active` fixes the success of every `deflect` effect: a frame is built for one set
-    /// of active deflections and one of their redirections (see [`redirection_frames`]).
-    /// Building is quadratic in the universe, so it polls `budget`.
-    pub fn build(
-        u: &Universe,
-        rho: &TargetMap,
-        cut: &Cut,
-        cut_search: bool,
-        active: &[(Ix, bool)],
-        budget: &Budget,
-    ) -> Result<Frame, Interrupted> {
-        let n = u.len();
-        let levels = u.levels();
-        let is_cut = |i: Ix| i < u.n_declared && cut.contains(i);
-        let created: Vec<bool> = (0..n).map(|i| i >= u.n_declared).collect();
-        // dead: can never be live.
-        let dead: Vec<bool> = (0..n)
-            .map(|i| match u.effects[i].origin {
-                Origin::Declared(_) => is_cut(i),
-                Origin::Created { passive, .. } => is_cut(passive),
-            })
-            .collect();
-        // Unblockable passives present in the frame, per owner. Resolving, they cancel
-        // every block on their owner; in cut search they may be cut, so a block's attack
-        // is guarded by them instead (see `guards`).
-        let mut unblockable: Vec<Vec<Ix>> = vec![Vec::new(); u.n_players()];
-        for (i, e) in u.effects.iter().enumerate() {
-            if e.kind == Kind::Passive(PassiveKind::Unblockable) && !dead[i] {
-                unblockable[e.actor as usize].push(i);
-            }
-        }
-        // Who could be hit: the live actions by actor and by final target.
-        let mut by_actor: Vec<Vec<Ix>> = vec![Vec::new(); u.n_players()];
-        let mut by_target: Vec<Vec<Ix>> = vec![Vec::new(); u.n_players()];
-        for y in (0..n).filter(|&y| !dead[y] && u.effects[y].action().is_some()) {
-            by_actor[u.effects[y].actor as usize].push(y);
-            for &t in rho[y].iter().sorted().dedup() {
-                by_target[t as usize].push(y);
-            }
-        }
-        let mut attackers = vec![Vec::new(); n];
-        let mut attacks = vec![Vec::new(); n];
-        let mut stamp = vec![usize::MAX; n];
-        for a in (0..n).filter(|&a| !dead[a]) {
-            if a % 1024 == 0 {
-                budget.check()?;
-            }
-            let ae = &u.effects[a];
-            let owner = [ae.actor];
-            let (via, pool): (&[Player], &[Vec<Ix>]) = match ae.kind {
-                Kind::Action(ActionKind::Block) => (&rho[a], &by_actor),
-                Kind::Action(ActionKind::Stop | ActionKind::Protect) => (&rho[a], &by_target),
-                Kind::Passive(PassiveKind::Bulletproof) => (&owner, &by_target),
-                _ => continue,
-            };
-            for &t in via {
-                for &y in &pool[t as usize] {
-                    if y == a || stamp[y] == a {
-                        continue;
-                    }
-                    let ye = &u.effects[y];
-                    let yk = ye.action().expect("pools hold actions");
-                    let hit = match ae.kind {
-                        Kind::Action(ActionKind::Block) => {
-                            ye.is_submitted_action()
-                                && (cut_search || unblockable[ye.actor as usize].is_empty())
-                        }
-                        Kind::Action(ActionKind::Stop) => yk != ActionKind::Stop,
-                        Kind::Action(ActionKind::Protect) | Kind::Passive(_) => {
-                            yk == ActionKind::Kill
-                        }
-                        _ => false,
-                    };
-                    if hit {
-                        stamp[y] = a;
-                        attackers[y].push(a);
-                        attacks[a].push(y);
-                    }
-                }
-            }
-        }
-        for l in &mut attackers {
-            l.sort_unstable();
-        }
-        for l in &mut attacks {
-            l.sort_unstable();
-        }
-        let mut triggers = vec![Vec::new(); n];
-        let mut trig_of = vec![Vec::new(); n];
-        for c in (0..n).filter(|&c| !dead[c]) {
-            if let Origin::Created { passive, visitor } = u.effects[c].origin {
-                if c % 1024 == 0 {
-                    budget.check()?;
-                }
-                let owner = u.effects[passive].actor;
-                for &g in &by_actor[visitor as usize] {
-                    if rho[g].contains(&owner) {
-                        triggers[c].push(g);
-                        trig_of[g].push(c);
-                    }
-                }
-            }
-        }
-        for l in &mut trig_of {
-            l.sort_unstable();
-        }
-        // In cut search, a block on an actor with unblockable passives attacks only if
-        // every one of them is cut.
-        let guards: Vec<Vec<Ix>> = if cut_search {
-            unblockable
-        } else {
-            vec![Vec::new(); u.n_players()]
-        };
-        let mut fixed = Vec::new();
-        for (i, &is_dead) in dead.iter().enumerate() {
-            if is_dead {
-                fixed.push((n + i, false));
-            } else if i < u.n_declared && !cut_search {
-                fixed.push((n + i, true));
-            }
-        }
-        fixed.extend(active.iter().filter(|&&(d, _)| !dead[d]));
-        let level = (0..u.n_declared)
-            .map(|i| {
-                levels
-                    .binary_search(&u.effects[i].priority)
-                    .expect("every priority is a level")
-            })
-            .collect();
-        let mut req = vec![None; n];
-        let mut req_of = vec![Vec::new(); n];
-        for c in (0..n).filter(|&c| !dead[c]) {
-            if let Origin::Created { passive, .. } = u.effects[c].origin {
-                req[c] = Some(passive);
-                req_of[passive].push(c);
-            }
-        }
-        // A guard joins the effects its blocks hit (it decides whether they are hit).
-        let mut guard_of: Vec<Vec<Ix>> = vec![Vec::new(); n];
-        for (y, ys) in attackers.iter().enumerate() {
-            let guarded = ys
-                .iter()
-                .any(|&a| u.effects[a].kind == Kind::Action(ActionKind::Block));
-            if guarded {
-                guard_of[y].clone_from(&guards[u.effects[y].actor as usize]);
-            }
-        }
-        let comps = components(n, &attacks, &trig_of, &req_of, &guard_of);
-        Ok(Frame {
-            n,
-            attackers,
-            attacks,
-            triggers,
-            trig_of,
-            req,
-            req_of,
-            created,
-            level,
-            fixed,
-            cut_dominance: cut_search,
-            components: comps,
-            guards,
-            rho: rho.clone(),
-        })
-    }
-}
-
-/// Connected components of the graph of attack and trigger edges. Each component lists
-/// its effects upstream first (strongly connected components in topological order of
-/// the directed graph), so the search decides causes before the effects they force.
-fn components(
-    n: usize,
-    attacks: &[Vec<Ix>],
-    trig_of: &[Vec<Ix>],
-    req_of: &[Vec<Ix>],
-    guard_of: &[Vec<Ix>],
-) -> Vec<Vec<Ix>> {
-    let mut succ: Vec<Vec<Ix>> = vec![Vec::new(); n];
-    let mut uf = UnionFind::new(n);
-    for a in 0..n {
-        for &y in attacks[a].iter().chain(&trig_of[a]).chain(&req_of[a]) {
-            succ[a].push(y);
-            uf.union(a, y);
-        }
-        for &p in &guard_of[a] {
-            succ[p].push(a);
-            uf.union(p, a);
-        }
-    }
-    // `graph::scc` lists SCCs in reverse topological order (iteratively: a component
-    // can be as long as the night).
-    let mut rank = vec![0; n];
-    for (r, scc) in crate::graph::scc(&succ).iter().rev().enumerate() {
-        for &v in scc {
-            rank[v] = r;
-        }
-    }
-    let mut by_root: Vec<Vec<Ix>> = vec![Vec::new(); n];
-    for x in 0..n {
-        by_root[uf.find(x)].push(x);
-    }
-    let mut comps: Vec<Vec<Ix>> = by_root.into_iter().filter(|c| !c.is_empty()).collect();
-    for c in &mut comps {
-        c.sort_by_key(|&x| (rank[x], x));
-    }
-    comps
-}
 
 struct Conflict;
 
@@ -602,7 +369,7 @@ impl<'f> Search<'f> {
 type Partial = Vec<(usize, bool)>;
 
 /// Components of at least this many effects are enumerated by the learning search of
-/// [`super::cuts::labellings`] instead of the plain labelling search (which pays for
+/// [`self::cuts::labellings`] instead of the plain labelling search (which pays for
 /// ungrounded complete labellings one by one). Tests lower it to cover both paths.
 #[cfg(not(test))]
 const LEARN_FROM: usize = 64;
@@ -643,8 +410,8 @@ impl Search<'_> {
             let bytes = 48 + 32 * comp.len() as u64;
             let mut full = false;
             if comp.len() >= LEARN_FROM {
-                let fixed = fixed.get_or_insert_with(|| super::cuts::fixed_labels(f));
-                super::cuts::labellings(u, f, fixed, comp, budget, &mut |labels| {
+                let fixed = fixed.get_or_insert_with(|| self::cuts::fixed_labels(f));
+                self::cuts::labellings(u, f, fixed, comp, budget, &mut |labels| {
                     full = budget.charge("component labellings", bytes).is_err();
                     sols.push(labels);
                     full
@@ -668,7 +435,7 @@ impl Search<'_> {
 }
 
 /// Universes with more uncut deflections than this are answered without frames, by
-/// [`super::redirect`] (deflections as decisions of the learning search): frames number
+/// [`self::redirect`] (deflections as decisions of the learning search): frames number
 /// up to 2^d. Tests lower it so that the property tests cover both paths.
 #[cfg(not(test))]
 const FRAMES_UP_TO: usize = 3;
@@ -692,7 +459,7 @@ pub fn resolutions(
     budget: &Budget,
 ) -> Result<Vec<Resolution>, Interrupted> {
     if lazy(u, cut) {
-        return super::redirect::resolutions(u, cut, budget);
+        return self::redirect::resolutions(u, cut, budget);
     }
     let mut found = WaysByResolution::new();
     for (active, rho) in redirection_frames(u, cut, budget)? {
@@ -861,7 +628,7 @@ fn product<T>(lists: &[Vec<T>]) -> Box<dyn Iterator<Item = Vec<&T>> + '_> {
 ///
 /// One cut-search frame per redirection (a cut deflection is never active, so the frames
 /// of "every deflection may be active" cover every cut); within a frame, each component is
-/// minimised on its own by the learning search of [`super::cuts`] and the optima add up
+/// minimised on its own by the learning search of [`self::cuts`] and the optima add up
 /// (the lexicographic order is compatible with addition). Unblockable passives are
 /// variables of that search like every other effect: a block on their owner hits only if
 /// all of them are cut.
@@ -870,18 +637,18 @@ pub fn optimal_cuts(u: &Universe, budget: &Budget) -> Result<(Vec<usize>, Vec<Cu
     let nd = u.n_declared;
     let none = Cut::with_capacity(nd);
     if lazy(u, &none) {
-        return super::redirect::optimal_cuts(u, budget);
+        return self::redirect::optimal_cuts(u, budget);
     }
     let frames = redirection_frames(u, &none, budget)?;
     let mut best: Option<Vec<usize>> = None;
     let mut cuts: Vec<Cut> = Vec::new();
     'frames: for (active, rho) in &frames {
         let frame = Frame::build(u, rho, &none, true, active, budget)?;
-        let fixed = super::cuts::fixed_labels(&frame);
+        let fixed = self::cuts::fixed_labels(&frame);
         let mut total = vec![0; levels];
         let mut per_comp: Vec<Vec<Vec<Ix>>> = Vec::new();
         for comp in &frame.components {
-            let found = super::cuts::component_cuts(u, &frame, &fixed, comp, levels, budget)?;
+            let found = self::cuts::component_cuts(u, &frame, &fixed, comp, levels, budget)?;
             let Some((d, cs)) = found else {
                 continue 'frames;
             };
@@ -928,7 +695,7 @@ impl Resolver for Direct<'_> {
 }
 
 /// Components of at least this many universe effects and no deflection are answered
-/// through their product form ([`super::split`], [`super::pieces`]): what every optimal
+/// through their product form ([`self::split`], [`crate::systems::ar::answer::pieces`]): what every optimal
 /// labelling shares fixed, the rest in independent groups. Tests lower it so that the
 /// property tests cover that path.
 #[cfg(not(test))]
@@ -955,7 +722,7 @@ pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interru
     let (active, rho) = if u.has_deflections() {
         // The product form needs one frame: every optimal labelling must give each
         // deflection the same success, and those that succeed must leave one way.
-        let Some(active) = super::redirect::settled(u, budget)? else {
+        let Some(active) = self::redirect::settled(u, budget)? else {
             return analyse(u, budget).map(PartAnswer::Flat);
         };
         let on: Vec<Ix> = active.iter().filter(|a| a.1).map(|a| a.0).collect();
@@ -968,15 +735,15 @@ pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interru
         (Vec::new(), declared_map(u))
     };
     let frame = Frame::build(u, &rho, &none, true, &active, budget)?;
-    let fixed = super::cuts::fixed_labels(&frame);
+    let fixed = self::cuts::fixed_labels(&frame);
     let mut products = Vec::with_capacity(frame.components.len());
     for comp in &frame.components {
-        let Some(p) = super::split::product(u, &frame, &fixed, comp, budget)? else {
+        let Some(p) = self::split::product(u, &frame, &fixed, comp, budget)? else {
             unreachable!("cutting every declared effect always leaves a labelling");
         };
         products.push(p);
     }
-    let s = super::pieces::pieces(u, &products, budget)?;
+    let s = crate::systems::ar::answer::pieces::pieces(u, &products, budget)?;
     Ok(if s.flat_size() <= FLAT_UP_TO {
         PartAnswer::Flat(s.flatten())
     } else {

@@ -6,11 +6,11 @@
 //! JSON is in a deterministic order (ids sorted as strings); rendering never changes the
 //! analysis. This module returns strings and values; only `cli` prints.
 
-use super::explain::effect_name;
-use super::resolution::{
+use crate::systems::ar::night::model::Player;
+use crate::systems::ar::night::resolution::{
     min_created, sorted_id_refs, sorted_ids, Analysis, Cut, Resolution, TargetMap,
 };
-use super::universe::Universe;
+use crate::systems::ar::night::universe::{effect_name, Universe};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::Zero;
@@ -115,7 +115,7 @@ struct FinalTargets<'a> {
 impl Serialize for FinalTargets<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let u = self.u;
-        let mut entries: Vec<(&str, &[super::Player])> = self
+        let mut entries: Vec<(&str, &[Player])> = self
             .way
             .iter()
             .enumerate()
@@ -134,7 +134,7 @@ impl Serialize for FinalTargets<'_> {
 /// Player names as a JSON array.
 struct Names<'a> {
     u: &'a Universe,
-    players: &'a [super::Player],
+    players: &'a [Player],
 }
 
 impl Serialize for Names<'_> {

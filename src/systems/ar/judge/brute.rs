@@ -4,11 +4,11 @@
 //! Invariant: it contains no search logic of its own beyond exhaustive enumeration, so it
 //! is the contract by exhaustion, independent of the direct and SAT engines.
 
-use super::resolution::{
+use super::semantics;
+use crate::systems::ar::night::resolution::{
     cut_cost, group_ways, Analysis, Cut, CutAnalysis, Resolution, TargetMap, WaysByResolution,
 };
-use super::semantics;
-use super::universe::Universe;
+use crate::systems::ar::night::universe::Universe;
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! The SAT engine's answer for a large component as a product of pieces, found on the
 //! SAT encoding alone (never through the direct engine's search): the same steps as
-//! [`super::split`], on [`Encoding`]'s clauses.
+//! [`crate::systems::ar::direct::split`], on [`Encoding`]'s clauses.
 //!
 //! 1. The least cost vector, core-guided ([`crate::sat::lexmin_cores`]) over the cut
 //!    variables, one priority level at a time: a component that resolves costs one
@@ -24,7 +24,7 @@
 //!    the pins and with every other group held at one optimal model (independence: the
 //!    group's labellings do not depend on the others').
 //!
-//! The product goes to [`super::pieces`], like the direct engine's. The two engines may
+//! The product goes to [`crate::systems::ar::answer::pieces`], like the direct engine's. The two engines may
 //! group differently (their clauses differ); their answers are compared on the common
 //! coarsening of the two groupings (`factor::Factored`'s `==`).
 //!
@@ -32,10 +32,10 @@
 //! against the flat SAT answer, the direct engine and brute force).
 
 use super::encode::{self, Encoding};
-use super::factor::PartAnswer;
-use super::pieces::{self, Group, Labelling, Product};
-use super::universe::{Ix, Universe};
 use crate::sat::{backbone, enumerate_projected, lexmin_cores, EnumerationEnd, Lit};
+use crate::systems::ar::answer::pieces::PartAnswer;
+use crate::systems::ar::answer::pieces::{self, Group, Labelling, Product};
+use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use petgraph::unionfind::UnionFind;
 use std::ops::ControlFlow;

@@ -11,8 +11,8 @@
 //! effects, targets and players plus the sum of priorities), so shrinking terminates. Effect ids and player
 //! names are kept, so the result can be traced back to the original.
 
-use crate::systems::ar::parse;
-use crate::systems::ar::{Ensemble, Player};
+use crate::systems::ar::night::model::{Ensemble, Player};
+use crate::systems::ar::night::parse;
 
 /// The measure every candidate decreases: effects + targets + players + the sum of
 /// priorities.
@@ -108,9 +108,10 @@ mod tests {
     use crate::harness::fuzz::shrink;
     use crate::harness::Differential;
     use crate::systems::ar::engine::Direct;
-    use crate::systems::ar::model::{ActionKind, Kind};
+    use crate::systems::ar::night::model::{ActionKind, Kind};
+    use crate::systems::ar::night::parse;
     use crate::systems::ar::system::Ar;
-    use crate::systems::ar::{direct, parse, Analysis, Factored, Night, Universe};
+    use crate::systems::ar::{direct, Analysis, Factored, Night, Universe};
     use crate::systems::spec::{Budget, Engine, Interrupted};
     use std::path::Path;
 

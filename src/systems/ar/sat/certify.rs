@@ -13,9 +13,9 @@
 //! which the direct engine cross-checks on every answer.
 
 use super::encode::Encoding;
-use super::resolution::CutAnalysis;
-use super::universe::Universe;
 use crate::sat::{Lit, Totalizer};
+use crate::systems::ar::night::resolution::CutAnalysis;
+use crate::systems::ar::night::universe::Universe;
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::fmt::Write as _;
 use varisat::{ExtendFormula, ProofFormat};

@@ -19,6 +19,9 @@
 //! A universe made by [`Universe::piece`] is a view of some effects of another, for the
 //! pieces of a split answer: it is never solved, and the closure above does not hold
 //! for it.
+//!
+//! [`effect_name`] and [`actor_name`] are the one way every report names an effect
+//! (`Goon kill Cop [e1]`) and its actor (`Doc [e3]`).
 
 use super::deflections::Deflections;
 use super::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
@@ -210,7 +213,7 @@ impl Universe {
 
     /// The universe of some of this universe's effects (`keep`, ascending, holding the
     /// reflexive passive of every created effect it holds), for a piece of a factorised
-    /// answer ([`super::pieces`]): the same effects in the same order, players renumbered
+    /// answer ([`crate::systems::ar::answer::pieces`]): the same effects in the same order, players renumbered
     /// to those the effects name (ascending); also the index here of each of its players.
     /// It is a view for answers, not a night to solve: an effect's attackers may lie
     /// outside it, and its deflection reach is each player alone. `also`: more players
@@ -337,4 +340,26 @@ impl Universe {
     pub fn n_players(&self) -> usize {
         self.ensemble.players.len()
     }
+}
+
+/// An effect as a moderator reads it: `Goon kill Cop [e1]`, `Doc passive bulletproof [e4]`
+/// (declared targets).
+pub fn effect_name(u: &Universe, i: Ix) -> String {
+    let e = &u.effects[i];
+    let actor = u.player_name(e.actor);
+    if e.targets.is_empty() {
+        format!("{actor} passive {} [{}]", e.kind, e.id)
+    } else {
+        let t: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
+        format!("{actor} {} {} [{}]", e.kind, t.join(" "), e.id)
+    }
+}
+
+/// The short name of an effect's actor with its id: `Doc [e3]`.
+pub fn actor_name(u: &Universe, i: Ix) -> String {
+    format!(
+        "{} [{}]",
+        u.player_name(u.effects[i].actor),
+        u.effects[i].id
+    )
 }

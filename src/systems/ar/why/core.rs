@@ -15,14 +15,13 @@
 //! most [`MAX_NODES`] cases nested at most [`MAX_DEPTH`] deep (a branch past either says
 //! so), which bounds both its time and the depth of the recursions that build and read it.
 
-use super::direct;
-use super::encode::Encoding;
-use super::explain::{effect_name, rule_words};
-use super::model::{ActionKind, Ensemble, Kind, PassiveKind};
-use super::resolution::{Cut, TargetMap};
-use super::semantics::{self, Rule, Violation};
-use super::universe::{Ix, Origin, Universe};
 use crate::sat::CoreResult;
+use crate::systems::ar::direct;
+use crate::systems::ar::judge::semantics::{self, rule_words, Rule, Violation};
+use crate::systems::ar::night::model::{ActionKind, Ensemble, Kind, PassiveKind};
+use crate::systems::ar::night::resolution::{Cut, TargetMap};
+use crate::systems::ar::night::universe::{effect_name, Ix, Origin, Universe};
+use crate::systems::ar::sat::encode::Encoding;
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::fmt::Write as _;

@@ -8,7 +8,9 @@
 //! ([`Odometer`]), so streaming writers hold one item at a time.
 
 use super::factor::{Factored, Night, Part};
-use super::resolution::{Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap};
+use crate::systems::ar::night::resolution::{
+    Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap,
+};
 use fixedbitset::FixedBitSet;
 
 /// Counts through every choice of one index per list, last list fastest.
@@ -252,14 +254,14 @@ pub fn project(night: &Night, flat: &Analysis) -> Factored {
                     .collect()
             };
             let resolutions = |rs: &[Resolution]| {
-                let mut found = super::resolution::WaysByResolution::new();
+                let mut found = crate::systems::ar::night::resolution::WaysByResolution::new();
                 for r in rs {
                     let e = found
                         .entry((bits(&r.present, u.len()), bits(&r.succeeded, u.len())))
                         .or_default();
                     e.extend(r.ways.iter().map(way));
                 }
-                super::resolution::group_ways(u, found)
+                crate::systems::ar::night::resolution::group_ways(u, found)
             };
             let mut a = match &flat.cuts {
                 None => Analysis {
@@ -282,7 +284,11 @@ pub fn project(night: &Night, flat: &Analysis) -> Factored {
                                 optimal.push((fk, resolutions(rs)));
                             }
                         }
-                        let cost = super::resolution::cut_cost(u, u.levels(), &optimal[0].0);
+                        let cost = crate::systems::ar::night::resolution::cut_cost(
+                            u,
+                            u.levels(),
+                            &optimal[0].0,
+                        );
                         Analysis {
                             resolutions: Vec::new(),
                             cuts: Some(CutAnalysis { cost, optimal }),

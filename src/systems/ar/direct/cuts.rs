@@ -7,7 +7,7 @@
 //! component, `open(q)` (every unblockable passive of q is cut, so blocks on q hit); for
 //! each guarded block a on an action y, `hits(a, y)` = `s(a)` and `open(actor of y)`. An
 //! attack on y is `s(a)` for an unguarded attacker a and `hits(a, y)` for a guarded one.
-//! The nogoods are the frame's (see `direct.rs`): (C1) `s(j) -> live(j)`; (C2) an attack
+//! The nogoods are the frame's (see `frame.rs`): (C1) `s(j) -> live(j)`; (C2) an attack
 //! on y excludes `s(y)`; cut dominance: an attacked declared effect is not cut; (C3)
 //! `live(y)` and not `s(y)` needs an attack on y; (C4) a created c with passive p is live
 //! iff p succeeds and some trigger of c succeeds. (C5) grounded creation is checked on
@@ -24,10 +24,10 @@
 //! Invariant: a component's optimal cuts are those of the labelling search over the same
 //! frame; the engine's answers are compared with brute force and SAT by the property tests.
 
-use super::direct::Frame;
+use super::frame::Frame;
 use super::learn::{lit, neg, Learner, Lit, Problem};
-use super::model::{ActionKind, Kind, Player};
-use super::universe::{Ix, Universe};
+use crate::systems::ar::night::model::{ActionKind, Kind, Player};
+use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::{BTreeSet, HashMap};
 

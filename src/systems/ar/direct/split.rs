@@ -28,14 +28,14 @@
 //! is a labelling of that group at that group's least cost).
 //!
 //! Invariant: [`product`] answers the component's optimal labellings exactly (tested
-//! against the engines' flat answers and brute force through [`super::pieces`]).
+//! against the engines' flat answers and brute force through [`crate::systems::ar::answer::pieces`]).
 
 use super::cuts::{self, minimise, unfounded, FixedLabels, Written};
-use super::direct::Frame;
+use super::frame::Frame;
 use super::learn::{lit, Learner, Lit, Problem};
-use super::pieces::Labelling;
-pub use super::pieces::{Group, Product};
-use super::universe::{Ix, Universe};
+use crate::systems::ar::answer::pieces::Labelling;
+pub use crate::systems::ar::answer::pieces::{Group, Product};
+use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use petgraph::unionfind::UnionFind;
 

@@ -1,5 +1,5 @@
 //! A component's answer as a product of *pieces*, built from the products of
-//! [`super::split`]: one piece holding what every optimal labelling shares, and one per
+//! [`crate::systems::ar::direct::split`]: one piece holding what every optimal labelling shares, and one per
 //! independent group. Each piece is a [`Part`] (a view of some of the component's effects,
 //! see [`Universe::piece`]) with an [`Analysis`] of its own, so a split component is a
 //! [`Night`] of pieces whose [`Factored`] answer is the component's, exactly as a night is
@@ -12,17 +12,20 @@
 //! unaffected); a created effect absent from every optimal labelling is in no piece; each
 //! piece's analysis is canonical; [`Split::flatten`] is the component's flat analysis.
 //! Both engines build their pieces here from a [`Product`] they found on their own (the
-//! direct engine by [`super::split`], the SAT engine by [`super::satsplit`]); nothing here
+//! direct engine by [`crate::systems::ar::direct::split`], the SAT engine by [`crate::systems::ar::sat::satsplit`]); nothing here
 //! searches.
 
 use super::expand;
-use super::factor::{Factored, Night, Part};
-use super::model::Player;
-use super::resolution::{cut_cost, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap};
-use super::universe::{Ix, Origin, Universe};
+use super::factor::{Factored, Night, Part, Refined};
+use crate::systems::ar::night::model::Player;
+use crate::systems::ar::night::resolution::{
+    cut_cost, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap,
+};
+use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Labels of some variables of a component, in frame numbering: `(u, b)` says effect u
 /// succeeds (b) for `u < n`, that effect `u - n` is live (in R and uncut) for
@@ -82,6 +85,75 @@ impl Split {
     /// The pieces' answer as a factorised answer of `self.night`.
     pub fn factored(&self) -> Factored {
         Factored::of(self.parts.clone())
+    }
+}
+
+/// One component's answer: flat, or a product of pieces.
+#[derive(Clone, Debug)]
+pub enum PartAnswer {
+    /// The component's analysis.
+    Flat(Analysis),
+    /// The component's pieces and their analyses.
+    Split(Split),
+}
+
+/// Assembling a night's answer from its components' answers lives beside [`PartAnswer`],
+/// which the engines return.
+impl Factored {
+    /// The answer from one answer per component of `night`: split components are
+    /// replaced by their pieces in a refined night (see [`Factored::night`]).
+    pub fn assemble(night: &Night, answers: Vec<PartAnswer>) -> Factored {
+        if answers.iter().all(|a| matches!(a, PartAnswer::Flat(_))) {
+            return Factored::of(
+                answers
+                    .into_iter()
+                    .map(|a| match a {
+                        PartAnswer::Flat(a) => a,
+                        PartAnswer::Split(_) => unreachable!("all flat"),
+                    })
+                    .collect(),
+            );
+        }
+        let mut parts = Vec::new();
+        let mut pieces = Vec::new();
+        let mut ranges = Vec::new();
+        let mut splits = BTreeMap::new();
+        for (k, (part, a)) in night.parts.iter().zip(answers).enumerate() {
+            let start = parts.len();
+            match a {
+                PartAnswer::Flat(a) => {
+                    parts.push(a);
+                    pieces.push(part.clone());
+                }
+                PartAnswer::Split(s) => {
+                    for p in &s.night.parts {
+                        pieces.push(Part {
+                            universe: p.universe.clone(),
+                            to_whole: p.to_whole.iter().map(|&i| part.to_whole[i]).collect(),
+                            players: p
+                                .players
+                                .iter()
+                                .map(|&q| part.players[q as usize])
+                                .collect(),
+                        });
+                    }
+                    parts.extend(s.parts);
+                    splits.insert(k, s.night);
+                }
+            }
+            ranges.push(start..parts.len());
+        }
+        Factored {
+            parts,
+            refined: Some(Arc::new(Refined {
+                night: Night {
+                    whole: night.whole.clone(),
+                    parts: pieces,
+                },
+                ranges,
+                splits,
+            })),
+        }
     }
 }
 

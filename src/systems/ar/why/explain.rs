@@ -3,51 +3,20 @@
 //! fail) or succeeded, why each created effect exists (its derivation chain back to a
 //! declared action), and which way each redirected slot went (the deflections it passed).
 //!
-//! Owns: [`Explanation`] (data), its text and JSON renderings, and [`effect_name`], the one
-//! way a report names an effect (`Goon kill Cop [e1]`). Invariants: everything is computed
+//! Owns: [`Explanation`] (data) and its text and JSON renderings (effects are named by
+//! [`effect_name`], the one way a report names an effect: `Goon kill Cop [e1]`). Invariants: everything is computed
 //! from the night, the cut, the resolution and the way by the rules of `docs/ar.md`
 //! (through [`semantics::attack`]), never by an engine; every failed uncut effect has at
 //! least one reason when the resolution is acceptable (a failed effect without one is
 //! reported as `Why::Unexplained`, which an acceptable resolution never produces).
 
-use super::model::{ActionKind, Kind, PassiveKind, Player};
-use super::resolution::{Cut, Resolution, TargetMap};
-use super::semantics::{self, Rule};
-use super::universe::{Ix, Origin, Universe};
+use crate::systems::ar::answer::factor::{Factored, Night};
+use crate::systems::ar::judge::semantics::{self, rule_words, Rule};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::resolution::{Cut, Resolution, TargetMap};
+use crate::systems::ar::night::universe::{effect_name, Ix, Origin, Universe};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
-
-/// An effect as a moderator reads it: `Goon kill Cop [e1]`, `Doc passive bulletproof [e4]`
-/// (declared targets).
-pub fn effect_name(u: &Universe, i: Ix) -> String {
-    let e = &u.effects[i];
-    let actor = u.player_name(e.actor);
-    if e.targets.is_empty() {
-        format!("{actor} passive {} [{}]", e.kind, e.id)
-    } else {
-        let t: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
-        format!("{actor} {} {} [{}]", e.kind, t.join(" "), e.id)
-    }
-}
-
-/// The short name of an effect's actor with its id: `Doc [e3]`.
-pub fn actor_name(u: &Universe, i: Ix) -> String {
-    format!(
-        "{} [{}]",
-        u.player_name(u.effects[i].actor),
-        u.effects[i].id
-    )
-}
-
-/// The rule's words: "blocked by Doc [e3]", "Cop [e4] is bulletproof".
-pub fn rule_words(u: &Universe, rule: Rule, by: Ix) -> String {
-    match rule {
-        Rule::Blocked => format!("blocked by {}", actor_name(u, by)),
-        Rule::Stopped => format!("stopped by {}", actor_name(u, by)),
-        Rule::Protected => format!("protected by {}", actor_name(u, by)),
-        Rule::Bulletproof => format!("{} is bulletproof", actor_name(u, by)),
-    }
-}
 
 fn rule_id(rule: Rule) -> &'static str {
     match rule {
@@ -381,7 +350,10 @@ const MAX_EXPLAINED: usize = 16;
 
 /// `why:` and the explanation of each of the first outcomes, as text and as a JSON array
 /// (the `--explain` part of a report).
-pub fn why_outcomes(u: &Universe, outs: &[super::report::Outcome]) -> (String, Value) {
+pub fn why_outcomes(
+    u: &Universe,
+    outs: &[crate::systems::ar::answer::report::Outcome],
+) -> (String, Value) {
     let mut text = String::from("why:\n");
     let mut js = Vec::new();
     for (k, o) in outs.iter().enumerate().take(MAX_EXPLAINED) {
@@ -429,18 +401,14 @@ pub fn why_core(u: &Universe) -> Result<(String, Value), String> {
 
 /// The whole `--explain` text of a night's answer (its flat answer: for small nights),
 /// or `None` when it has more than `up_to` flat entries.
-pub fn why_night(
-    n: &super::Night,
-    f: &super::Factored,
-    up_to: u64,
-) -> Option<Result<String, String>> {
-    if super::answer::flat_entries(n, f) > up_to.into() {
+pub fn why_night(n: &Night, f: &Factored, up_to: u64) -> Option<Result<String, String>> {
+    if crate::systems::ar::answer::flat_entries(n, f) > up_to.into() {
         return None;
     }
-    let a = super::expand::flatten(n, f);
+    let a = crate::systems::ar::answer::expand::flatten(n, f);
     let u = &n.whole;
     let empty = Cut::with_capacity(u.n_declared);
-    let outs = super::report::outcomes(u, &a, &empty);
+    let outs = crate::systems::ar::answer::report::outcomes(u, &a, &empty);
     let (mut text, _) = why_outcomes(u, &outs);
     if a.resolutions.is_empty() {
         match why_core(u) {

@@ -6,8 +6,8 @@
 //! for the actions of R that are not cut; after [`Analysis::canonicalize`] every list is
 //! sorted and free of duplicates.
 
+use super::model::{ActionKind, Player};
 use super::universe::Universe;
-use super::Player;
 use crate::systems::spec::Interrupted;
 use fixedbitset::FixedBitSet;
 
@@ -73,7 +73,7 @@ impl Resolution {
         let mut dead: Vec<String> = self
             .succeeded
             .ones()
-            .filter(|&i| u.effects[i].action() == Some(super::ActionKind::Kill))
+            .filter(|&i| u.effects[i].action() == Some(ActionKind::Kill))
             .flat_map(|i| way[i].iter().map(|&p| u.player_name(p).to_string()))
             .collect();
         dead.sort();

@@ -57,12 +57,12 @@
 //! as it is built and polls the budget in every loop (an interrupted encoding answers no
 //! query), and gives the charge back when dropped.
 
-use super::model::{ActionKind, Kind, PassiveKind, Player};
-use super::resolution::{
+use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, Solver};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::resolution::{
     analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
 };
-use super::universe::{Ix, Origin, Universe};
-use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, Solver};
+use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::collections::HashMap;
@@ -961,10 +961,10 @@ impl Resolver for Encoding<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::ar::gen::{night, NightParams};
-    use crate::systems::ar::model::Ensemble;
-    use crate::systems::ar::resolution::{sorted_ids, Classification};
-    use crate::systems::ar::{brute, semantics};
+    use crate::systems::ar::judge::{brute, semantics};
+    use crate::systems::ar::night::gen::{night, NightParams};
+    use crate::systems::ar::night::model::Ensemble;
+    use crate::systems::ar::night::resolution::{sorted_ids, Classification};
     use proptest::prelude::*;
 
     /// SAT and brute force on one night: they must agree; every way is re-checked by the
@@ -1078,9 +1078,11 @@ mod tests {
             if protect {
                 night.push_str(&format!("Q protect D{n}\n"));
             }
-            let ens =
-                crate::systems::ar::parse::parse_night(&night, std::path::Path::new("chain.night"))
-                    .expect("a night");
+            let ens = crate::systems::ar::night::parse::parse_night(
+                &night,
+                std::path::Path::new("chain.night"),
+            )
+            .expect("a night");
             let u = Universe::new(&ens);
             let n = Encoding::new(&u, &Budget::new()).solver.num_clauses();
             n
@@ -1292,7 +1294,7 @@ mod tests {
             let Some(to) = to else { continue };
             let to = (p + 1 + to % (players - 1)) % players;
             let id = format!("e{}", ens.effects.len() + 1);
-            ens.effects.push(crate::systems::ar::model::Effect {
+            ens.effects.push(crate::systems::ar::night::model::Effect {
                 id,
                 actor: p as Player,
                 kind: Kind::Action(ActionKind::Deflect),

@@ -6,10 +6,12 @@
 //! engine's search logic lives here. Invariant: every function is a pure function of its
 //! arguments; a candidate whose created effects are not in the universe is rejected
 //! (the universe over-approximates, so that never happens for a true resolution).
+//! [`rule_words`] names a rule in a moderator's words, for the explanations and the
+//! paradox derivations.
 
-use super::model::{ActionKind, Kind, PassiveKind};
-use super::resolution::{Cut, TargetMap};
-use super::universe::{Ix, Universe};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind};
+use crate::systems::ar::night::resolution::{Cut, TargetMap};
+use crate::systems::ar::night::universe::{actor_name, Ix, Universe};
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
 use std::collections::BTreeSet;
@@ -251,10 +253,20 @@ pub fn check(
     Ok(())
 }
 
+/// The rule's words: "blocked by Doc [e3]", "Cop [e4] is bulletproof".
+pub fn rule_words(u: &Universe, rule: Rule, by: Ix) -> String {
+    match rule {
+        Rule::Blocked => format!("blocked by {}", actor_name(u, by)),
+        Rule::Stopped => format!("stopped by {}", actor_name(u, by)),
+        Rule::Protected => format!("protected by {}", actor_name(u, by)),
+        Rule::Bulletproof => format!("{} is bulletproof", actor_name(u, by)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::ar::model::Ensemble;
+    use crate::systems::ar::night::model::Ensemble;
 
     /// The contract's example (condition 2, "Why least"): `V visit A`, `A reflexive:kill`,
     /// `V reflexive:stop`, with the candidate R = E + {A kills V, V stops A}, S = the

@@ -3,7 +3,7 @@
 //! Invariant: the output is a valid [`Ensemble`] (arity, at most one `deflect` per player,
 //! unique ids), and is a pure function of the parameters and the seed.
 
-use crate::systems::ar::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind};
+use crate::systems::ar::night::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
