@@ -5,7 +5,7 @@
 use super::answer::{expand, report};
 use super::engine::{Brute, Direct, Sat};
 use super::judge::{brute, semantics};
-use super::night::model::ActionKind;
+use super::night::model::{ActionKind, Ensemble};
 use super::night::{parse, resolution};
 use super::sat::{encode, satsplit};
 use super::*;
