@@ -694,7 +694,7 @@ proptest! {
 /// deflection's success or on a way are met often enough for this to mean something.
 #[test]
 fn sat_pieces_with_deflections_multiply_to_the_flat_answer() {
-    use crate::systems::ar::factor::PartAnswer;
+    use crate::systems::ar::answer::pieces::PartAnswer;
     let (mut split, mut varying) = (0, 0);
     for seed in 0..1500u64 {
         let effects = 4 + (seed % 30) as usize;
@@ -713,7 +713,7 @@ fn sat_pieces_with_deflections_multiply_to_the_flat_answer() {
             PartAnswer::Split(s) => {
                 split += 1;
                 assert_eq!(s.flatten(), flat, "seed {seed}");
-                let moves = |pa: &Analysis, part: &crate::systems::ar::factor::Part| {
+                let moves = |pa: &Analysis, part: &crate::systems::ar::answer::factor::Part| {
                     let deflects: Vec<usize> = (0..part.universe.len())
                         .filter(|&k| part.universe.effects[k].action() == Some(ActionKind::Deflect))
                         .collect();
