@@ -88,6 +88,14 @@ def commands(binary: str) -> list[dict]:
     def add(*args: str, stdin: str | None = None) -> None:
         cmds.append({"args": list(args), "stdin": stdin})
 
+    def enumerate(system: str, f: str) -> None:
+        """`SYSTEM enumerate` plain, --json, --limit 1 and with each engine alone."""
+        add(system, "enumerate", f)
+        add(system, "enumerate", "--json", f)
+        add(system, "enumerate", "--limit", "1", f)
+        for engine in ["direct", "sat"]:
+            add(system, "enumerate", "--engine", engine, "--json", f)
+
     # Help, version, every manual page, completions, schemas.
     add("--help")
     add("--version")
@@ -206,11 +214,7 @@ def commands(binary: str) -> list[dict]:
         add("foeman", "round", "--seed", "5", f)
         add("foeman", "round", "--rolls", "1,2", "--choices", "0,1", f)
         add("foeman", "round", "--rolls", "6,6,6,1,3", "--choices", "1,1,0", "--json", f)
-        add("foeman", "enumerate", f)
-        add("foeman", "enumerate", "--json", f)
-        add("foeman", "enumerate", "--limit", "1", f)
-        for engine in ["direct", "sat"]:
-            add("foeman", "enumerate", "--engine", engine, "--json", f)
+        enumerate("foeman", f)
         queries = ["watcher-first", "watcher-acts"]
         if len(figures) >= 2:
             queries += [f"before {figures[0]} {figures[1]}", f"before {figures[-1]} {figures[0]}"]
@@ -240,11 +244,7 @@ def commands(binary: str) -> list[dict]:
         for pol in policies:
             add("lancer", "resolve", "--policy", pol, "--choices", "1,1", f)
             add("lancer", "enumerate", "--policy", pol, f)
-        add("lancer", "enumerate", f)
-        add("lancer", "enumerate", "--json", f)
-        add("lancer", "enumerate", "--limit", "1", f)
-        for engine in ["direct", "sat"]:
-            add("lancer", "enumerate", "--engine", engine, "--json", f)
+        enumerate("lancer", f)
         props = ["aborted-after-effect", "action-cancelled"]
         props += [f"destroyed:{u}" for u in names_after(p, "unit")]
         props += [f"fires:{r}" for r in names_after(p, "reaction")]

@@ -175,19 +175,12 @@ proptest! {
     }
 }
 
+/// small_params with the deflection-heavy kinds of `NightParams::deflect_heavy` (three
+/// deflects in eight draws) and two targets at most.
 fn deflect_params(effects: usize) -> NightParams {
     NightParams {
         players: 2 + effects % 3,
-        kinds: vec![
-            ActionKind::Deflect,
-            ActionKind::Deflect,
-            ActionKind::Deflect,
-            ActionKind::Block,
-            ActionKind::Stop,
-            ActionKind::Protect,
-            ActionKind::Kill,
-            ActionKind::Visit,
-        ],
+        kinds: NightParams::deflect_heavy(0, 0).kinds,
         max_targets: 2,
         ..small_params(effects)
     }
@@ -447,16 +440,23 @@ fn dense_params(effects: usize) -> NightParams {
 fn random_dense_nights_often_answer_as_pieces() {
     // Guards the property test below against never meeting a split answer (tests split
     // every component of 4 effects or more whose product has more than one entry).
-    let split = (0..200u64)
+    let split = dense_nights_split_by(direct::analyse_part);
+    assert!(split > 40, "{split} of 200");
+}
+
+/// Of 200 dense random nights, how many `analyse_part` answers as pieces.
+fn dense_nights_split_by<E>(
+    analyse_part: impl Fn(&Universe, &Budget) -> Result<crate::systems::ar::factor::PartAnswer, E>,
+) -> usize {
+    (0..200u64)
         .filter(|&seed| {
             let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
             matches!(
-                direct::analyse_part(&u, &Budget::new()),
+                analyse_part(&u, &Budget::new()),
                 Ok(crate::systems::ar::factor::PartAnswer::Split(_))
             )
         })
-        .count();
-    assert!(split > 40, "{split} of 200");
+        .count()
 }
 
 proptest! {
@@ -494,14 +494,9 @@ fn mutual_blocks_behind_a_certain_block_are_independent_pieces() {
     // fixed, {A, B} and {C, D} are independent: A or B succeeds (B's kill of X with B),
     // C or D succeeds. Pieces: what is fixed (E, F), {e1 e2 e3}, {e4 e5}; 2 x 2 = 4
     // resolutions, X dies in 2 of them.
-    let ens = parse::parse_night(
+    let (ens, n, f) = one_component_by_direct(
         "A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n",
-        std::path::Path::new("t.night"),
-    )
-    .unwrap();
-    let n = Night::of(&ens);
-    assert_eq!(n.parts.len(), 1);
-    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    );
     let r = f.refined.as_ref().expect("answered as pieces");
     let ids: Vec<Vec<&str>> = r
         .night
@@ -541,9 +536,25 @@ fn mutual_blocks_behind_a_certain_block_are_independent_pieces() {
     assert_eq!(sat_ids, ids);
     // The split answer agrees with the SAT engine's and brute force's.
     assert_eq!(f, sat);
-    assert_eq!(Brute.solve(&n, &Budget::new()).expect("not interrupted"), f);
-    engine::self_check(&n, &f).expect("every piece's entries are acceptable");
-    assert_eq!(check_factorised_against_brute(&ens), 1);
+    every_engine_agrees(&ens, &n, &f);
+}
+
+/// Parses a night of one component and answers it with the direct engine.
+fn one_component_by_direct(text: &str) -> (Ensemble, Night, crate::systems::ar::factor::Factored) {
+    let ens = parse::parse_night(text, std::path::Path::new("t.night")).unwrap();
+    let n = Night::of(&ens);
+    assert_eq!(n.parts.len(), 1);
+    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    (ens, n, f)
+}
+
+/// The direct engine's answer `f` equals the SAT engine's and brute force's, passes the
+/// self-check, and its one component multiplies out to brute force's flat answer.
+fn every_engine_agrees(ens: &Ensemble, n: &Night, f: &crate::systems::ar::factor::Factored) {
+    assert_eq!(f, &Sat.solve(n, &Budget::new()).expect("not interrupted"));
+    assert_eq!(f, &Brute.solve(n, &Budget::new()).expect("not interrupted"));
+    engine::self_check(n, f).expect("every piece's entries are acceptable");
+    assert_eq!(check_factorised_against_brute(ens), 1);
 }
 
 #[test]
@@ -554,14 +565,9 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
     // resolutions, 6 outcomes; one block cut at level 2. (Cutting H's block would also
     // break the cycle, G then blocking C, but H's block is at the more important level
     // 0, so that cut is never optimal.)
-    let ens = parse::parse_night(
+    let (ens, n, f) = one_component_by_direct(
         "A block B\nB block C\nC block A\nD block E\nE block D\nG block C E\nH block G @0\n",
-        std::path::Path::new("t.night"),
-    )
-    .unwrap();
-    let n = Night::of(&ens);
-    assert_eq!(n.parts.len(), 1);
-    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    );
     assert!(f.refined.is_some(), "answered as pieces");
     let t = f.totals(&n);
     assert_eq!(
@@ -569,9 +575,7 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
         (0u32.into(), 3u32.into(), 6u32.into())
     );
     assert_eq!(f.cost(&n), Some(vec![0, 1]));
-    assert_eq!(f, Sat.solve(&n, &Budget::new()).expect("not interrupted"));
-    engine::self_check(&n, &f).expect("every piece's entries are acceptable");
-    assert_eq!(check_factorised_against_brute(&ens), 1);
+    every_engine_agrees(&ens, &n, &f);
 }
 
 /// Components with deflections answered as pieces (their optimal labellings all agree on
@@ -609,15 +613,7 @@ fn pieces_with_settled_deflections_multiply_to_the_sat_engines_flat_answer() {
 fn random_dense_nights_often_answer_as_pieces_by_sat() {
     // Guards the property test below against never meeting a split SAT answer (tests
     // split every component of 4 effects or more whose product has more than one entry).
-    let split = (0..200u64)
-        .filter(|&seed| {
-            let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
-            matches!(
-                satsplit::analyse_part(&u, &Budget::new()),
-                Ok(crate::systems::ar::factor::PartAnswer::Split(_))
-            )
-        })
-        .count();
+    let split = dense_nights_split_by(satsplit::analyse_part);
     assert!(split > 40, "{split} of 200");
 }
 
