@@ -379,9 +379,10 @@ def normalise_effect_order(text: str) -> str:
 
 
 def is_human_resolve(text: str) -> bool:
-    first = text.split("\n", 1)[0]
-    return first.startswith("$ gordian resolve") and "--json" not in first.split() \
-        and "--dot" not in first.split()
+    """A `resolve` without `--json` and without `--dot -` (DOT in place of the report)."""
+    words = text.split("\n", 1)[0].split()
+    return words[:3] == ["$", "gordian", "resolve"] and "--json" not in words \
+        and "--dot -" not in " ".join(words)
 
 
 def do_compare(a: argparse.Namespace) -> int:
