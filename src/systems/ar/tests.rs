@@ -212,50 +212,51 @@ fn ways(u: &Universe, rs: &[Resolution]) -> Vec<Vec<Vec<String>>> {
 
 #[test]
 fn two_mutual_deflectors_have_one_resolution_with_two_ways() {
-    let ens = Ensemble::from_triples(&[("D1", "deflect", &["D2"]), ("D2", "deflect", &["D1"])]);
-    let (u, b, d) = analyse_all(&ens);
-    assert_eq!(b, d);
-    assert_eq!(d.classification(), Classification::QuasiParadox);
     // Order e1, e2: e1 moves e2's slot (at D1) to D2; e2 (now at D2) moves e1's slot (at
     // D2) to D2. Order e2, e1: symmetric, everything at D1.
-    assert_eq!(
-        ways(&u, &d.resolutions),
-        vec![vec![vec!["e1:D1", "e2:D1"], vec!["e1:D2", "e2:D2"]]]
+    check_example(
+        &[("D1", "deflect", &["D2"]), ("D2", "deflect", &["D1"])],
+        Classification::QuasiParadox,
+        &[&[&["e1:D1", "e2:D1"], &["e1:D2", "e2:D2"]]],
     );
+}
+
+/// Brute force, direct and SAT on a hand-worked night (`analyse_all` compares them too):
+/// its classification and the ways of its resolutions (as `ways` writes them).
+fn check_example(
+    triples: &[(&str, &str, &[&str])],
+    class: Classification,
+    expected_ways: &[&[&[&str]]],
+) {
+    let (u, b, d) = analyse_all(&Ensemble::from_triples(triples));
+    assert_eq!(b, d);
+    assert_eq!(d.classification(), class);
+    assert_eq!(ways(&u, &d.resolutions), expected_ways);
 }
 
 #[test]
 fn deflector_chain_ends_at_x() {
-    let ens = Ensemble::from_triples(&[
-        ("V", "visit", &["D1"]),
-        ("D1", "deflect", &["D2"]),
-        ("D2", "deflect", &["X"]),
-    ]);
-    let (u, b, d) = analyse_all(&ens);
-    assert_eq!(b, d);
-    assert_eq!(d.classification(), Classification::NonParadox);
-    assert_eq!(
-        ways(&u, &d.resolutions),
-        vec![vec![vec!["e1:X", "e2:X", "e3:X"]]]
+    check_example(
+        &[
+            ("V", "visit", &["D1"]),
+            ("D1", "deflect", &["D2"]),
+            ("D2", "deflect", &["X"]),
+        ],
+        Classification::NonParadox,
+        &[&[&["e1:X", "e2:X", "e3:X"]]],
     );
 }
 
 #[test]
 fn the_seeds_deflector_paradox_is_a_quasi_paradox_here() {
-    let ens = Ensemble::from_triples(&[
-        ("V", "visit", &["D1"]),
-        ("D1", "deflect", &["D2"]),
-        ("D2", "deflect", &["D1"]),
-    ]);
-    let (u, b, d) = analyse_all(&ens);
-    assert_eq!(b, d);
-    assert_eq!(d.classification(), Classification::QuasiParadox);
-    assert_eq!(
-        ways(&u, &d.resolutions),
-        vec![vec![
-            vec!["e1:D1", "e2:D1", "e3:D1"],
-            vec!["e1:D2", "e2:D2", "e3:D2"]
-        ]]
+    check_example(
+        &[
+            ("V", "visit", &["D1"]),
+            ("D1", "deflect", &["D2"]),
+            ("D2", "deflect", &["D1"]),
+        ],
+        Classification::QuasiParadox,
+        &[&[&["e1:D1", "e2:D1", "e3:D1"], &["e1:D2", "e2:D2", "e3:D2"]]],
     );
 }
 
