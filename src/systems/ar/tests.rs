@@ -399,13 +399,9 @@ fn disjoint_pairs_and_a_cycle_multiply() {
     // Worked by hand: two mutual-block pairs (2 resolutions each) and an odd cycle of
     // blocks (3 optimal cuts of one block each): a paradox, 3 optimal cuts, and under each
     // 2 x 2 resolutions; 12 outcomes of 1/12.
-    let ens = parse::parse_night(
-        "A block B\nB block A\nC block D\nD block C\nX block Y\nY block Z\nZ block X\n",
-        std::path::Path::new("t.night"),
-    )
-    .unwrap();
+    let (ens, n) =
+        parsed("A block B\nB block A\nC block D\nD block C\nX block Y\nY block Z\nZ block X\n");
     assert_eq!(check_factorised_against_brute(&ens), 3);
-    let n = Night::of(&ens);
     let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
     let t = f.totals(&n);
     assert_eq!(
@@ -540,10 +536,16 @@ fn mutual_blocks_behind_a_certain_block_are_independent_pieces() {
     every_engine_agrees(&ens, &n, &f);
 }
 
-/// Parses a night of one component and answers it with the direct engine.
-fn one_component_by_direct(text: &str) -> (Ensemble, Night, crate::systems::ar::factor::Factored) {
+/// A hand-written night (`t.night`) and its components.
+fn parsed(text: &str) -> (Ensemble, Night) {
     let ens = parse::parse_night(text, std::path::Path::new("t.night")).unwrap();
     let n = Night::of(&ens);
+    (ens, n)
+}
+
+/// Parses a night of one component and answers it with the direct engine.
+fn one_component_by_direct(text: &str) -> (Ensemble, Night, crate::systems::ar::factor::Factored) {
+    let (ens, n) = parsed(text);
     assert_eq!(n.parts.len(), 1);
     let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
     (ens, n, f)
@@ -684,12 +686,8 @@ fn a_coarser_grouping_with_one_resolution_less_disagrees() {
     // a certain block (4 resolutions, worked by hand in the test above) against one piece
     // holding the component's flat answer without its last resolution.
     use crate::systems::ar::factor::Factored;
-    let ens = parse::parse_night(
-        "A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n",
-        std::path::Path::new("t.night"),
-    )
-    .unwrap();
-    let n = Night::of(&ens);
+    let (_, n) =
+        parsed("A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n");
     let s = Sat.solve(&n, &Budget::new()).expect("not interrupted");
     let u = &n.parts[0].universe;
     let mut flat = encode::analyse(u, &Budget::new()).expect("not interrupted");
