@@ -445,3 +445,36 @@ fn the_pick_is_a_listed_outcome_with_its_probability() {
     .expect("JSON");
     assert_eq!(j["pick"]["probability"], "1/4");
 }
+
+#[test]
+fn the_human_report_lists_effects_in_file_order() {
+    // Worked by hand: the seed's "reflexive roles" night (R block V, V visit rS, rS
+    // reflexive stop) with eight visits in between, so that its effects are e1, e10 and
+    // e11. The visits succeed in every resolution (nothing blocks or stops them). With
+    // e10 out, e1 succeeds and e10 fails: S = {e1..e9, e11}, the optimal one. With e10
+    // in, rS's stop on V is created (e11>V) and makes e1 fail: S = {e2..e11, e11>V}.
+    // Listed in file order (e2 before e10, the created effect last), not as strings
+    // sorted (e1, e10, e11, e2, ...).
+    let visits = "A visit B\nB visit C\nC visit D\nD visit E\nE visit F\nF visit G\n\
+                  G visit H\nH visit A\n";
+    let p = temp_file(
+        "file-order.night",
+        &format!("R block V\n{visits}V visit rS\nrS passive reflexive:stop\n"),
+    );
+    let out = gordian(&["resolve", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let middle = "A visit B [e2], B visit C [e3], C visit D [e4], D visit E [e5], \
+                  E visit F [e6], F visit G [e7], G visit H [e8], H visit A [e9]";
+    for line in [
+        format!("succeed: R block V [e1], {middle}, rS passive reflexive:stop [e11]   (optimal)"),
+        "fail:    V visit rS [e10]\n".to_string(),
+        format!(
+            "succeed: {middle}, V visit rS [e10], rS passive reflexive:stop [e11], \
+             rS stop V [e11>V]\n"
+        ),
+        "fail:    R block V [e1]\n".to_string(),
+    ] {
+        assert!(text.contains(&line), "{line}\nnot in:\n{text}");
+    }
+}

@@ -382,24 +382,36 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_worker_answers_line_by_line_and_is_kept() {
-        // Echoes each request with the worker's pid: the same pid twice means one worker.
-        let pool = Pool::new(
+    /// One worker that echoes each request line after its own pid (`PID LINE`): the same
+    /// pid in two answers means one worker served both.
+    fn echo_pool() -> Pool {
+        Pool::new(
             sh("while read l; do echo \"$$ $l\"; done"),
             HardLimits::default(),
             1,
+        )
+    }
+
+    /// The echo worker's answer to `line`, split into its pid and the line echoed.
+    fn echoed(pool: &Pool, line: &str) -> (String, String) {
+        match pool.ask(0, line, &AtomicBool::new(false)) {
+            Reply::Answer(a) => {
+                let (pid, l) = a.split_once(' ').expect("PID LINE");
+                (pid.to_string(), l.to_string())
+            }
+            r => panic!("no answer: {r:?}"),
+        }
+    }
+
+    #[test]
+    fn a_worker_answers_line_by_line_and_is_kept() {
+        let pool = echo_pool();
+        let (pa, la) = echoed(&pool, "one");
+        let (pb, lb) = echoed(&pool, "two");
+        assert_eq!(
+            (pa.as_str(), la.as_str(), lb.as_str()),
+            (pb.as_str(), "one", "two")
         );
-        let stop = AtomicBool::new(false);
-        let Reply::Answer(a) = pool.ask(0, "one", &stop) else {
-            panic!("no answer")
-        };
-        let Reply::Answer(b) = pool.ask(0, "two", &stop) else {
-            panic!("no answer")
-        };
-        let (pa, la) = a.split_once(' ').unwrap();
-        let (pb, lb) = b.split_once(' ').unwrap();
-        assert_eq!((pa, la, lb), (pb, "one", "two"));
     }
 
     #[test]
@@ -423,30 +435,17 @@ mod tests {
 
     #[test]
     fn a_worker_killed_while_idle_is_replaced_without_costing_a_request() {
-        let pool = Pool::new(
-            sh("while read l; do echo \"$$ $l\"; done"),
-            HardLimits::default(),
-            1,
-        );
-        let stop = AtomicBool::new(false);
-        let Reply::Answer(a) = pool.ask(0, "one", &stop) else {
-            panic!("no answer")
-        };
-        let (pid, _) = a.split_once(' ').unwrap();
+        let pool = echo_pool();
+        let (pid, _) = echoed(&pool, "one");
         let pid: libc::pid_t = pid.parse().unwrap();
         // SAFETY: signals the worker this test started (still unreaped).
         unsafe {
             libc::kill(pid, libc::SIGKILL);
         }
         std::thread::sleep(Duration::from_millis(100));
-        match pool.ask(0, "two", &stop) {
-            Reply::Answer(b) => {
-                let (other, line) = b.split_once(' ').unwrap();
-                assert_ne!(other, pid.to_string());
-                assert_eq!(line, "two");
-            }
-            r => panic!("{r:?}"),
-        }
+        let (other, line) = echoed(&pool, "two");
+        assert_ne!(other, pid.to_string());
+        assert_eq!(line, "two");
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! as `K/N` or read from a Slurm job array's or Kubernetes Indexed Job's environment
 //! ([`shard`]), shard reports merged and checked ([`merge`]), input discovery and
 //! loading by extension ([`inputs`]), and worker processes under limits the parent
-//! enforces ([`isolate`]).
+//! enforces ([`isolate`]). For tests only, the one seeded differential loop the systems'
+//! tests run (`seeded`, compiled in tests only).
 //!
 //! Boundary: nothing here imports `crate::systems::<system>`; a system reaches the harness
 //! only through its `System` implementation, and the CLI chooses the system.
@@ -25,5 +26,7 @@ pub mod shard;
 
 pub use differential::{Comparison, Differential, Verdict};
 
+#[cfg(test)]
+pub(crate) mod seeded;
 #[cfg(test)]
 pub(crate) mod toy;

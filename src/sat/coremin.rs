@@ -171,7 +171,7 @@ fn level_optimum(solver: &mut Solver, level: &[Lit], active: &[Lit]) -> Result<u
 mod tests {
     use super::*;
     use crate::sat::lexmin;
-    use crate::sat::test_util::{cnf_strategy, lit_strategy, Cnf};
+    use crate::sat::test_util::{lex_problem, Cnf};
     use crate::sat::{enumerate_projected, EnumerationEnd};
     use proptest::prelude::*;
     use std::collections::BTreeSet;
@@ -217,16 +217,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(500))]
         #[test]
         fn agrees_with_level_by_level_lexmin(
-            cnf in cnf_strategy(6, 8),
-            levels in prop::collection::vec(prop::collection::vec(lit_strategy(6), 0..7), 0..4),
-            base in prop::collection::vec(lit_strategy(6), 0..2),
+            (cnf, levels, base) in lex_problem(6, 8, 0..7, 0..4, Some(0..2)),
         ) {
-            let levels: Vec<Vec<(usize, bool)>> = levels
-                .into_iter()
-                .map(|lv| lv.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect())
-                .collect();
-            let base: Vec<(usize, bool)> =
-                base.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect();
             check(&cnf, &levels, &base);
         }
     }
@@ -235,14 +227,9 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
         fn agrees_with_level_by_level_lexmin_on_larger_formulas(
-            cnf in cnf_strategy(12, 30),
-            levels in prop::collection::vec(prop::collection::vec(lit_strategy(12), 0..14), 1..3),
+            (cnf, levels, base) in lex_problem(12, 30, 0..14, 1..3, None),
         ) {
-            let levels: Vec<Vec<(usize, bool)>> = levels
-                .into_iter()
-                .map(|lv| lv.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect())
-                .collect();
-            check(&cnf, &levels, &[]);
+            check(&cnf, &levels, &base);
         }
     }
 
@@ -264,13 +251,19 @@ mod tests {
             num_vars: 6,
             clauses,
         };
+        assert_eq!(least_true_and_optima(&cnf), (4, 15));
+    }
+
+    /// The core-guided optimiser on one level counting every variable true: the least
+    /// count and how many assignments reach it.
+    fn least_true_and_optima(cnf: &Cnf) -> (usize, usize) {
         let mut s = Solver::new();
         let v = cnf.load(&mut s);
         let got = lexmin_cores(&mut s, std::slice::from_ref(&v), &[])
             .unwrap()
             .unwrap();
-        assert_eq!(got.counts, [4]);
-        assert_eq!(optimal(&mut s, &v, &[], &got.pins).len(), 15);
+        assert_eq!(got.counts.len(), 1);
+        (got.counts[0], optimal(&mut s, &v, &[], &got.pins).len())
     }
 
     #[test]
@@ -288,13 +281,7 @@ mod tests {
             num_vars: 4,
             clauses,
         };
-        let mut s = Solver::new();
-        let v = cnf.load(&mut s);
-        let got = lexmin_cores(&mut s, std::slice::from_ref(&v), &[])
-            .unwrap()
-            .unwrap();
-        assert_eq!(got.counts, [3]);
-        assert_eq!(optimal(&mut s, &v, &[], &got.pins).len(), 4);
+        assert_eq!(least_true_and_optima(&cnf), (3, 4));
         check(&cnf, &[(0..4).map(|i| (i, true)).collect()], &[]);
     }
 

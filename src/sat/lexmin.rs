@@ -97,7 +97,7 @@ pub fn lexmin(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sat::test_util::{brute_force_models, cnf_strategy, lit_strategy, Cnf};
+    use crate::sat::test_util::{brute_force_models, lex_problem, Cnf};
     use crate::sat::{enumerate_projected, EnumerationEnd};
     use proptest::prelude::*;
     use std::collections::BTreeSet;
@@ -158,16 +158,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
         fn matches_brute_force(
-            cnf in cnf_strategy(6, 8),
-            levels in prop::collection::vec(prop::collection::vec(lit_strategy(6), 0..6), 0..4),
-            base in prop::collection::vec(lit_strategy(6), 0..2),
+            (cnf, levels, base) in lex_problem(6, 8, 0..6, 0..4, Some(0..2)),
         ) {
-            let levels: Vec<Vec<(usize, bool)>> = levels
-                .into_iter()
-                .map(|lv| lv.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect())
-                .collect();
-            let base: Vec<(usize, bool)> =
-                base.into_iter().filter(|&(v, _)| v < cnf.num_vars).collect();
             check(&cnf, &levels, &base);
         }
     }

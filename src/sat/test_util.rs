@@ -60,3 +60,40 @@ pub(crate) fn cnf_strategy(max_vars: usize, max_clauses: usize) -> impl Strategy
         })
     })
 }
+
+/// A formula, its priority levels (lists of literals) and base assumptions.
+pub(crate) type LexProblem = (Cnf, Vec<Vec<(usize, bool)>>, Vec<(usize, bool)>);
+
+/// A formula with priority levels and base assumptions, for the lexicographic optimisers'
+/// property tests: `levels` lists of literals (each of length `level_len`) and a base of
+/// length `base_len` (`None`: no base, and no draw for it), drawn over `0..max_vars` and
+/// then kept to the formula's own variables.
+pub(crate) fn lex_problem(
+    max_vars: usize,
+    max_clauses: usize,
+    level_len: std::ops::Range<usize>,
+    levels: std::ops::Range<usize>,
+    base_len: Option<std::ops::Range<usize>>,
+) -> impl Strategy<Value = LexProblem> {
+    let base = match base_len {
+        Some(len) => prop::collection::vec(lit_strategy(max_vars), len).boxed(),
+        None => Just(Vec::new()).boxed(),
+    };
+    (
+        cnf_strategy(max_vars, max_clauses),
+        prop::collection::vec(
+            prop::collection::vec(lit_strategy(max_vars), level_len),
+            levels,
+        ),
+        base,
+    )
+        .prop_map(|(cnf, levels, base)| {
+            let n = cnf.num_vars;
+            let levels = levels
+                .into_iter()
+                .map(|lv| lv.into_iter().filter(|&(v, _)| v < n).collect())
+                .collect();
+            let base = base.into_iter().filter(|&(v, _)| v < n).collect();
+            (cnf, levels, base)
+        })
+}

@@ -180,19 +180,12 @@ proptest! {
     }
 }
 
+/// small_params with the deflection-heavy kinds of `NightParams::deflect_heavy` (three
+/// deflects in eight draws) and two targets at most.
 fn deflect_params(effects: usize) -> NightParams {
     NightParams {
         players: 2 + effects % 3,
-        kinds: vec![
-            ActionKind::Deflect,
-            ActionKind::Deflect,
-            ActionKind::Deflect,
-            ActionKind::Block,
-            ActionKind::Stop,
-            ActionKind::Protect,
-            ActionKind::Kill,
-            ActionKind::Visit,
-        ],
+        kinds: NightParams::deflect_heavy(0, 0).kinds,
         max_targets: 2,
         ..small_params(effects)
     }
@@ -224,50 +217,51 @@ fn ways(u: &Universe, rs: &[Resolution]) -> Vec<Vec<Vec<String>>> {
 
 #[test]
 fn two_mutual_deflectors_have_one_resolution_with_two_ways() {
-    let ens = Ensemble::from_triples(&[("D1", "deflect", &["D2"]), ("D2", "deflect", &["D1"])]);
-    let (u, b, d) = analyse_all(&ens);
-    assert_eq!(b, d);
-    assert_eq!(d.classification(), Classification::QuasiParadox);
     // Order e1, e2: e1 moves e2's slot (at D1) to D2; e2 (now at D2) moves e1's slot (at
     // D2) to D2. Order e2, e1: symmetric, everything at D1.
-    assert_eq!(
-        ways(&u, &d.resolutions),
-        vec![vec![vec!["e1:D1", "e2:D1"], vec!["e1:D2", "e2:D2"]]]
+    check_example(
+        &[("D1", "deflect", &["D2"]), ("D2", "deflect", &["D1"])],
+        Classification::QuasiParadox,
+        &[&[&["e1:D1", "e2:D1"], &["e1:D2", "e2:D2"]]],
     );
+}
+
+/// Brute force, direct and SAT on a hand-worked night (`analyse_all` compares them too):
+/// its classification and the ways of its resolutions (as `ways` writes them).
+fn check_example(
+    triples: &[(&str, &str, &[&str])],
+    class: Classification,
+    expected_ways: &[&[&[&str]]],
+) {
+    let (u, b, d) = analyse_all(&Ensemble::from_triples(triples));
+    assert_eq!(b, d);
+    assert_eq!(d.classification(), class);
+    assert_eq!(ways(&u, &d.resolutions), expected_ways);
 }
 
 #[test]
 fn deflector_chain_ends_at_x() {
-    let ens = Ensemble::from_triples(&[
-        ("V", "visit", &["D1"]),
-        ("D1", "deflect", &["D2"]),
-        ("D2", "deflect", &["X"]),
-    ]);
-    let (u, b, d) = analyse_all(&ens);
-    assert_eq!(b, d);
-    assert_eq!(d.classification(), Classification::NonParadox);
-    assert_eq!(
-        ways(&u, &d.resolutions),
-        vec![vec![vec!["e1:X", "e2:X", "e3:X"]]]
+    check_example(
+        &[
+            ("V", "visit", &["D1"]),
+            ("D1", "deflect", &["D2"]),
+            ("D2", "deflect", &["X"]),
+        ],
+        Classification::NonParadox,
+        &[&[&["e1:X", "e2:X", "e3:X"]]],
     );
 }
 
 #[test]
 fn the_seeds_deflector_paradox_is_a_quasi_paradox_here() {
-    let ens = Ensemble::from_triples(&[
-        ("V", "visit", &["D1"]),
-        ("D1", "deflect", &["D2"]),
-        ("D2", "deflect", &["D1"]),
-    ]);
-    let (u, b, d) = analyse_all(&ens);
-    assert_eq!(b, d);
-    assert_eq!(d.classification(), Classification::QuasiParadox);
-    assert_eq!(
-        ways(&u, &d.resolutions),
-        vec![vec![
-            vec!["e1:D1", "e2:D1", "e3:D1"],
-            vec!["e1:D2", "e2:D2", "e3:D2"]
-        ]]
+    check_example(
+        &[
+            ("V", "visit", &["D1"]),
+            ("D1", "deflect", &["D2"]),
+            ("D2", "deflect", &["D1"]),
+        ],
+        Classification::QuasiParadox,
+        &[&[&["e1:D1", "e2:D1", "e3:D1"], &["e1:D2", "e2:D2", "e3:D2"]]],
     );
 }
 
@@ -410,13 +404,9 @@ fn disjoint_pairs_and_a_cycle_multiply() {
     // Worked by hand: two mutual-block pairs (2 resolutions each) and an odd cycle of
     // blocks (3 optimal cuts of one block each): a paradox, 3 optimal cuts, and under each
     // 2 x 2 resolutions; 12 outcomes of 1/12.
-    let ens = parse::parse_night(
-        "A block B\nB block A\nC block D\nD block C\nX block Y\nY block Z\nZ block X\n",
-        std::path::Path::new("t.night"),
-    )
-    .unwrap();
+    let (ens, n) =
+        parsed("A block B\nB block A\nC block D\nD block C\nX block Y\nY block Z\nZ block X\n");
     assert_eq!(check_factorised_against_brute(&ens), 3);
-    let n = Night::of(&ens);
     let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
     let t = f.totals(&n);
     assert_eq!(
@@ -452,16 +442,23 @@ fn dense_params(effects: usize) -> NightParams {
 fn random_dense_nights_often_answer_as_pieces() {
     // Guards the property test below against never meeting a split answer (tests split
     // every component of 4 effects or more whose product has more than one entry).
-    let split = (0..200u64)
+    let split = dense_nights_split_by(direct::analyse_part);
+    assert!(split > 40, "{split} of 200");
+}
+
+/// Of 200 dense random nights, how many `analyse_part` answers as pieces.
+fn dense_nights_split_by<E>(
+    analyse_part: impl Fn(&Universe, &Budget) -> Result<crate::systems::ar::answer::factor::PartAnswer, E>,
+) -> usize {
+    (0..200u64)
         .filter(|&seed| {
             let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
             matches!(
-                direct::analyse_part(&u, &Budget::new()),
+                analyse_part(&u, &Budget::new()),
                 Ok(crate::systems::ar::answer::pieces::PartAnswer::Split(_))
             )
         })
-        .count();
-    assert!(split > 40, "{split} of 200");
+        .count()
 }
 
 proptest! {
@@ -499,14 +496,9 @@ fn mutual_blocks_behind_a_certain_block_are_independent_pieces() {
     // fixed, {A, B} and {C, D} are independent: A or B succeeds (B's kill of X with B),
     // C or D succeeds. Pieces: what is fixed (E, F), {e1 e2 e3}, {e4 e5}; 2 x 2 = 4
     // resolutions, X dies in 2 of them.
-    let ens = parse::parse_night(
+    let (ens, n, f) = one_component_by_direct(
         "A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n",
-        std::path::Path::new("t.night"),
-    )
-    .unwrap();
-    let n = Night::of(&ens);
-    assert_eq!(n.parts.len(), 1);
-    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    );
     let r = f.refined.as_ref().expect("answered as pieces");
     let ids: Vec<Vec<&str>> = r
         .night
@@ -546,9 +538,31 @@ fn mutual_blocks_behind_a_certain_block_are_independent_pieces() {
     assert_eq!(sat_ids, ids);
     // The split answer agrees with the SAT engine's and brute force's.
     assert_eq!(f, sat);
-    assert_eq!(Brute.solve(&n, &Budget::new()).expect("not interrupted"), f);
-    engine::self_check(&n, &f).expect("every piece's entries are acceptable");
-    assert_eq!(check_factorised_against_brute(&ens), 1);
+    every_engine_agrees(&ens, &n, &f);
+}
+
+/// A hand-written night (`t.night`) and its components.
+fn parsed(text: &str) -> (Ensemble, Night) {
+    let ens = parse::parse_night(text, std::path::Path::new("t.night")).unwrap();
+    let n = Night::of(&ens);
+    (ens, n)
+}
+
+/// Parses a night of one component and answers it with the direct engine.
+fn one_component_by_direct(text: &str) -> (Ensemble, Night, crate::systems::ar::answer::factor::Factored) {
+    let (ens, n) = parsed(text);
+    assert_eq!(n.parts.len(), 1);
+    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    (ens, n, f)
+}
+
+/// The direct engine's answer `f` equals the SAT engine's and brute force's, passes the
+/// self-check, and its one component multiplies out to brute force's flat answer.
+fn every_engine_agrees(ens: &Ensemble, n: &Night, f: &crate::systems::ar::answer::factor::Factored) {
+    assert_eq!(f, &Sat.solve(n, &Budget::new()).expect("not interrupted"));
+    assert_eq!(f, &Brute.solve(n, &Budget::new()).expect("not interrupted"));
+    engine::self_check(n, f).expect("every piece's entries are acceptable");
+    assert_eq!(check_factorised_against_brute(ens), 1);
 }
 
 #[test]
@@ -559,14 +573,9 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
     // resolutions, 6 outcomes; one block cut at level 2. (Cutting H's block would also
     // break the cycle, G then blocking C, but H's block is at the more important level
     // 0, so that cut is never optimal.)
-    let ens = parse::parse_night(
+    let (ens, n, f) = one_component_by_direct(
         "A block B\nB block C\nC block A\nD block E\nE block D\nG block C E\nH block G @0\n",
-        std::path::Path::new("t.night"),
-    )
-    .unwrap();
-    let n = Night::of(&ens);
-    assert_eq!(n.parts.len(), 1);
-    let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+    );
     assert!(f.refined.is_some(), "answered as pieces");
     let t = f.totals(&n);
     assert_eq!(
@@ -574,9 +583,7 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
         (0u32.into(), 3u32.into(), 6u32.into())
     );
     assert_eq!(f.cost(&n), Some(vec![0, 1]));
-    assert_eq!(f, Sat.solve(&n, &Budget::new()).expect("not interrupted"));
-    engine::self_check(&n, &f).expect("every piece's entries are acceptable");
-    assert_eq!(check_factorised_against_brute(&ens), 1);
+    every_engine_agrees(&ens, &n, &f);
 }
 
 /// Components with deflections answered as pieces (their optimal labellings all agree on
@@ -614,15 +621,7 @@ fn pieces_with_settled_deflections_multiply_to_the_sat_engines_flat_answer() {
 fn random_dense_nights_often_answer_as_pieces_by_sat() {
     // Guards the property test below against never meeting a split SAT answer (tests
     // split every component of 4 effects or more whose product has more than one entry).
-    let split = (0..200u64)
-        .filter(|&seed| {
-            let u = Universe::new(&night(&dense_params(4 + seed as usize % 20), seed));
-            matches!(
-                satsplit::analyse_part(&u, &Budget::new()),
-                Ok(crate::systems::ar::answer::pieces::PartAnswer::Split(_))
-            )
-        })
-        .count();
+    let split = dense_nights_split_by(satsplit::analyse_part);
     assert!(split > 40, "{split} of 200");
 }
 
@@ -756,12 +755,8 @@ fn a_coarser_grouping_with_one_resolution_less_disagrees() {
     // a certain block (4 resolutions, worked by hand in the test above) against one piece
     // holding the component's flat answer without its last resolution.
     use crate::systems::ar::answer::factor::Factored;
-    let ens = parse::parse_night(
-        "A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n",
-        std::path::Path::new("t.night"),
-    )
-    .unwrap();
-    let n = Night::of(&ens);
+    let (_, n) =
+        parsed("A block B\nB block A\nB kill X\nC block D\nD block C\nE block B D\nF block E\n");
     let s = Sat.solve(&n, &Budget::new()).expect("not interrupted");
     let u = &n.parts[0].universe;
     let mut flat = encode::analyse(u, &Budget::new()).expect("not interrupted");

@@ -467,40 +467,18 @@ fn fuzz_engines_agree() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
     let args = super::gen::GenArgs::default();
-    let (mut bad, mut skipped, mut states) = (0, 0, 0usize);
-    for seed in 0..n {
-        let sc = Ff8::generate(&args, 1_000_000 + seed);
-        // Each case gets 5 s (a timer cancels its budget); slower cases are skipped and
-        // counted.
-        let budget = Budget::new();
-        let b2 = budget.clone();
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let timer = std::thread::spawn(move || {
-            if rx.recv_timeout(std::time::Duration::from_secs(5)).is_err() {
-                b2.cancel();
-            }
-        });
-        let a: Vec<_> = Ff8::engines()
-            .iter()
-            .map(|e| e.solve(&sc, &budget))
-            .collect();
-        let _ = tx.send(());
-        let _ = timer.join();
-        match (&a[0], &a[1]) {
-            (Ok(x), Ok(y)) => {
-                states += x.states.len();
-                if x != y {
-                    bad += 1;
-                    eprintln!(
-                        "disagreement on seed {}:\n{}",
-                        1_000_000 + seed,
-                        Ff8::to_text(&sc)
-                    );
-                }
-            }
-            _ => skipped += 1,
-        }
-    }
+    // Each case gets 5 s; slower cases are skipped and counted.
+    let mut states = 0usize;
+    let t = crate::harness::seeded::engines_agree::<Ff8>(
+        &args,
+        1_000_000..1_000_000 + n,
+        Some(std::time::Duration::from_secs(5)),
+        |_, _, answers| {
+            states += answers[0].states.len();
+            false
+        },
+    );
+    let (bad, skipped) = (t.disagreements, t.skipped);
     eprintln!("ff8 fuzz: {n} cases, {bad} disagreements, {skipped} skipped (over 5 s), {states} states compared");
     assert_eq!(bad, 0);
 }

@@ -538,64 +538,43 @@ fn differential(cases: u64, first_seed: u64) -> (u64, u64) {
     (n, bad)
 }
 
-/// Cases, disagreements, and cases skipped because an engine ran past `limit`.
+/// Cases, disagreements, and cases skipped because an engine ran past `limit`. Besides
+/// the engines' answers, the SAT witnesses of action queries are replayed by the
+/// simulator and must be among the direct engine's outcomes.
 fn differential_with(
     args: &super::gen::GenArgs,
     cases: u64,
     first_seed: u64,
     limit: Option<std::time::Duration>,
 ) -> (u64, u64, u64) {
-    let mut disagreements = 0;
-    let mut skipped = 0;
-    for seed in first_seed..first_seed + cases {
-        let s = Foeman::generate(args, seed);
-        let b = Budget::new();
-        let (done, wait) = std::sync::mpsc::channel::<()>();
-        let timer = limit.map(|t| {
-            let b = b.clone();
-            std::thread::spawn(move || {
-                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(t) {
-                    b.cancel();
-                }
-            })
-        });
-        let answers: Result<Vec<_>, _> =
-            Foeman::engines().iter().map(|e| e.solve(&s, &b)).collect();
-        drop(done);
-        if let Some(t) = timer {
-            let _ = t.join();
-        }
-        let Ok(answers) = answers else {
-            skipped += 1;
-            eprintln!("skipped (over the time limit): seed {seed}");
-            continue;
-        };
-        let b = Budget::new();
-        let mut bad = answers.windows(2).any(|w| w[0] != w[1]);
-        // SAT witnesses of action queries, replayed by the simulator.
-        let n = s.figures.len();
-        let mut qs = vec![Query::WatcherActs, Query::WatcherFirst];
-        if n >= 2 {
-            qs.push(Query::Before(n - 1, 0));
-            qs.push(Query::OnWatch(n - 1));
-        }
-        for q in qs {
-            let w = encode::query(&s, &q, &b).expect("no budget limit");
-            let reachable = answers[0].actions.iter().any(|o| q.holds_actions(o));
-            match w {
-                Some(encode::Witness::Actions(o, r)) => {
-                    bad |= !r.confirmed || !reachable || !answers[0].actions.contains(&o)
-                }
-                None => bad |= reachable,
-                Some(encode::Witness::Sides(_)) => bad = true,
+    let t = crate::harness::seeded::engines_agree::<Foeman>(
+        args,
+        first_seed..first_seed + cases,
+        limit,
+        |_, s, answers| {
+            let b = Budget::new();
+            let mut bad = false;
+            let n = s.figures.len();
+            let mut qs = vec![Query::WatcherActs, Query::WatcherFirst];
+            if n >= 2 {
+                qs.push(Query::Before(n - 1, 0));
+                qs.push(Query::OnWatch(n - 1));
             }
-        }
-        if bad {
-            disagreements += 1;
-            eprintln!("disagreement at seed {seed}:\n{}", Foeman::to_text(&s));
-        }
-    }
-    (cases, disagreements, skipped)
+            for q in qs {
+                let w = encode::query(s, &q, &b).expect("no budget limit");
+                let reachable = answers[0].actions.iter().any(|o| q.holds_actions(o));
+                match w {
+                    Some(encode::Witness::Actions(o, r)) => {
+                        bad |= !r.confirmed || !reachable || !answers[0].actions.contains(&o)
+                    }
+                    None => bad |= reachable,
+                    Some(encode::Witness::Sides(_)) => bad = true,
+                }
+            }
+            bad
+        },
+    );
+    (cases, t.disagreements, t.skipped)
 }
 
 #[test]

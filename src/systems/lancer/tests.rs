@@ -397,44 +397,13 @@ fn differential(
     start: u64,
     limit: std::time::Duration,
 ) -> (u64, u64, u64) {
-    let engines = Lancer::engines();
-    let (mut disagree, mut skipped) = (0, 0);
-    let mut slowest = (std::time::Duration::ZERO, 0);
-    for seed in start..start + cases {
-        if (seed - start).is_multiple_of(10_000) && seed > start {
-            eprintln!(
-                "  {} cases, {disagree} disagreements, {skipped} skipped, slowest seed {} ({:?})",
-                seed - start,
-                slowest.1,
-                slowest.0
-            );
-        }
-        let t0 = std::time::Instant::now();
-        let s = Lancer::generate(args, seed);
-        let budget = Budget::new();
-        let answers: Vec<_> =
-            crate::harness::differential::with_timeout(Some(limit), &budget, || {
-                engines.iter().map(|e| e.solve(&s, &budget)).collect()
-            });
-        let dt = t0.elapsed();
-        if dt > slowest.0 {
-            slowest = (dt, seed);
-        }
-        match (&answers[0], &answers[1]) {
-            (Ok(a), Ok(b)) => {
-                if a != b {
-                    disagree += 1;
-                    eprintln!("seed {seed} disagrees:\n{}", parse::to_text(&s));
-                }
-            }
-            _ => skipped += 1,
-        }
-    }
-    eprintln!(
-        "  slowest case: seed {} ({:?}); {skipped} skipped over {limit:?}",
-        slowest.1, slowest.0
+    let t = crate::harness::seeded::engines_agree::<Lancer>(
+        args,
+        start..start + cases,
+        Some(limit),
+        |_, _, _| false,
     );
-    (cases - skipped, disagree, skipped)
+    (t.compared, t.disagreements, t.skipped)
 }
 
 #[test]
@@ -501,17 +470,7 @@ fn fuzz_long() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
-    let var = |k: &str, d: u8| {
-        std::env::var(k)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(d)
-    };
-    let args = GenArgs {
-        units: var("LANCER_FUZZ_UNITS", 3),
-        reactions: var("LANCER_FUZZ_REACTIONS", 3),
-        depth: var("LANCER_FUZZ_DEPTH", 2),
-    };
+    let args = fuzz_args_from_env();
     let secs: u64 = std::env::var("LANCER_FUZZ_CASE_SECS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -533,18 +492,23 @@ fn print_generated() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
+    print!("{}", parse::to_text(&generate(&fuzz_args_from_env(), seed)));
+}
+
+/// The generator's knobs of the ignored fuzz runs: `LANCER_FUZZ_UNITS` (default 3),
+/// `LANCER_FUZZ_REACTIONS` (3), `LANCER_FUZZ_DEPTH` (2).
+fn fuzz_args_from_env() -> GenArgs {
     let var = |k: &str, d: u8| {
         std::env::var(k)
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(d)
     };
-    let args = GenArgs {
+    GenArgs {
         units: var("LANCER_FUZZ_UNITS", 3),
         reactions: var("LANCER_FUZZ_REACTIONS", 3),
         depth: var("LANCER_FUZZ_DEPTH", 2),
-    };
-    print!("{}", parse::to_text(&generate(&args, seed)));
+    }
 }
 
 #[test]

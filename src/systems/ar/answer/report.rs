@@ -3,7 +3,8 @@
 //! JSON renderings.
 //!
 //! Invariants: probabilities are exact reduced fractions that sum to 1; every list in the
-//! JSON is in a deterministic order (ids sorted as strings); rendering never changes the
+//! JSON is in a deterministic order (ids sorted as strings), every effect list of the human
+//! report in file order ([`names`]); rendering never changes the
 //! analysis. This module returns strings and values; only `cli` prints.
 
 use crate::systems::ar::night::model::Player;
@@ -303,10 +304,13 @@ pub fn deaths_words(dead: &[String]) -> String {
     }
 }
 
-/// Effects by name (`Goon kill Cop [e1]`), comma-separated, or `none`.
+/// Effects by name (`Goon kill Cop [e1]`), comma-separated, or `none`. They are listed
+/// in file order: declared effects in the order the night declares them (a universe keeps
+/// that order, a component's or piece's too), then created effects in the universe's
+/// order, as the effects list and the explanation list them.
 pub fn names(u: &Universe, ix: impl Iterator<Item = usize>) -> String {
     let mut v: Vec<usize> = ix.collect();
-    v.sort_by(|&a, &b| u.effects[a].id.cmp(&u.effects[b].id));
+    v.sort_unstable();
     if v.is_empty() {
         return "none".to_string();
     }
