@@ -9,6 +9,7 @@ use super::search::{distribution, plan, reachable};
 use super::simulate::{challenge, Driver, Query};
 use super::system::Ff8;
 use crate::systems::spec::{Budget, System};
+use crate::text::test_util::{error_table, Case};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -507,7 +508,7 @@ fn fuzz_engines_agree() {
 
 #[test]
 fn parse_errors_are_located() {
-    let cases: &[(&str, usize, usize, &str)] = &[
+    let cases: &[Case] = &[
         ("rules Balamb Open", 1, 1, "missing `:`"),
         ("rules Balam: Open", 1, 7, "unknown region `Balam`"),
         ("rules Balamb: Open, Sam", 1, 21, "unknown rule `Sam`"),
@@ -544,10 +545,7 @@ fn parse_errors_are_located() {
             "listed twice",
         ),
     ];
-    for &(text, line, col, frag) in cases {
-        let r = parse_ff8(text, Path::new("t.ff8"));
-        crate::text::source::assert_first_error(text, r, (line, col, frag));
-    }
+    error_table(cases, |text| parse_ff8(text, Path::new("t.ff8")));
 }
 
 #[test]

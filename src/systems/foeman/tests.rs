@@ -8,6 +8,7 @@ use super::search::{self, Query};
 use super::system::Foeman;
 use super::{encode, parse};
 use crate::systems::spec::{Budget, System};
+use crate::text::test_util::{error_table, Case};
 use num_rational::BigRational;
 use std::path::Path;
 
@@ -305,7 +306,7 @@ fn sat_queries_agree_with_the_enumeration() {
 }
 
 /// (line, expected line:col, message fragment)
-const BAD: &[(&str, usize, usize, &str)] = &[
+const BAD: &[Case] = &[
     ("side", 1, 1, "needs a name"),
     ("side A", 1, 6, "no `ini`"),
     ("side A ini x", 1, 12, "initiative `x`"),
@@ -510,10 +511,7 @@ fn eight_tied_figures_answer_quickly() {
 
 #[test]
 fn parser_errors_are_located() {
-    for &(text, line, col, frag) in BAD {
-        let r = parse::parse(Path::new("bad.foeman"), text);
-        crate::text::source::assert_first_error(text, r, (line, col, frag));
-    }
+    error_table(BAD, |text| parse::parse(Path::new("bad.foeman"), text));
 }
 
 #[test]
