@@ -644,6 +644,37 @@ fn quoted(words: &[&str]) -> String {
     }
 }
 
+/// The name a `char` or `action` line (`ws`) declares, a `what` name, and whether it
+/// follows [`NAMES`]; `None` when it is missing. Either problem is reported.
+fn declared_name<'a>(
+    cx: &mut Sink<'_>,
+    line: usize,
+    ws: &[Word<'a>],
+    end_col: usize,
+    what: &str,
+) -> Option<(Word<'a>, bool)> {
+    let Some(&name) = ws.get(1) else {
+        cx.err(
+            line,
+            end_col,
+            format!("missing {what} name after `{}`", ws[0].text),
+        );
+        return None;
+    };
+    let ok = is_valid_name(name.text);
+    if !ok {
+        cx.err(
+            line,
+            name.col,
+            format!(
+                "invalid {what} name `{}` (names are ASCII letters, digits and `_`)",
+                name.text
+            ),
+        );
+    }
+    Some((name, ok))
+}
+
 /// A `char` line: `char NAME team TEAM [mime] [critical-quick|counter-magic] [ct N]`.
 /// `None` when the name itself is unusable (reported).
 fn read_char<'a>(
@@ -652,22 +683,8 @@ fn read_char<'a>(
     ws: &[Word<'a>],
     end_col: usize,
 ) -> Option<RawChar<'a>> {
-    let Some(&name) = ws.get(1) else {
-        cx.err(line, end_col, "missing character name after `char`");
-        return None;
-    };
-    let mut ok = true;
-    if !is_valid_name(name.text) {
-        cx.err(
-            line,
-            name.col,
-            format!(
-                "invalid character name `{}` (names are ASCII letters, digits and `_`)",
-                name.text
-            ),
-        );
-        ok = false;
-    } else if name.text == "miss" || name.text == "end" {
+    let (name, mut ok) = declared_name(cx, line, ws, end_col, "character")?;
+    if ok && (name.text == "miss" || name.text == "end") {
         let why = if name.text == "miss" {
             "it is the empty target list"
         } else {
@@ -795,22 +812,8 @@ fn read_action<'a>(
     ws: &[Word<'a>],
     end_col: usize,
 ) -> Option<RawAction<'a>> {
-    let Some(&name) = ws.get(1) else {
-        cx.err(line, end_col, "missing action name after `action`");
-        return None;
-    };
-    let mut ok = true;
-    if !is_valid_name(name.text) {
-        cx.err(
-            line,
-            name.col,
-            format!(
-                "invalid action name `{}` (names are ASCII letters, digits and `_`)",
-                name.text
-            ),
-        );
-        ok = false;
-    } else if ["wait", "cq", "mcq", "mqs", "miss"].contains(&name.text) {
+    let (name, mut ok) = declared_name(cx, line, ws, end_col, "action")?;
+    if ok && ["wait", "cq", "mcq", "mqs", "miss"].contains(&name.text) {
         cx.err(
             line,
             name.col,
@@ -820,7 +823,7 @@ fn read_action<'a>(
             ),
         );
         ok = false;
-    } else if ActionKind::builtins().iter().any(|k| k.name == name.text) {
+    } else if ok && ActionKind::builtins().iter().any(|k| k.name == name.text) {
         cx.err(
             line,
             name.col,
