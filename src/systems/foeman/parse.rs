@@ -286,15 +286,13 @@ fn plan_sets(words: &[Word]) -> Result<Vec<Vec<Decl>>, (Option<usize>, String)> 
     }
     let mut items = Vec::new();
     for t in words {
-        let mut col = t.col;
-        for (k, part) in t.text.split('|').enumerate() {
+        for (k, p) in lex::pieces(t.text, t.col, '|').into_iter().enumerate() {
             if k > 0 {
-                items.push(Item::Bar(col - 1));
+                items.push(Item::Bar(p.sep_col));
             }
-            if !part.is_empty() {
-                items.push(Item::Part(part, col));
+            if !p.text.is_empty() {
+                items.push(Item::Part(p.text, p.col));
             }
-            col += part.chars().count() + 1;
         }
     }
     let mut sets: Vec<Vec<Decl>> = Vec::new();
