@@ -67,7 +67,7 @@
 //! as a whole, its `{`).
 
 use super::model::{ActionKind, Effect, Ensemble, Kind, Player, Span};
-use crate::text::lex::{self, strip_bom, NotACount};
+use crate::text::lex::{self, strip_bom, Located, NotACount};
 use crate::text::{ParseErrors, Sink};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -479,7 +479,7 @@ struct NightWords<'w> {
     targets: Vec<(usize, &'w str)>,
     /// The priority, or the column and message of a bad one (the line is still
     /// validated).
-    priority: Result<Option<u32>, (usize, String)>,
+    priority: Result<Option<u32>, Located>,
 }
 
 /// Splits an effect line's words; `Err((column, message))` on a syntax error.
@@ -487,7 +487,7 @@ fn night_effect<'w>(
     ws: &[(usize, &'w str)],
     end_col: usize,
     has_id: bool,
-) -> Result<NightWords<'w>, (usize, String)> {
+) -> Result<NightWords<'w>, Located> {
     if let Some(&(c, _)) = ws.iter().find(|(_, w)| *w == "@") {
         return Err((
             c,
