@@ -513,6 +513,9 @@ const PARSE_ERRORS: &[Case] = &[
     ("rules Balam: Open", 1, 7, "unknown region `Balam`"),
     ("rules Balamb: Open, Sam", 1, 21, "unknown rule `Sam`"),
     ("rules Balamb: Open, Open", 1, 21, "listed twice"),
+    // A blank part is located where it starts (column 20, after the comma at 19), not at
+    // the next comma (22).
+    ("rules Balamb: Open,  , Same", 1, 20, "unknown rule ``"),
     ("trade Dollet: Half", 1, 15, "unknown trade rule"),
     ("trading: 11", 1, 10, "0..=10"),
     ("points: 251", 1, 9, "0..=250"),
