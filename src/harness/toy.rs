@@ -3,7 +3,7 @@
 //! left) and planted ones ([`Sleeper`], [`Hoarder`], [`WrongOnSeven`]) let the tests see every verdict.
 
 use crate::systems::spec::{Budget, Engine, Interrupted, System};
-use crate::text::{ParseError, ParseErrors};
+use crate::text::{lex, ParseErrors, Sink};
 use rand::{Rng, SeedableRng};
 use serde_json::json;
 use std::path::Path;
@@ -92,26 +92,17 @@ impl System for Toy {
     type GenArgs = ToyGen;
 
     fn parse(file: &Path, text: &str) -> Result<Vec<u32>, ParseErrors> {
+        let mut sink = Sink::new(text, file);
         let mut out = Vec::new();
-        for (ln, line) in text.lines().enumerate() {
-            let code = line.split('#').next().unwrap_or_default();
-            let mut col = 1;
-            for word in code.split(' ') {
-                if !word.is_empty() {
-                    out.push(word.parse().map_err(|_| {
-                        ParseErrors(vec![ParseError {
-                            file: file.to_path_buf(),
-                            line: ln + 1,
-                            col,
-                            message: format!("`{word}` is not a number"),
-                            source_line: line.to_string(),
-                        }])
-                    })?);
+        for ln in 1..=sink.line_count() {
+            for w in lex::line_words(sink.line_text(ln)) {
+                match lex::number(w.text, ..) {
+                    Some(n) => out.push(n),
+                    None => sink.err(ln, w.col, format!("`{}` is not a number", w.text)),
                 }
-                col += word.chars().count() + 1;
             }
         }
-        Ok(out)
+        sink.finish().map(|()| out)
     }
     fn to_text(i: &Vec<u32>) -> String {
         let words: Vec<String> = i.iter().map(u32::to_string).collect();

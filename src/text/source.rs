@@ -123,53 +123,6 @@ impl fmt::Display for ParseErrors {
     }
 }
 
-/// Test helper: `e` renders as `error: MESSAGE`, a `--> FILE:LINE:COL` line naming its
-/// real position, and a caret.
-#[cfg(test)]
-pub(crate) fn assert_well_rendered(e: &ParseError) {
-    let shown = e.to_string();
-    assert!(shown.starts_with("error: "), "{shown}");
-    let at = format!("--> {}:{}:{}", e.file.display(), e.line, e.col);
-    assert!(shown.contains(&at), "{shown}");
-    assert!(shown.trim_end().ends_with('^'), "{shown}");
-}
-
-/// Test helper for table-driven parser tests: `result` (the parse of `input`) fails, and
-/// its first error is at `line`:`col`, mentions `fragment`, and renders well.
-#[cfg(test)]
-pub(crate) fn assert_first_error<T: fmt::Debug>(
-    input: &str,
-    result: Result<T, ParseErrors>,
-    (line, col, fragment): (usize, usize, &str),
-) {
-    let errs = result.expect_err(input);
-    let first = &errs.0[0];
-    assert_eq!(
-        (first.line, first.col),
-        (line, col),
-        "{input:?}: got {}",
-        first.message
-    );
-    assert!(
-        first.message.contains(fragment),
-        "{input:?}: `{}` lacks `{fragment}`",
-        first.message
-    );
-    assert_well_rendered(first);
-}
-
-/// Test helper: what any parser must say about `bytes` that are not UTF-8: exactly one
-/// error, located on a line of the (lossily decoded) text, and renderable.
-#[cfg(test)]
-pub(crate) fn assert_invalid_utf8_error(bytes: &[u8], errs: &ParseErrors) {
-    assert_eq!(errs.0.len(), 1, "{errs}");
-    let e = &errs.0[0];
-    let lossy = String::from_utf8_lossy(bytes);
-    assert!(e.line >= 1 && e.col >= 1, "{e:?}");
-    assert!(e.line <= super::lex::lines(&lossy).count(), "{e:?}");
-    assert_well_rendered(e);
-}
-
 /// Failure to load an input file: it could not be read, or it is invalid.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {

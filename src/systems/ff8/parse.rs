@@ -10,7 +10,7 @@
 //! set).
 
 use super::model::*;
-use crate::text::lex::Columns;
+use crate::text::lex::{self, Columns, Located};
 use crate::text::{ParseErrors, Sink};
 use std::collections::HashSet;
 use std::path::Path;
@@ -30,33 +30,35 @@ fn col_of(line: &Columns, sub: &str) -> usize {
     line.col_of(sub)
 }
 
-/// Splits `p` on `sep`, trimming each part (columns kept).
-fn split<'a>(line: &Columns<'a>, p: Piece<'a>, sep: char) -> Vec<Piece<'a>> {
-    p.text
-        .split(sep)
-        .map(|t| {
-            let t2 = t.trim();
-            let text = if t2.is_empty() { t } else { t2 };
-            Piece {
-                text: t2,
-                col: col_of(line, if t2.is_empty() { text } else { t2 }),
-            }
+impl<'a> From<lex::Word<'a>> for Piece<'a> {
+    fn from(w: lex::Word<'a>) -> Piece<'a> {
+        Piece {
+            text: w.text,
+            col: w.col,
+        }
+    }
+}
+
+/// Splits `p` on `sep`, trimming each part (an empty part is located at its start).
+fn split(p: Piece<'_>, sep: char) -> Vec<Piece<'_>> {
+    lex::pieces(p.text, p.col, sep)
+        .into_iter()
+        .map(|q| Piece {
+            text: q.text,
+            col: if q.text.is_empty() { q.raw_col } else { q.col },
         })
         .collect()
 }
 
 /// Splits on whitespace.
-fn words<'a>(line: &Columns<'a>, p: Piece<'a>) -> Vec<Piece<'a>> {
-    p.text
-        .split_whitespace()
-        .map(|w| Piece {
-            text: w,
-            col: col_of(line, w),
-        })
+fn words(p: Piece<'_>) -> Vec<Piece<'_>> {
+    lex::words(p.text, p.col)
+        .into_iter()
+        .map(Piece::from)
         .collect()
 }
 
-type R<T> = Result<T, (usize, String)>;
+type R<T> = Result<T, Located>;
 
 fn region(p: Piece) -> R<Region> {
     Region::from_name(p.text).ok_or_else(|| {
@@ -95,16 +97,16 @@ fn trade(p: Piece) -> R<Trade> {
 }
 
 fn number(p: Piece, max: usize, what: &str) -> R<usize> {
-    match p.text.parse::<usize>() {
-        Ok(n) if n <= max => Ok(n),
-        _ => Err((
+    match lex::number(p.text, 0..=max) {
+        Some(n) => Ok(n),
+        None => Err((
             p.col,
             format!("{what} must be a whole number 0..={max}, not `{}`", p.text),
         )),
     }
 }
 
-fn ruleset(line: &Columns, p: Piece) -> R<RuleSet> {
+fn ruleset(p: Piece) -> R<RuleSet> {
     if p.text.is_empty() {
         return Err((p.col, "expected a list of rules (or `none`)".into()));
     }
@@ -112,7 +114,7 @@ fn ruleset(line: &Columns, p: Piece) -> R<RuleSet> {
         return Ok(RuleSet::EMPTY);
     }
     let mut set = RuleSet::EMPTY;
-    for part in split(line, p, ',') {
+    for part in split(p, ',') {
         let r = rule(part)?;
         if set.has(r) {
             return Err((part.col, format!("rule {r} listed twice")));
@@ -122,12 +124,11 @@ fn ruleset(line: &Columns, p: Piece) -> R<RuleSet> {
     Ok(set)
 }
 
-fn one<'a>(line: &Columns<'a>, p: Piece<'a>, what: &str) -> R<Piece<'a>> {
-    let w = words(line, p);
-    match w.as_slice() {
-        [x] => Ok(*x),
-        [] => Err((p.col, format!("expected {what}"))),
-        [_, y, ..] => Err((y.col, format!("unexpected `{}` after {what}", y.text))),
+fn one<'a>(p: Piece<'a>, what: &str) -> R<Piece<'a>> {
+    match lex::single(p.text, p.col) {
+        Ok(Some(x)) => Ok(x.into()),
+        Ok(None) => Err((p.col, format!("expected {what}"))),
+        Err(y) => Err((y.col, format!("unexpected `{}` after {what}", y.text))),
     }
 }
 
@@ -147,14 +148,14 @@ fn carried(line: &Columns, p: Piece) -> R<Carried> {
         col: col_of(line, reg.trim_start()),
     };
     Ok(Carried {
-        rules: ruleset(line, rules_part)?,
-        origin: region(one(line, reg_p, "a region")?)?,
+        rules: ruleset(rules_part)?,
+        origin: region(one(reg_p, "a region")?)?,
     })
 }
 
 /// `REGION [queen] ACTION`.
-fn choice(line: &Columns, p: Piece) -> R<Choice> {
-    let w = words(line, p);
+fn choice(p: Piece) -> R<Choice> {
+    let w = words(p);
     let (reg, opp, act) = match w.as_slice() {
         [r, a] => (*r, Opponent::Player, *a),
         [r, o, a] => {
@@ -201,8 +202,8 @@ fn choice(line: &Columns, p: Piece) -> R<Choice> {
     })
 }
 
-fn atom(line: &Columns, p: Piece) -> R<Atom> {
-    let w = words(line, p);
+fn atom(p: Piece) -> R<Atom> {
+    let w = words(p);
     let bad = || {
         (
             p.col,
@@ -231,7 +232,7 @@ fn atom(line: &Columns, p: Piece) -> R<Atom> {
     match norm(w[1].text).as_str() {
         "has" => Ok(Atom::Has(reg, rule(rest)?)),
         "lacks" => Ok(Atom::Lacks(reg, rule(rest)?)),
-        "trade" => Ok(Atom::TradeIs(reg, trade(one(line, rest, "a trade rule")?)?)),
+        "trade" => Ok(Atom::TradeIs(reg, trade(one(rest, "a trade rule")?)?)),
         _ => Err((
             w[1].col,
             format!("expected `has`, `lacks` or `trade`, not `{}`", w[1].text),
@@ -257,10 +258,7 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
         }
         let lno = i + 1;
         let text = sink.line_text(lno);
-        let content = match text.find('#') {
-            Some(k) => &text[..k],
-            None => text,
-        };
+        let content = lex::code(text);
         if content.trim().is_empty() {
             continue;
         }
@@ -286,7 +284,7 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
                 col_of(line, vt)
             },
         };
-        let kw = words(line, key_p);
+        let kw = words(key_p);
         let key = kw
             .first()
             .map(|w| w.text.to_ascii_lowercase())
@@ -316,19 +314,19 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
             match key.as_str() {
                 "rules" => {
                     let r = region(kw[1])?;
-                    st.rules[r.id()] = ruleset(line, value)?;
+                    st.rules[r.id()] = ruleset(value)?;
                 }
                 "trade" => {
                     let r = region(kw[1])?;
-                    st.trade[r.id()] = trade(one(line, value, "a trade rule")?)?;
+                    st.trade[r.id()] = trade(one(value, "a trade rule")?)?;
                 }
                 "carried" => st.carried[0] = carried(line, value)?,
                 "carried2" => st.carried[1] = carried(line, value)?,
-                "spread-from" => st.spread_from = region(one(line, value, "a region")?)?,
-                "trading" => st.amount = number(one(line, value, "a number")?, 10, "the amount of trading")? as u8,
-                "points" => st.points = number(one(line, value, "a number")?, 250, "trade rule points")? as u8,
+                "spread-from" => st.spread_from = region(one(value, "a region")?)?,
+                "trading" => st.amount = number(one(value, "a number")?, 10, "the amount of trading")? as u8,
+                "points" => st.points = number(one(value, "a number")?, 250, "trade rule points")? as u8,
                 "queen" => {
-                    let w = words(line, value);
+                    let w = words(value);
                     match w.as_slice() {
                         [r, t] => {
                             st.queen = region(*r)?;
@@ -338,10 +336,10 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
                         [_, _, x, ..] => return Err((x.col, format!("unexpected `{}`", x.text))),
                     }
                 }
-                "current" => st.current = region(one(line, value, "a region")?)?,
+                "current" => st.current = region(one(value, "a region")?)?,
                 "allow" => {
                     let mut v = Vec::new();
-                    for p in split(line, value, ',') {
+                    for p in split(value, ',') {
                         let r = region(p)?;
                         if v.contains(&r) {
                             return Err((p.col, format!("region {r} listed twice")));
@@ -352,17 +350,17 @@ pub fn parse_ff8(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
                     allowed = Some(v);
                 }
                 "bound" => {
-                    let b = number(one(line, value, "a number")?, MAX_BOUND, "the bound")?;
+                    let b = number(one(value, "a number")?, MAX_BOUND, "the bound")?;
                     bound = Some((lno, value.col, b));
                 }
                 "challenge" => {
-                    let c = choice(line, value)?;
+                    let c = choice(value)?;
                     challenges.push((lno, value.col, c));
                 }
                 "goal" => {
                     let mut atoms = Vec::new();
-                    for p in split(line, value, '&') {
-                        atoms.push(atom(line, p)?);
+                    for p in split(value, '&') {
+                        atoms.push(atom(p)?);
                     }
                     goal = Some(Goal(atoms));
                 }

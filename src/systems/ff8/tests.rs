@@ -9,6 +9,7 @@ use super::search::{distribution, plan, reachable};
 use super::simulate::{challenge, Driver, Query};
 use super::system::Ff8;
 use crate::systems::spec::{Budget, System};
+use crate::text::test_util::{error_table, Case};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -483,49 +484,37 @@ fn fuzz_engines_agree() {
     assert_eq!(bad, 0);
 }
 
+/// `.ff8` lines and the one error each gives: (input, line, column, message fragment).
+#[rustfmt::skip]
+const PARSE_ERRORS: &[Case] = &[
+    ("rules Balamb Open", 1, 1, "missing `:`"),
+    ("rules Balam: Open", 1, 7, "unknown region `Balam`"),
+    ("rules Balamb: Open, Sam", 1, 21, "unknown rule `Sam`"),
+    ("rules Balamb: Open, Open", 1, 21, "listed twice"),
+    // A blank part is located where it starts (column 20, after the comma at 19), not at
+    // the next comma (22).
+    ("rules Balamb: Open,  , Same", 1, 20, "unknown rule ``"),
+    ("trade Dollet: Half", 1, 15, "unknown trade rule"),
+    ("trading: 11", 1, 10, "0..=10"),
+    ("points: 251", 1, 9, "0..=250"),
+    ("points: 3 4", 1, 11, "unexpected `4`"),
+    ("queen: Dollet", 1, 8, "queen: REGION TRADE"),
+    ("carried: Open", 1, 10, "RULES from REGION"),
+    ("carried: Open from Nowhere", 1, 20, "unknown region"),
+    ("challenge: Balamb dance", 1, 19, "unknown action"),
+    ("challenge: Balamb play-lv8", 1, 19, "needs `queen`"),
+    ("challenge: Dollet queen play", 1, 12, "the Queen is in Balamb"),
+    ("goal: Balamb owns Open", 1, 14, "expected `has`"),
+    ("goal: queen at Dollet", 1, 7, "queen in REGION"),
+    ("colour: red", 1, 1, "unknown key"),
+    ("bound: 1\nbound: 2", 2, 1, "given twice"),
+    ("bound: 2\nchallenge: Balamb play", 1, 8, "the bound 2 is more than the 1 `challenge:` line(s)"),
+    ("# comment\n\n  allow: Balamb, Balamb", 3, 18, "listed twice"),
+];
+
 #[test]
 fn parse_errors_are_located() {
-    let cases: &[(&str, usize, usize, &str)] = &[
-        ("rules Balamb Open", 1, 1, "missing `:`"),
-        ("rules Balam: Open", 1, 7, "unknown region `Balam`"),
-        ("rules Balamb: Open, Sam", 1, 21, "unknown rule `Sam`"),
-        ("rules Balamb: Open, Open", 1, 21, "listed twice"),
-        ("trade Dollet: Half", 1, 15, "unknown trade rule"),
-        ("trading: 11", 1, 10, "0..=10"),
-        ("points: 251", 1, 9, "0..=250"),
-        ("points: 3 4", 1, 11, "unexpected `4`"),
-        ("queen: Dollet", 1, 8, "queen: REGION TRADE"),
-        ("carried: Open", 1, 10, "RULES from REGION"),
-        ("carried: Open from Nowhere", 1, 20, "unknown region"),
-        ("challenge: Balamb dance", 1, 19, "unknown action"),
-        ("challenge: Balamb play-lv8", 1, 19, "needs `queen`"),
-        (
-            "challenge: Dollet queen play",
-            1,
-            12,
-            "the Queen is in Balamb",
-        ),
-        ("goal: Balamb owns Open", 1, 14, "expected `has`"),
-        ("goal: queen at Dollet", 1, 7, "queen in REGION"),
-        ("colour: red", 1, 1, "unknown key"),
-        ("bound: 1\nbound: 2", 2, 1, "given twice"),
-        (
-            "bound: 2\nchallenge: Balamb play",
-            1,
-            8,
-            "the bound 2 is more than the 1 `challenge:` line(s)",
-        ),
-        (
-            "# comment\n\n  allow: Balamb, Balamb",
-            3,
-            18,
-            "listed twice",
-        ),
-    ];
-    for &(text, line, col, frag) in cases {
-        let r = parse_ff8(text, Path::new("t.ff8"));
-        crate::text::source::assert_first_error(text, r, (line, col, frag));
-    }
+    error_table(PARSE_ERRORS, |text| parse_ff8(text, Path::new("t.ff8")));
 }
 
 #[test]

@@ -54,7 +54,7 @@ use super::model::{
     ActionId, ActionKind, Body, CharId, Character, ExpectedOrder, Flag, Line, LineKind, LogLine,
     Menus, QuickChoice, Reaction, Scenario, SlowAction, DEFAULT_BOUND, MAX_BOUND,
 };
-use crate::text::lex::{words, Word};
+use crate::text::lex::{self, words, Located, NameRule, NotACount, Piece, Word};
 use crate::text::{decode_utf8, read_limited, Sink};
 use crate::text::{LoadError, ParseErrors};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -82,10 +82,10 @@ const CHAR_ATTRIBUTES: &[&str] = &["team", "mime", "critical-quick", "counter-ma
 
 /// Parses and validates an `.fft` file's text. `file` is only used in error messages.
 pub fn parse_fft(src: &str, file: &Path) -> Result<Scenario, ParseErrors> {
-    let mut cx = Cx::new(src, file);
+    let mut cx = Sink::new(src, file);
     let raw = read(&mut cx);
     let sc = build(&mut cx, raw);
-    cx.sink.finish().map(|()| sc)
+    cx.finish().map(|()| sc)
 }
 
 /// Like [`parse_fft`] on raw bytes (for example standard input): content that is not
@@ -124,9 +124,16 @@ pub fn default_mime_targets(n: usize) -> Vec<Vec<CharId>> {
     (0..n).map(|c| vec![c]).collect()
 }
 
+/// The name rule of `.fft` files: ASCII letters, digits and `_` (`-`, `,`, `|`, `:` and
+/// `.` belong to the notation: `A - qs - B,C`, `next-cr A, ...`).
+pub const NAMES: NameRule = NameRule {
+    unicode: false,
+    punct: "",
+};
+
 /// Whether `s` can be a character, team or action name: `[A-Za-z0-9_]+`.
 pub fn is_valid_name(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    NAMES.is_name(s)
 }
 
 /// Writes a scenario as an `.fft` file: the `char` lines, `action` lines for the kinds
@@ -296,30 +303,6 @@ pub fn to_fft(sc: &Scenario) -> String {
 // Source positions, words, pieces and the error sink
 // ---------------------------------------------------------------------------------------
 
-/// The source's lines and the errors found so far, in the shared sink (which applies the
-/// byte-order-mark and line-ending policy of every format).
-struct Cx<'a> {
-    sink: Sink<'a>,
-}
-
-impl<'a> Cx<'a> {
-    fn new(src: &'a str, file: &'a Path) -> Cx<'a> {
-        Cx {
-            sink: Sink::new(src, file),
-        }
-    }
-
-    /// Whether no more errors are wanted.
-    fn full(&self) -> bool {
-        self.sink.full()
-    }
-
-    /// Records an error at a 1-based line and column.
-    fn err(&mut self, line: usize, col: usize, message: impl Into<String>) {
-        self.sink.err(line, col, message);
-    }
-}
-
 /// A scenario's characters and action kinds with their names indexed, so that every name
 /// in the file is looked up in constant time (parsing stays linear in the file). Reads as
 /// the scenario otherwise.
@@ -366,80 +349,30 @@ impl std::ops::Deref for Known<'_> {
     }
 }
 
-/// The part of a line before its comment (`#`) or commentary (`{`).
+/// The part of a line before its comment (`#`, [`lex::code`]) or commentary (`{`).
 fn code_of(line: &str) -> &str {
-    line.find(['#', '{']).map_or(line, |p| &line[..p])
+    let code = lex::code(line);
+    code.find('{').map_or(code, |p| &code[..p])
 }
-
-/// A part of a text between separators, trimmed.
-#[derive(Clone, Copy, Debug)]
-struct Piece<'a> {
-    /// Column of the separator before the piece (0 for the first piece).
-    sep_col: usize,
-    /// Column of the trimmed text; for an empty piece, of the next separator (or just
-    /// past the end of the text).
-    col: usize,
-    text: &'a str,
-}
-
-/// Splits `code` (first character at column `base`) at every `sep`.
-fn pieces(code: &str, base: usize, sep: char) -> Vec<Piece<'_>> {
-    fn piece(raw: &str, start_col: usize, end_col: usize, sep_col: usize) -> Piece<'_> {
-        let text = raw.trim();
-        let lead = raw.len() - raw.trim_start().len();
-        let col = if text.is_empty() {
-            end_col
-        } else {
-            start_col + raw[..lead].chars().count()
-        };
-        Piece { sep_col, col, text }
-    }
-    let mut out = Vec::new();
-    let (mut start_b, mut start_col, mut sep_col) = (0, base, 0);
-    let mut col = base;
-    for (b, c) in code.char_indices() {
-        if c == sep {
-            out.push(piece(&code[start_b..b], start_col, col, sep_col));
-            sep_col = col;
-            start_b = b + c.len_utf8();
-            start_col = col + 1;
-        }
-        col += 1;
-    }
-    out.push(piece(&code[start_b..], start_col, col, sep_col));
-    out
-}
-
-/// A located error: column and message.
-type Located = (usize, String);
 
 /// The single word of a non-empty piece (an error at the second word otherwise).
 fn single_word<'a>(p: &Piece<'a>, hint: &str) -> Result<&'a str, Located> {
-    let ws = words(p.text, p.col);
-    match ws.get(1) {
-        None => Ok(p.text),
-        Some(w) => Err((w.col, format!("unexpected `{}`{hint}", w.text))),
+    match lex::single(p.text, p.col) {
+        Ok(_) => Ok(p.text),
+        Err(w) => Err((w.col, format!("unexpected `{}`{hint}", w.text))),
     }
 }
 
 /// The value of a decimal count (`digits` only) of at most `max`, or why it is not one.
 fn count<T>(text: &str, max: T) -> Result<T, String>
 where
-    T: std::str::FromStr + std::fmt::Display + PartialOrd,
+    T: std::str::FromStr + std::fmt::Display + PartialOrd + Copy,
 {
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        match text.parse::<T>() {
-            Ok(n) if n <= max => Ok(n),
-            _ => Err(format!("it is too large (the maximum is {max})")),
-        }
-    } else if text.len() > 1
-        && text.starts_with('-')
-        && text[1..].bytes().all(|b| b.is_ascii_digit())
-    {
-        Err("it can not be negative".into())
-    } else {
-        Err("expected a non-negative integer".into())
-    }
+    lex::count(text, max).map_err(|why| match why {
+        NotACount::TooLarge => format!("it is too large (the maximum is {max})"),
+        NotACount::Negative => "it can not be negative".into(),
+        NotACount::NotDigits => "expected a non-negative integer".into(),
+    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -486,7 +419,7 @@ struct Override<'a> {
 /// Splits the text after a menu keyword into a per-character override (`NAME: ...`), or
 /// returns `None` for a global menu line (no colon). A missing or multi-word name is
 /// reported (and the override keeps no name).
-fn read_override<'a>(cx: &mut Cx<'_>, rest: Rest<'a>, key: &str) -> Option<Override<'a>> {
+fn read_override<'a>(cx: &mut Sink<'_>, rest: Rest<'a>, key: &str) -> Option<Override<'a>> {
     let colon = rest.code.find(':')?;
     let before = &rest.code[..colon];
     let colon_col = rest.base + before.chars().count();
@@ -541,18 +474,18 @@ struct Raw<'a> {
     log: Option<Vec<(usize, &'a str)>>,
 }
 
-fn read<'a>(cx: &mut Cx<'a>) -> Raw<'a> {
+fn read<'a>(cx: &mut Sink<'a>) -> Raw<'a> {
     let mut raw = Raw::default();
     // `Some((line, col, keep))` inside a log section.
     let mut in_log: Option<(usize, usize, bool)> = None;
     let mut log_line: Option<usize> = None;
     let mut single: HashMap<&'static str, usize> = HashMap::new();
-    for i in 0..cx.sink.line_count() {
+    for i in 0..cx.line_count() {
         if cx.full() {
             break;
         }
         let lineno = i + 1;
-        let text = cx.sink.line_text(lineno);
+        let text = cx.line_text(lineno);
         let code = code_of(text);
         let ws = words(code, 1);
         let Some(&kw) = ws.first() else {
@@ -581,7 +514,7 @@ fn read<'a>(cx: &mut Cx<'a>) -> Raw<'a> {
             code: &code[kw.byte + kw.text.len()..],
             base: kw.end_col(),
         };
-        let mut once = |cx: &mut Cx<'a>, key: &'static str| -> bool {
+        let mut once = |cx: &mut Sink<'a>, key: &'static str| -> bool {
             if let Some(first) = single.get(key) {
                 cx.err(
                     lineno,
@@ -711,30 +644,47 @@ fn quoted(words: &[&str]) -> String {
     }
 }
 
-/// A `char` line: `char NAME team TEAM [mime] [critical-quick|counter-magic] [ct N]`.
-/// `None` when the name itself is unusable (reported).
-fn read_char<'a>(
-    cx: &mut Cx<'_>,
+/// The name a `char` or `action` line (`ws`) declares, a `what` name, and whether it
+/// follows [`NAMES`]; `None` when it is missing. Either problem is reported.
+fn declared_name<'a>(
+    cx: &mut Sink<'_>,
     line: usize,
     ws: &[Word<'a>],
     end_col: usize,
-) -> Option<RawChar<'a>> {
+    what: &str,
+) -> Option<(Word<'a>, bool)> {
     let Some(&name) = ws.get(1) else {
-        cx.err(line, end_col, "missing character name after `char`");
+        cx.err(
+            line,
+            end_col,
+            format!("missing {what} name after `{}`", ws[0].text),
+        );
         return None;
     };
-    let mut ok = true;
-    if !is_valid_name(name.text) {
+    let ok = is_valid_name(name.text);
+    if !ok {
         cx.err(
             line,
             name.col,
             format!(
-                "invalid character name `{}` (names are ASCII letters, digits and `_`)",
+                "invalid {what} name `{}` (names are ASCII letters, digits and `_`)",
                 name.text
             ),
         );
-        ok = false;
-    } else if name.text == "miss" || name.text == "end" {
+    }
+    Some((name, ok))
+}
+
+/// A `char` line: `char NAME team TEAM [mime] [critical-quick|counter-magic] [ct N]`.
+/// `None` when the name itself is unusable (reported).
+fn read_char<'a>(
+    cx: &mut Sink<'_>,
+    line: usize,
+    ws: &[Word<'a>],
+    end_col: usize,
+) -> Option<RawChar<'a>> {
+    let (name, mut ok) = declared_name(cx, line, ws, end_col, "character")?;
+    if ok && (name.text == "miss" || name.text == "end") {
         let why = if name.text == "miss" {
             "it is the empty target list"
         } else {
@@ -857,27 +807,13 @@ fn read_char<'a>(
 
 /// An `action` line: `action NAME [spell] [damage] [quick]`.
 fn read_action<'a>(
-    cx: &mut Cx<'_>,
+    cx: &mut Sink<'_>,
     line: usize,
     ws: &[Word<'a>],
     end_col: usize,
 ) -> Option<RawAction<'a>> {
-    let Some(&name) = ws.get(1) else {
-        cx.err(line, end_col, "missing action name after `action`");
-        return None;
-    };
-    let mut ok = true;
-    if !is_valid_name(name.text) {
-        cx.err(
-            line,
-            name.col,
-            format!(
-                "invalid action name `{}` (names are ASCII letters, digits and `_`)",
-                name.text
-            ),
-        );
-        ok = false;
-    } else if ["wait", "cq", "mcq", "mqs", "miss"].contains(&name.text) {
+    let (name, mut ok) = declared_name(cx, line, ws, end_col, "action")?;
+    if ok && ["wait", "cq", "mcq", "mqs", "miss"].contains(&name.text) {
         cx.err(
             line,
             name.col,
@@ -887,7 +823,7 @@ fn read_action<'a>(
             ),
         );
         ok = false;
-    } else if ActionKind::builtins().iter().any(|k| k.name == name.text) {
+    } else if ok && ActionKind::builtins().iter().any(|k| k.name == name.text) {
         cx.err(
             line,
             name.col,
@@ -932,7 +868,7 @@ fn read_action<'a>(
 // Pass 2: names resolved, references checked
 // ---------------------------------------------------------------------------------------
 
-fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
+fn build(cx: &mut Sink<'_>, raw: Raw<'_>) -> Scenario {
     let mut sc = Scenario {
         teams: Vec::new(),
         characters: Vec::new(),
@@ -1123,7 +1059,7 @@ fn build(cx: &mut Cx<'_>, raw: Raw<'_>) -> Scenario {
 }
 
 /// `next-cr A, B, C` or `next-cr A, B, ...`.
-fn read_next_cr(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Option<ExpectedOrder> {
+fn read_next_cr(cx: &mut Sink<'_>, sc: &Known<'_>, r: Rest<'_>) -> Option<ExpectedOrder> {
     let mut e = ExpectedOrder {
         order: Vec::new(),
         prefix: false,
@@ -1132,7 +1068,7 @@ fn read_next_cr(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Option<Expected
     if r.code.trim().is_empty() {
         return Some(e);
     }
-    let ps = pieces(r.code, r.base, ',');
+    let ps = lex::pieces(r.code, r.base, ',');
     let mut ok = true;
     let mut listed: HashSet<CharId> = HashSet::new();
     for (i, p) in ps.iter().enumerate() {
@@ -1185,11 +1121,11 @@ fn read_next_cr(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Option<Expected
 /// `mime-targets`), with at most one such line per character. The entries of a line
 /// with a bad name are still checked.
 fn read_overrides<T>(
-    cx: &mut Cx<'_>,
+    cx: &mut Sink<'_>,
     sc: &Known<'_>,
     lines: &[Override<'_>],
     key: &str,
-    entries: impl Fn(&mut Cx<'_>, &Known<'_>, Rest<'_>) -> Vec<T>,
+    entries: impl Fn(&mut Sink<'_>, &Known<'_>, Rest<'_>) -> Vec<T>,
 ) -> BTreeMap<CharId, Vec<T>> {
     let mut out = BTreeMap::new();
     let mut first: HashMap<CharId, usize> = HashMap::new();
@@ -1229,13 +1165,13 @@ fn read_overrides<T>(
 }
 
 /// `mime-targets T | T | ...`, each T a target list (not `miss`).
-fn read_mime_targets(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Vec<Vec<CharId>> {
+fn read_mime_targets(cx: &mut Sink<'_>, sc: &Known<'_>, r: Rest<'_>) -> Vec<Vec<CharId>> {
     let mut out: Vec<Vec<CharId>> = Vec::new();
     if r.code.trim().is_empty() {
         return out;
     }
     let mut listed: HashSet<Vec<CharId>> = HashSet::new();
-    for p in pieces(r.code, r.base, '|') {
+    for p in lex::pieces(r.code, r.base, '|') {
         if cx.full() {
             break;
         }
@@ -1265,13 +1201,13 @@ fn read_mime_targets(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Vec<Vec<Ch
 }
 
 /// `quick-menu E | E | ...`, each E `wait` (ignored) or `ACTION - TARGETS`.
-fn read_quick_menu(cx: &mut Cx<'_>, sc: &Known<'_>, r: Rest<'_>) -> Vec<QuickChoice> {
+fn read_quick_menu(cx: &mut Sink<'_>, sc: &Known<'_>, r: Rest<'_>) -> Vec<QuickChoice> {
     let mut out: Vec<QuickChoice> = Vec::new();
     if r.code.trim().is_empty() {
         return out;
     }
     let mut listed: HashSet<QuickChoice> = HashSet::new();
-    for p in pieces(r.code, r.base, '|') {
+    for p in lex::pieces(r.code, r.base, '|') {
         if cx.full() {
             break;
         }
@@ -1297,7 +1233,7 @@ fn read_quick_entry(sc: &Known<'_>, p: &Piece<'_>) -> Result<QuickChoice, Locate
             "empty entry (expected `wait` or `ACTION - TARGETS`)".into(),
         ));
     }
-    let ps = pieces(p.text, p.col, '-');
+    let ps = lex::pieces(p.text, p.col, '-');
     let a = &ps[0];
     if a.text.is_empty() {
         return Err((a.col, "missing action before `-`".into()));
@@ -1365,7 +1301,7 @@ fn read_line(
         LineCtx::Log => "a log line is `WHO - wait`, `WHO - ACTION - TARGETS` or `rWHO - cq`",
         LineCtx::Slow => "a slow action is `ACTOR - ACTION - TARGETS`",
     };
-    let ps = pieces(code, base, '-');
+    let ps = lex::pieces(code, base, '-');
     let who_p = ps[0];
     if ps.len() < 2 {
         let ws = words(who_p.text, who_p.col);
@@ -1484,7 +1420,7 @@ fn read_targets(sc: &Known<'_>, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
     }
     let mut out: Vec<CharId> = Vec::new();
     let mut listed: HashSet<CharId> = HashSet::new();
-    for q in pieces(p.text, p.col, ',') {
+    for q in lex::pieces(p.text, p.col, ',') {
         if q.text.is_empty() {
             return Err((
                 q.col,
@@ -1510,7 +1446,10 @@ fn read_targets(sc: &Known<'_>, p: &Piece<'_>) -> Result<Vec<CharId>, Located> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::{ParseError, MAX_ERRORS};
+    use crate::text::test_util::{
+        assert_errors_well_formed, assert_invalid_utf8_error, error_table, Case,
+    };
+    use crate::text::ParseError;
     use proptest::prelude::*;
     use std::path::PathBuf;
 
@@ -1526,34 +1465,6 @@ mod tests {
         match parse_fft(src, path()) {
             Ok(sc) => panic!("{src:?}: expected errors, got {sc:#?}"),
             Err(e) => e.0,
-        }
-    }
-
-    /// An error case: the input, then the line, column and a message fragment of the one
-    /// error it must give. Add a row to a table below to add a case.
-    type Case = (&'static str, usize, usize, &'static str);
-
-    /// Checks every row of `cases`, each input parsed after `prefix` (`""` or `ABC`);
-    /// a failure names the row's input.
-    fn run_cases(prefix: &str, cases: &[Case]) {
-        for &(input, line, col, needle) in cases {
-            let errs = errs(&format!("{prefix}{input}"));
-            assert_eq!(
-                errs.len(),
-                1,
-                "{input:?}: expected one error, got {errs:#?}"
-            );
-            let e = &errs[0];
-            assert_eq!(
-                (e.line, e.col),
-                (line, col),
-                "{input:?}: position of {e:#?}"
-            );
-            assert!(
-                e.message.contains(needle),
-                "{input:?}: {:?} lacks {needle:?}",
-                e.message
-            );
         }
     }
 
@@ -1781,7 +1692,7 @@ mod tests {
 
     #[test]
     fn per_character_menu_errors() {
-        run_cases(ABC, MENU_ERRORS);
+        error_table(MENU_ERRORS, |s| parse_fft(&abc(s), path()));
         // Overrides do not count as the global line, and vice versa.
         ok(&abc(
             "mime-targets A\nmime-targets M: B\nquick-menu qs - A\nquick-menu A: qs - B",
@@ -1878,7 +1789,7 @@ mod tests {
 
     #[test]
     fn char_line_errors() {
-        run_cases("", CHAR_LINE_ERRORS);
+        error_table(CHAR_LINE_ERRORS, |s| parse_fft(s, path()));
     }
 
     /// `action` lines.
@@ -1894,7 +1805,7 @@ mod tests {
 
     #[test]
     fn action_line_errors() {
-        run_cases("", ACTION_LINE_ERRORS);
+        error_table(ACTION_LINE_ERRORS, |s| parse_fft(s, path()));
     }
 
     /// `slow` lines, after `ABC`.
@@ -1918,7 +1829,7 @@ mod tests {
 
     #[test]
     fn slow_line_errors() {
-        run_cases(ABC, SLOW_LINE_ERRORS);
+        error_table(SLOW_LINE_ERRORS, |s| parse_fft(&abc(s), path()));
     }
 
     /// The `log` section and its lines, after `ABC`.
@@ -1945,7 +1856,7 @@ mod tests {
 
     #[test]
     fn log_errors() {
-        run_cases(ABC, LOG_ERRORS);
+        error_table(LOG_ERRORS, |s| parse_fft(&abc(s), path()));
         // A keyword line inside the log: probably a missing `end`.
         let es = errs(&abc("log\nA - qs - miss\nslow A - qs - miss\nend"));
         assert_eq!(es.len(), 1, "{es:#?}");
@@ -1983,7 +1894,7 @@ mod tests {
 
     #[test]
     fn other_line_errors() {
-        run_cases(ABC, OTHER_LINE_ERRORS);
+        error_table(OTHER_LINE_ERRORS, |s| parse_fft(&abc(s), path()));
         // The largest bound and the smallest are accepted.
         assert_eq!(ok(&abc("bound 64")).menus.bound, 64);
         assert_eq!(ok(&abc("bound 0")).menus.bound, 0);
@@ -2170,23 +2081,6 @@ mod tests {
 
     // ----- properties -----------------------------------------------------------------
 
-    fn check_errors(src: &str, errs: &ParseErrors) {
-        let src = crate::text::lex::strip_bom(src);
-        assert!(!errs.0.is_empty() && errs.0.len() <= MAX_ERRORS);
-        let lines: Vec<&str> = crate::text::lex::lines(src).collect();
-        let mut last = (0, 0);
-        for e in &errs.0 {
-            assert!(e.line >= 1 && e.line <= lines.len() && e.col >= 1, "{e:?}");
-            let text = lines[e.line - 1];
-            assert_eq!(e.source_line, text);
-            assert!(e.col <= text.chars().count() + 1, "{e:?}");
-            assert!((e.line, e.col) >= last, "errors out of order");
-            last = (e.line, e.col);
-            crate::text::source::assert_well_rendered(e);
-        }
-        let _ = errs.to_string();
-    }
-
     /// Whatever parses round-trips through `to_fft`; errors are well-formed.
     fn check_result(src: &str, r: &Result<Scenario, ParseErrors>) {
         match r {
@@ -2195,7 +2089,7 @@ mod tests {
                 let again = parse_fft(&text, path()).unwrap_or_else(|e| panic!("{e}\n{text}"));
                 assert_eq!(strip_positions(again), strip_positions(sc.clone()));
             }
-            Err(errs) => check_errors(src, errs),
+            Err(errs) => assert_errors_well_formed(src, errs),
         }
     }
 
@@ -2497,7 +2391,7 @@ mod tests {
             match std::str::from_utf8(&bytes) {
                 Ok(s) => check_result(s, &r),
                 Err(_) => {
-                    crate::text::source::assert_invalid_utf8_error(&bytes, &r.unwrap_err());
+                    assert_invalid_utf8_error(&bytes, &r.unwrap_err());
                 }
             }
         }

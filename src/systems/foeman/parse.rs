@@ -12,7 +12,8 @@
 use super::model::{
     Decl, Figure, Ini, Opt, Postpone, Scenario, Side, MAX_ADJ, MAX_FIGURES, MAX_SIDES,
 };
-use crate::text::{lex, ParseErrors, Sink};
+use crate::text::lex::{self, NameRule, Word};
+use crate::text::{ParseErrors, Sink};
 use std::path::Path;
 
 /// Largest absolute modDX or initiative value accepted.
@@ -22,40 +23,9 @@ pub const MAX_PLAN: usize = 16;
 /// Most declarations in one choice set.
 pub const MAX_SET: usize = 8;
 
-struct Tok<'a> {
-    text: &'a str,
-    col: usize,
-}
-
-/// The words of a line before its comment, with their columns (one pass over the line).
-fn tokens(line: &str) -> Vec<Tok<'_>> {
-    let body = match line.find('#') {
-        Some(i) => &line[..i],
-        None => line,
-    };
-    lex::words(body, 1)
-        .into_iter()
-        .map(|w| Tok {
-            text: w.text,
-            col: w.col,
-        })
-        .collect()
-}
-
-/// The errors found so far, in the shared sink (which holds the lines, read by the
-/// byte-order-mark and line-ending policy of every format).
-struct Ctx<'a> {
-    sink: Sink<'a>,
-}
-
-impl Ctx<'_> {
-    fn err(&mut self, line_no: usize, col: usize, msg: impl Into<String>) {
-        self.sink.err(line_no, col, msg);
-    }
-}
-
+/// A modDX or initiative value: an integer of at most [`MAX_ABS_VALUE`] either way.
 fn int(s: &str) -> Option<i32> {
-    s.parse::<i32>().ok().filter(|v| v.abs() <= MAX_ABS_VALUE)
+    lex::number(s, -MAX_ABS_VALUE..=MAX_ABS_VALUE)
 }
 
 fn ini(s: &str) -> Option<Ini> {
@@ -82,8 +52,8 @@ fn decl(s: &str) -> Result<Decl, String> {
 /// An option's modDX adjustment: `+N` or `-N`, N in 0..=MAX_ADJ.
 fn adjustment(b: &str) -> Result<i8, String> {
     let signed = b.starts_with('+') || b.starts_with('-');
-    match b.parse::<i8>() {
-        Ok(v) if signed && v.abs() <= MAX_ADJ => Ok(v),
+    match lex::number(b, -MAX_ADJ..=MAX_ADJ) {
+        Some(v) if signed => Ok(v),
         _ => Err(format!(
             "modDX adjustment `@{b}` is not `@+N` or `@-N` with N in 0..{MAX_ADJ}"
         )),
@@ -112,24 +82,27 @@ fn plain_decl(s: &str) -> Result<Decl, String> {
             opt.name(),
             opt.name()
         )),
-        (false, Some(d)) => match d.parse::<u8>() {
-            Ok(n @ 1..=9) => Ok(Decl::new(opt, n)),
-            _ => Err(format!("number of dice `{d}` is not in 1..9")),
+        (false, Some(d)) => match lex::number(d, 1..=9) {
+            Some(n) => Ok(Decl::new(opt, n)),
+            None => Err(format!("number of dice `{d}` is not in 1..9")),
         },
     }
 }
 
+/// The name rule of `.foeman` files: letters (any script), digits, `_`, `-` and `.`.
+pub const NAMES: NameRule = NameRule {
+    unicode: true,
+    punct: "-.",
+};
+
+/// Whether `s` is a side or figure name: [`NAMES`], at most 64 bytes.
 fn valid_name(s: &str) -> bool {
-    s.chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
-        && s.len() <= 64
+    NAMES.is_name(s) && s.len() <= 64
 }
 
 /// Parses and validates a `.foeman` scenario read from `file`.
 pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
-    let mut cx = Ctx {
-        sink: Sink::new(text, file),
-    };
+    let mut cx = Sink::new(text, file);
     let mut sc = Scenario {
         is_dib: false,
         optdib: 9,
@@ -139,12 +112,12 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
     let mut seen_isdib = false;
     let mut seen_optdib = false;
     let mut last_line = 1;
-    for idx in 0..cx.sink.line_count() {
-        if cx.sink.full() {
+    for idx in 0..cx.line_count() {
+        if cx.full() {
             break;
         }
         let ln = idx + 1;
-        let toks = tokens(cx.sink.line_text(ln));
+        let toks = lex::line_words(cx.line_text(ln));
         if toks.is_empty() {
             continue;
         }
@@ -172,9 +145,9 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
                 }
                 seen_optdib = true;
                 match toks.get(1) {
-                    Some(t) => match t.text.parse::<u8>() {
-                        Ok(n @ 1..=9) => sc.optdib = n,
-                        _ => cx.err(ln, t.col, "`optdib` is a number of dice in 1..9"),
+                    Some(t) => match lex::number(t.text, 1..=9) {
+                        Some(n) => sc.optdib = n,
+                        None => cx.err(ln, t.col, "`optdib` is a number of dice in 1..9"),
                     },
                     None => cx.err(ln, toks[0].col, "`optdib` needs a number in 1..9"),
                 }
@@ -194,25 +167,25 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
             ),
         }
     }
-    if sc.sides.is_empty() && cx.sink.error_count() == 0 {
+    if sc.sides.is_empty() && cx.error_count() == 0 {
         cx.err(
             last_line,
             1,
             "no side declared (at least one `side` line is needed)",
         );
     }
-    cx.sink.finish().map(|()| sc)
+    cx.finish().map(|()| sc)
 }
 
 /// The name a `side` or `figure` line declares (its second word), if it is a valid new
 /// name and the limit is not reached; otherwise the error is recorded.
 fn new_name<'t>(
-    cx: &mut Ctx,
-    (ln, toks): (usize, &'t [Tok<'t>]),
+    cx: &mut Sink,
+    (ln, toks): (usize, &'t [Word<'t>]),
     what: &str,
     existing: &[&str],
     max: usize,
-) -> Option<&'t Tok<'t>> {
+) -> Option<&'t Word<'t>> {
     let Some(name) = toks.get(1) else {
         cx.err(ln, toks[0].col, format!("`{what}` needs a name"));
         return None;
@@ -238,7 +211,7 @@ fn new_name<'t>(
     }
 }
 
-fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
+fn side_line(cx: &mut Sink, sc: &mut Scenario, ln: usize, toks: &[Word]) {
     let names: Vec<&str> = sc.sides.iter().map(|s| s.name.as_str()).collect();
     let Some(name) = new_name(cx, (ln, toks), "side", &names, MAX_SIDES) else {
         return;
@@ -306,22 +279,20 @@ fn side_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
 /// The choice sets after `do`: words separated by whitespace, declarations within a set
 /// by `|`, with or without spaces around it (`strike:2|watch`, `strike:2 | watch`). On
 /// an error, its column (`None`: the `do` keyword's) and message.
-fn plan_sets(words: &[Tok]) -> Result<Vec<Vec<Decl>>, (Option<usize>, String)> {
+fn plan_sets(words: &[Word]) -> Result<Vec<Vec<Decl>>, (Option<usize>, String)> {
     enum Item<'a> {
         Part(&'a str, usize),
         Bar(usize),
     }
     let mut items = Vec::new();
     for t in words {
-        let mut col = t.col;
-        for (k, part) in t.text.split('|').enumerate() {
+        for (k, p) in lex::pieces(t.text, t.col, '|').into_iter().enumerate() {
             if k > 0 {
-                items.push(Item::Bar(col - 1));
+                items.push(Item::Bar(p.sep_col));
             }
-            if !part.is_empty() {
-                items.push(Item::Part(part, col));
+            if !p.text.is_empty() {
+                items.push(Item::Part(p.text, p.col));
             }
-            col += part.chars().count() + 1;
         }
     }
     let mut sets: Vec<Vec<Decl>> = Vec::new();
@@ -361,7 +332,7 @@ fn plan_sets(words: &[Tok]) -> Result<Vec<Vec<Decl>>, (Option<usize>, String)> {
     Ok(sets)
 }
 
-fn figure_line(cx: &mut Ctx, sc: &mut Scenario, ln: usize, toks: &[Tok]) {
+fn figure_line(cx: &mut Sink, sc: &mut Scenario, ln: usize, toks: &[Word]) {
     let names: Vec<&str> = sc.figures.iter().map(|f| f.name.as_str()).collect();
     let Some(name) = new_name(cx, (ln, toks), "figure", &names, MAX_FIGURES) else {
         return;

@@ -8,6 +8,7 @@ use super::search::{self, Query};
 use super::system::Foeman;
 use super::{encode, parse};
 use crate::systems::spec::{Budget, System};
+use crate::text::test_util::{error_table, Case};
 use num_rational::BigRational;
 use std::path::Path;
 
@@ -305,104 +306,40 @@ fn sat_queries_agree_with_the_enumeration() {
 }
 
 /// (line, expected line:col, message fragment)
-const BAD: &[(&str, usize, usize, &str)] = &[
+#[rustfmt::skip]
+const BAD: &[Case] = &[
     ("side", 1, 1, "needs a name"),
     ("side A", 1, 6, "no `ini`"),
     ("side A ini x", 1, 12, "initiative `x`"),
+    // Past ±99 / ±9 whatever the width: i32::MIN and i8::MIN have no absolute value in
+    // their type (the columns are those the same lines with -100 and @-10 give).
+    ("side A ini -2147483648", 1, 12, "initiative `-2147483648` is not a number in -99..99"),
+    ("side A ini 5\nfigure G side A dx -2147483648 do watch", 2, 20, "modDX `-2147483648` is not a number in -99..99"),
+    ("side A ini 5\nfigure G side A dx 3 do strike:3@-128", 2, 25, "modDX adjustment `@-128` is not `@+N` or `@-N`"),
     ("side A ini 5 postpone often", 1, 23, "yes, no or maybe"),
     ("side A ini 5\nside A ini 4", 2, 6, "declared twice"),
     ("side A ini 5\nfigure", 2, 1, "`figure` needs a name"),
-    (
-        "side A ini 5\nfigure b@d side A dx 3 do watch",
-        2,
-        8,
-        "a name is",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do watch\nfigure F side A dx 2 do watch",
-        3,
-        8,
-        "figure `F` declared twice",
-    ),
-    (
-        "side A ini 5\nfigure F side B dx 3 do watch",
-        2,
-        15,
-        "unknown side `B`",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx x do watch",
-        2,
-        20,
-        "modDX `x`",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do strike",
-        2,
-        25,
-        "needs a number of dice",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do watch|strike:0",
-        2,
-        31,
-        "not in 1..9",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do move:3",
-        2,
-        25,
-        "preset",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do fly:2",
-        2,
-        25,
-        "unknown option `fly`",
-    ),
+    ("side A ini 5\nfigure b@d side A dx 3 do watch", 2, 8, "a name is"),
+    ("side A ini 5\nfigure F side A dx 3 do watch\nfigure F side A dx 2 do watch", 3, 8, "figure `F` declared twice"),
+    ("side A ini 5\nfigure F side B dx 3 do watch", 2, 15, "unknown side `B`"),
+    ("side A ini 5\nfigure F side A dx x do watch", 2, 20, "modDX `x`"),
+    ("side A ini 5\nfigure F side A dx 3 do strike", 2, 25, "needs a number of dice"),
+    ("side A ini 5\nfigure F side A dx 3 do watch|strike:0", 2, 31, "not in 1..9"),
+    ("side A ini 5\nfigure F side A dx 3 do move:3", 2, 25, "preset"),
+    ("side A ini 5\nfigure F side A dx 3 do fly:2", 2, 25, "unknown option `fly`"),
     ("side A ini 5\nfigure F side A dx 3", 2, 8, "no `do`"),
-    (
-        "side A ini 5\nfigure F side A dx 3 do",
-        2,
-        22,
-        "at least one choice set",
-    ),
+    ("side A ini 5\nfigure F side A dx 3 do", 2, 22, "at least one choice set"),
     ("isdib maybe\nside A ini 5", 1, 7, "`true` or `false`"),
     ("optdib 10\nside A ini 5", 1, 8, "1..9"),
     ("# nothing\n", 1, 1, "no side declared"),
     ("sides A", 1, 1, "unknown keyword"),
     ("side A ini 5 speed 3", 1, 14, "unknown side field"),
     // `|` with spaces: a `|` needs a declaration on each side.
-    (
-        "side A ini 5\nfigure F side A dx 3 do | watch",
-        2,
-        25,
-        "before it",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do watch |",
-        2,
-        31,
-        "after it",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do watch | | move",
-        2,
-        33,
-        "before it",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do watch||move",
-        2,
-        31,
-        "before it",
-    ),
-    (
-        "side A ini 5\nfigure F side A dx 3 do watch | fly:2",
-        2,
-        33,
-        "unknown option `fly`",
-    ),
+    ("side A ini 5\nfigure F side A dx 3 do | watch", 2, 25, "before it"),
+    ("side A ini 5\nfigure F side A dx 3 do watch |", 2, 31, "after it"),
+    ("side A ini 5\nfigure F side A dx 3 do watch | | move", 2, 33, "before it"),
+    ("side A ini 5\nfigure F side A dx 3 do watch||move", 2, 31, "before it"),
+    ("side A ini 5\nfigure F side A dx 3 do watch | fly:2", 2, 33, "unknown option `fly`"),
 ];
 
 /// Spaces around `|` join declarations into one set; whitespace without `|` separates
@@ -510,10 +447,7 @@ fn eight_tied_figures_answer_quickly() {
 
 #[test]
 fn parser_errors_are_located() {
-    for &(text, line, col, frag) in BAD {
-        let r = parse::parse(Path::new("bad.foeman"), text);
-        crate::text::source::assert_first_error(text, r, (line, col, frag));
-    }
+    error_table(BAD, |text| parse::parse(Path::new("bad.foeman"), text));
 }
 
 #[test]

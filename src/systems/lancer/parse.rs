@@ -12,7 +12,8 @@
 //! parsing is linear in the file (names, cells and weapons are looked up in hash maps).
 
 use super::model::*;
-use crate::text::{lex, ParseErrors, Sink};
+use crate::text::lex::{self, Located, NameRule};
+use crate::text::{ParseErrors, Sink};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -23,7 +24,7 @@ struct Line<'a> {
     at: usize,
 }
 
-type Res<T> = Result<T, (usize, String)>;
+type Res<T> = Result<T, Located>;
 
 impl<'a> Line<'a> {
     fn end_col(&self) -> usize {
@@ -54,9 +55,9 @@ impl<'a> Line<'a> {
     }
     fn number(&mut self, what: &str, min: u32, max: u32) -> Res<u32> {
         let (c, t) = self.next(what)?;
-        match t.parse::<u32>() {
-            Ok(n) if (min..=max).contains(&n) => Ok(n),
-            _ => Err((
+        match lex::number(t, min..=max) {
+            Some(n) => Ok(n),
+            None => Err((
                 c,
                 format!("{what} must be a whole number from {min} to {max}, found `{t}`"),
             )),
@@ -72,7 +73,7 @@ impl<'a> Line<'a> {
                 format!("{what} must be a whole number from 1 to {MAX_STAT}, found `{found}`"),
             )
         };
-        let whole = |s: &str| s.parse::<u32>().ok().filter(|n| (1..=MAX_STAT).contains(n));
+        let whole = |s: &str| lex::number(s, 1..=MAX_STAT);
         match t.split_once('/') {
             None => whole(t).map(|n| (n, n)).ok_or_else(|| bad(c, "hp", t)),
             Some((cur, max)) => {
@@ -104,10 +105,11 @@ impl<'a> Line<'a> {
     }
 }
 
-fn name_ok(s: &str) -> bool {
-    s.chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '\'')
-}
+/// The name rule of `.lancer` files: letters (any script), digits, `_`, `-` and `'`.
+pub const NAMES: NameRule = NameRule {
+    unicode: true,
+    punct: "-'",
+};
 
 /// The scenario as declared so far, with the indexes that keep every name check and
 /// lookup constant-time (so parsing is linear in the file).
@@ -130,7 +132,7 @@ struct Builder {
 impl Builder {
     fn new_name(&self, l: &mut Line, what: &str) -> Res<String> {
         let (c, t) = l.next(&format!("a {what} name"))?;
-        if !name_ok(t) || t.parse::<u32>().is_ok() {
+        if !NAMES.is_name(t) || lex::number::<u32>(t, ..).is_some() {
             return Err((c, format!("`{t}` is not a valid {what} name")));
         }
         let taken = match what {
@@ -450,8 +452,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Scenario, ParseErrors> {
             break;
         }
         let raw = sink.line_text(i + 1);
-        let code = raw.split('#').next().unwrap_or("");
-        let toks: Vec<(usize, &str)> = lex::words(code, 1)
+        let toks: Vec<(usize, &str)> = lex::line_words(raw)
             .into_iter()
             .map(|w| (w.col, w.text))
             .collect();

@@ -9,6 +9,7 @@ use super::simulate::{run, Prefix};
 use super::system::Lancer;
 use super::{encode, parse};
 use crate::systems::spec::{Budget, System};
+use crate::text::test_util::{error_table, Case};
 use std::path::Path;
 
 fn sc(text: &str) -> Scenario {
@@ -237,110 +238,46 @@ fn choices_are_asked_only_when_they_matter() {
 
 // ---------------------------------------------------------------- parser
 
+/// Lines after (or, declaring unit A, instead of) the base declarations, and the one
+/// error each gives: (input, line, column, message fragment).
+#[rustfmt::skip]
+const PARSE_ERRORS: &[Case] = &[
+    ("frobnicate\n", 4, 1, "unknown declaration"),
+    ("unit A side x hp 0 structure 1 at 0 0\n", 1, 18, "hp must be"),
+    ("unit A side x hp 3 structure 1 at 0\n", 1, 36, "expected y coordinate"),
+    ("unit A side x hp 3 structure 1 at 0 0\nunit A side x hp 3 structure 1 at 1 1\n", 2, 6, "already declared"),
+    ("unit A side x hp 3 structure 1 at 0 0\nunit B side x hp 3 structure 1 at 0 0\n", 2, 35, "already taken"),
+    ("action A activate W at Nobody\n", 4, 24, "unknown unit `Nobody`"),
+    ("action A activate Gun at B\n", 4, 19, "unknown weapon"),
+    ("unit C side z hp 3 structure 1 at 2 2\naction A activate W at B C\n", 5, 19, "not an area weapon"),
+    ("reaction R of B on hug target interrupt damage 1 at source\n", 4, 20, "unknown event kind"),
+    ("reaction R of B on attack target hit interrupt damage 1 at source\n", 4, 34, "only qualify"),
+    ("reaction R of B on attack friend interrupt damage 1 at source\n", 4, 27, "unknown role"),
+    ("reaction R of B on attack target interrupt explode\n", 4, 44, "unknown effect"),
+    ("reaction R of B on attack target interrupt damage 1 at nowhere\n", 4, 56, "`source` or `target`"),
+    ("policy chaos\n", 4, 8, "unknown policy"),
+    ("depth 9\n", 4, 7, "depth bound must be"),
+    ("depth 7\n", 4, 7, "depth bound must be a whole number from 0 to 6"),
+    ("action A activate W at B extra\n", 4, 26, "unknown unit `extra`"),
+    ("weapon V damage 2 2\n", 4, 19, "listed twice"),
+    ("action A move 3 3 now\n", 4, 19, "unexpected `now`"),
+    ("action A activate W at A\n", 4, 24, "does not target itself"),
+];
+
 #[test]
 fn parse_errors_are_located() {
     let base = "unit A side x hp 3 structure 1 at 0 0\nunit B side y hp 3 structure 1 at 1 0\nweapon W damage 2\n";
-    let cases: &[(&str, usize, usize, &str)] = &[
-        ("frobnicate\n", 4, 1, "unknown declaration"),
-        (
-            "unit A side x hp 0 structure 1 at 0 0\n",
-            1,
-            18,
-            "hp must be",
-        ),
-        (
-            "unit A side x hp 3 structure 1 at 0\n",
-            1,
-            36,
-            "expected y coordinate",
-        ),
-        (
-            "unit A side x hp 3 structure 1 at 0 0\nunit A side x hp 3 structure 1 at 1 1\n",
-            2,
-            6,
-            "already declared",
-        ),
-        (
-            "unit A side x hp 3 structure 1 at 0 0\nunit B side x hp 3 structure 1 at 0 0\n",
-            2,
-            35,
-            "already taken",
-        ),
-        (
-            "action A activate W at Nobody\n",
-            4,
-            24,
-            "unknown unit `Nobody`",
-        ),
-        ("action A activate Gun at B\n", 4, 19, "unknown weapon"),
-        (
-            "unit C side z hp 3 structure 1 at 2 2\naction A activate W at B C\n",
-            5,
-            19,
-            "not an area weapon",
-        ),
-        (
-            "reaction R of B on hug target interrupt damage 1 at source\n",
-            4,
-            20,
-            "unknown event kind",
-        ),
-        (
-            "reaction R of B on attack target hit interrupt damage 1 at source\n",
-            4,
-            34,
-            "only qualify",
-        ),
-        (
-            "reaction R of B on attack friend interrupt damage 1 at source\n",
-            4,
-            27,
-            "unknown role",
-        ),
-        (
-            "reaction R of B on attack target interrupt explode\n",
-            4,
-            44,
-            "unknown effect",
-        ),
-        (
-            "reaction R of B on attack target interrupt damage 1 at nowhere\n",
-            4,
-            56,
-            "`source` or `target`",
-        ),
-        ("policy chaos\n", 4, 8, "unknown policy"),
-        ("depth 9\n", 4, 7, "depth bound must be"),
-        (
-            "depth 7\n",
-            4,
-            7,
-            "depth bound must be a whole number from 0 to 6",
-        ),
-        (
-            "action A activate W at B extra\n",
-            4,
-            26,
-            "unknown unit `extra`",
-        ),
-        ("weapon V damage 2 2\n", 4, 19, "listed twice"),
-        ("action A move 3 3 now\n", 4, 19, "unexpected `now`"),
-        (
-            "action A activate W at A\n",
-            4,
-            24,
-            "does not target itself",
-        ),
-    ];
-    for &(extra, line, col, msg) in cases {
+    // A row declaring unit A replaces the base declarations (the action is then another
+    // unit's, so that a unit A left undeclared by the row's error is not named again);
+    // the other rows follow the base declarations.
+    error_table(PARSE_ERRORS, |extra| {
         let text = if extra.starts_with("unit A") {
-            format!("{extra}weapon W damage 2\naction A move 5 5\n")
+            format!("{extra}unit Z side z hp 3 structure 1 at 9 9\nweapon W damage 2\naction Z move 5 5\n")
         } else {
             format!("{base}{extra}")
         };
-        let r = parse::parse(Path::new("t.lancer"), &text);
-        crate::text::source::assert_first_error(&text, r, (line, col, msg));
-    }
+        parse::parse(Path::new("t.lancer"), &text)
+    });
 }
 
 #[test]

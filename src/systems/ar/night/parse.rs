@@ -67,7 +67,7 @@
 //! as a whole, its `{`).
 
 use super::model::{ActionKind, Effect, Ensemble, Kind, Player, Span};
-use crate::text::lex::{is_name_char, strip_bom};
+use crate::text::lex::{self, strip_bom, Located, NotACount};
 use crate::text::{ParseErrors, Sink};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -203,9 +203,9 @@ pub fn validate(ens: &Ensemble) -> Result<(), Vec<String>> {
     }
 }
 
-/// Whether `s` is a valid player name or effect id: `[A-Za-z0-9_.-]+`.
+/// Whether `s` is a valid player name or effect id: `[A-Za-z0-9_.-]+` ([`lex::NAMES`]).
 pub fn is_valid_name(s: &str) -> bool {
-    crate::text::lex::is_valid_name(s)
+    lex::NAMES.is_name(s)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -370,18 +370,11 @@ struct RawNight {
 /// The value of a priority written as `digits` (after the `@` in night files), or why
 /// it is not one.
 fn priority_value(digits: &str) -> Result<u32, &'static str> {
-    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-        digits
-            .parse::<u32>()
-            .map_err(|_| "it is too large (the maximum is 4294967295)")
-    } else if digits.len() > 1
-        && digits.starts_with('-')
-        && digits[1..].bytes().all(|b| b.is_ascii_digit())
-    {
-        Err("priorities can not be negative")
-    } else {
-        Err("a priority is a non-negative integer")
-    }
+    lex::count(digits, u32::MAX).map_err(|why| match why {
+        NotACount::TooLarge => "it is too large (the maximum is 4294967295)",
+        NotACount::Negative => "priorities can not be negative",
+        NotACount::NotDigits => "a priority is a non-negative integer",
+    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -390,7 +383,7 @@ fn priority_value(digits: &str) -> Result<u32, &'static str> {
 
 /// The whitespace-separated words of a line, with their 1-based character columns.
 fn words(code: &str) -> Vec<(usize, &str)> {
-    crate::text::lex::words(code, 1)
+    lex::words(code, 1)
         .into_iter()
         .map(|w| (w.col, w.text))
         .collect()
@@ -409,8 +402,7 @@ fn read_night(cx: &mut Ctx<'_>) -> RawNight {
         }
         let line = cx.sink.line_text(i + 1);
         let lineno = i + 1;
-        let code = line.find('#').map_or(line, |p| &line[..p]);
-        let mut ws = words(code);
+        let mut ws = words(lex::code(line));
         let Some(&(c0, w0)) = ws.first() else {
             continue;
         };
@@ -487,7 +479,7 @@ struct NightWords<'w> {
     targets: Vec<(usize, &'w str)>,
     /// The priority, or the column and message of a bad one (the line is still
     /// validated).
-    priority: Result<Option<u32>, (usize, String)>,
+    priority: Result<Option<u32>, Located>,
 }
 
 /// Splits an effect line's words; `Err((column, message))` on a syntax error.
@@ -495,7 +487,7 @@ fn night_effect<'w>(
     ws: &[(usize, &'w str)],
     end_col: usize,
     has_id: bool,
-) -> Result<NightWords<'w>, (usize, String)> {
+) -> Result<NightWords<'w>, Located> {
     if let Some(&(c, _)) = ws.iter().find(|(_, w)| *w == "@") {
         return Err((
             c,
@@ -766,7 +758,7 @@ fn check_name(cx: &mut Ctx<'_>, t: &Tok, what: &str) -> bool {
         cx.err_at(t, format!("empty {what}"));
         return false;
     }
-    let Some(bad) = t.text.chars().find(|&c| !is_name_char(c)) else {
+    let Some(bad) = lex::NAMES.first_bad(&t.text) else {
         return true;
     };
     let hint = match bad {
@@ -984,6 +976,9 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
 mod tests {
     use super::*;
     use crate::systems::ar::night::model::PassiveKind;
+    use crate::text::test_util::{
+        assert_errors_well_formed, assert_invalid_utf8_error, error_table, Case,
+    };
     use crate::text::{LoadError, ParseError, MAX_ERRORS, MAX_FILE_BYTES};
     use proptest::prelude::*;
     use std::path::PathBuf;
@@ -1012,19 +1007,6 @@ mod tests {
             Ok(e) => panic!("{src:?}: expected errors, got {e:?}"),
             Err(e) => e.0,
         }
-    }
-
-    /// Asserts exactly one error, at `line:col`, whose message contains `needle`; failures
-    /// name the input `src`.
-    fn assert_one(src: &str, errs: &[ParseError], line: usize, col: usize, needle: &str) {
-        assert_eq!(errs.len(), 1, "{src:?}: expected one error, got {errs:#?}");
-        let e = &errs[0];
-        assert_eq!((e.line, e.col), (line, col), "{src:?}: position of {e:#?}");
-        assert!(
-            e.message.contains(needle),
-            "{src:?}: {:?} lacks {needle:?}",
-            e.message
-        );
     }
 
     fn unspanned(mut ens: Ensemble) -> Ensemble {
@@ -1154,17 +1136,6 @@ mod tests {
 
     // ----- night errors ---------------------------------------------------------------
 
-    /// An error case: the input, then the line, column and a message fragment of the one
-    /// error it must give. Add a row to a table below to add a case.
-    type Case = (&'static str, usize, usize, &'static str);
-
-    /// Checks every row of `cases`, parsed by `errs`; a failure names the row's input.
-    fn run_cases(cases: &[Case], errs: fn(&str) -> Vec<ParseError>) {
-        for &(src, line, col, needle) in cases {
-            assert_one(src, &errs(src), line, col, needle);
-        }
-    }
-
     /// Unknown, misplaced and miscased kinds.
     #[rustfmt::skip]
     const UNKNOWN_KINDS: &[Case] = &[
@@ -1179,7 +1150,7 @@ mod tests {
 
     #[test]
     fn unknown_kinds() {
-        run_cases(UNKNOWN_KINDS, night_errs);
+        error_table(UNKNOWN_KINDS, |s| parse_night(s, path()));
     }
 
     /// Too many or too few targets.
@@ -1196,7 +1167,7 @@ mod tests {
 
     #[test]
     fn wrong_arity() {
-        run_cases(WRONG_ARITY, night_errs);
+        error_table(WRONG_ARITY, |s| parse_night(s, path()));
     }
 
     /// Undeclared and duplicate players.
@@ -1209,7 +1180,7 @@ mod tests {
 
     #[test]
     fn undeclared_and_duplicate_players() {
-        run_cases(PLAYERS, night_errs);
+        error_table(PLAYERS, |s| parse_night(s, path()));
         // Both undeclared targets are reported.
         let errs = night_errs("players: A\nA block X Y");
         assert_eq!(errs.len(), 2);
@@ -1225,7 +1196,7 @@ mod tests {
 
     #[test]
     fn players_line_placement() {
-        run_cases(PLAYERS_LINE, night_errs);
+        error_table(PLAYERS_LINE, |s| parse_night(s, path()));
         // A comment before the players line is fine.
         assert_eq!(night("# x\nplayers: B A\nA visit B").players, ["B", "A"]);
     }
@@ -1240,7 +1211,7 @@ mod tests {
 
     #[test]
     fn duplicate_ids() {
-        run_cases(DUPLICATE_IDS, night_errs);
+        error_table(DUPLICATE_IDS, |s| parse_night(s, path()));
         // An explicit id equal to the effect's own default id is fine.
         assert_eq!(night("e1: A visit B").effects[0].id, "e1");
     }
@@ -1261,7 +1232,7 @@ mod tests {
 
     #[test]
     fn bad_priorities() {
-        run_cases(BAD_PRIORITIES, night_errs);
+        error_table(BAD_PRIORITIES, |s| parse_night(s, path()));
     }
 
     /// A second deflection by the same player is reported at the second.
@@ -1272,7 +1243,7 @@ mod tests {
 
     #[test]
     fn two_deflections_point_at_the_second() {
-        run_cases(TWO_DEFLECTIONS, night_errs);
+        error_table(TWO_DEFLECTIONS, |s| parse_night(s, path()));
         // Two players deflecting once each is fine.
         assert_eq!(night("D1 deflect D2\nD2 deflect D1").effects.len(), 2);
     }
@@ -1290,7 +1261,7 @@ mod tests {
 
     #[test]
     fn bad_name_characters() {
-        run_cases(BAD_NAME_CHARACTERS, night_errs);
+        error_table(BAD_NAME_CHARACTERS, |s| parse_night(s, path()));
     }
 
     /// Missing actors, kinds, ids and passive kinds.
@@ -1310,7 +1281,7 @@ mod tests {
 
     #[test]
     fn missing_words() {
-        run_cases(MISSING_WORDS, night_errs);
+        error_table(MISSING_WORDS, |s| parse_night(s, path()));
     }
 
     #[test]
@@ -1444,7 +1415,7 @@ V visit rS R1 @9
 
     #[test]
     fn json_syntax_errors_use_serde_positions() {
-        run_cases(JSON_SYNTAX, json_errs);
+        error_table(JSON_SYNTAX, |s| parse_json(s, Path::new("t.json")));
     }
 
     /// Errors inside effects, located at the offending value or key.
@@ -1467,7 +1438,7 @@ V visit rS R1 @9
 
     #[test]
     fn json_errors_inside_effects_are_located() {
-        run_cases(JSON_IN_EFFECTS, json_errs);
+        error_table(JSON_IN_EFFECTS, |s| parse_json(s, Path::new("t.json")));
     }
 
     /// Well-formed JSON of the wrong shape.
@@ -1488,7 +1459,7 @@ V visit rS R1 @9
 
     #[test]
     fn json_shape_errors() {
-        run_cases(JSON_SHAPES, json_errs);
+        error_table(JSON_SHAPES, |s| parse_json(s, Path::new("t.json")));
     }
 
     /// Bad priorities; the value starts at column 76, and messages stay on one line
@@ -1505,7 +1476,7 @@ V visit rS R1 @9
 
     #[test]
     fn json_bad_priorities() {
-        run_cases(JSON_PRIORITIES, json_errs);
+        error_table(JSON_PRIORITIES, |s| parse_json(s, Path::new("t.json")));
         let max = r#"{"effects": [{"actor": "A", "kind": "visit", "targets": ["A"], "priority": 4294967295}]}"#;
         assert_eq!(json(max).effects[0].priority, u32::MAX);
     }
@@ -1542,7 +1513,7 @@ V visit rS R1 @9
 
     #[test]
     fn json_unicode_columns_count_characters() {
-        run_cases(JSON_UNICODE, json_errs);
+        error_table(JSON_UNICODE, |s| parse_json(s, Path::new("t.json")));
     }
 
     // ----- load ---------------------------------------------------------------------
@@ -1567,7 +1538,9 @@ V visit rS R1 @9
         let p = temp_file("bad.night", b"A block B\nA \xff kill B\n");
         match load(&p) {
             Err(LoadError::Parse(ParseErrors(errs))) => {
-                assert_one("bad.night", &errs, 2, 3, "invalid UTF-8 (byte 0xff)");
+                assert_eq!(errs.len(), 1, "{errs:#?}");
+                assert_eq!((errs[0].line, errs[0].col), (2, 3));
+                assert!(errs[0].message.contains("invalid UTF-8 (byte 0xff)"));
                 assert_eq!(errs[0].source_line, "A \u{FFFD} kill B");
                 assert_eq!(errs[0].file, p);
             }
@@ -1637,25 +1610,6 @@ V visit rS R1 @9
 
     // ----- property tests -----------------------------------------------------------
 
-    /// The invariants of every error report for `src` (after BOM removal).
-    fn check_errors(src: &str, errs: &ParseErrors) {
-        let src = strip_bom(src);
-        assert!(!errs.0.is_empty() && errs.0.len() <= MAX_ERRORS);
-        let lines: Vec<&str> = crate::text::lex::lines(src).collect();
-        let mut last = (0, 0);
-        for e in &errs.0 {
-            assert!(e.line >= 1 && e.col >= 1, "{e:?}");
-            assert!(e.line <= lines.len(), "{e:?}");
-            let text = lines[e.line - 1];
-            assert_eq!(e.source_line, text);
-            assert!(e.col <= text.chars().count() + 1, "{e:?}");
-            assert!((e.line, e.col) >= last, "errors out of order");
-            last = (e.line, e.col);
-            crate::text::source::assert_well_rendered(e);
-        }
-        let _ = errs.to_string();
-    }
-
     /// Whatever parses also validates and round-trips through `to_night`.
     fn check_result(src: &str, r: &Result<Ensemble, ParseErrors>) {
         match r {
@@ -1664,7 +1618,7 @@ V visit rS R1 @9
                 let again = parse_night(&to_night(ens), path()).unwrap();
                 assert_eq!(unspanned(again), unspanned(ens.clone()));
             }
-            Err(errs) => check_errors(src, errs),
+            Err(errs) => assert_errors_well_formed(src, errs),
         }
     }
 
@@ -1916,7 +1870,7 @@ V visit rS R1 @9
                 match std::str::from_utf8(&bytes) {
                     Ok(s) => check_result(s, &r),
                     Err(_) => {
-                        crate::text::source::assert_invalid_utf8_error(&bytes, &r.unwrap_err());
+                        assert_invalid_utf8_error(&bytes, &r.unwrap_err());
                     }
                 }
             }
