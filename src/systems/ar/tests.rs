@@ -448,7 +448,10 @@ fn random_dense_nights_often_answer_as_pieces() {
 
 /// Of 200 dense random nights, how many `analyse_part` answers as pieces.
 fn dense_nights_split_by<E>(
-    analyse_part: impl Fn(&Universe, &Budget) -> Result<crate::systems::ar::answer::factor::PartAnswer, E>,
+    analyse_part: impl Fn(
+        &Universe,
+        &Budget,
+    ) -> Result<crate::systems::ar::answer::pieces::PartAnswer, E>,
 ) -> usize {
     (0..200u64)
         .filter(|&seed| {
@@ -549,7 +552,13 @@ fn parsed(text: &str) -> (Ensemble, Night) {
 }
 
 /// Parses a night of one component and answers it with the direct engine.
-fn one_component_by_direct(text: &str) -> (Ensemble, Night, crate::systems::ar::answer::factor::Factored) {
+fn one_component_by_direct(
+    text: &str,
+) -> (
+    Ensemble,
+    Night,
+    crate::systems::ar::answer::factor::Factored,
+) {
     let (ens, n) = parsed(text);
     assert_eq!(n.parts.len(), 1);
     let f = Direct.solve(&n, &Budget::new()).expect("not interrupted");
@@ -558,7 +567,11 @@ fn one_component_by_direct(text: &str) -> (Ensemble, Night, crate::systems::ar::
 
 /// The direct engine's answer `f` equals the SAT engine's and brute force's, passes the
 /// self-check, and its one component multiplies out to brute force's flat answer.
-fn every_engine_agrees(ens: &Ensemble, n: &Night, f: &crate::systems::ar::answer::factor::Factored) {
+fn every_engine_agrees(
+    ens: &Ensemble,
+    n: &Night,
+    f: &crate::systems::ar::answer::factor::Factored,
+) {
     assert_eq!(f, &Sat.solve(n, &Budget::new()).expect("not interrupted"));
     assert_eq!(f, &Brute.solve(n, &Budget::new()).expect("not interrupted"));
     engine::self_check(n, f).expect("every piece's entries are acceptable");
