@@ -470,22 +470,15 @@ fn fuzz_engines_agree() {
     let (mut bad, mut skipped, mut states) = (0, 0, 0usize);
     for seed in 0..n {
         let sc = Ff8::generate(&args, 1_000_000 + seed);
-        // Each case gets 5 s (a timer cancels its budget); slower cases are skipped and
+        // Each case gets 5 s (its budget's deadline); slower cases are skipped and
         // counted.
         let budget = Budget::new();
-        let b2 = budget.clone();
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let timer = std::thread::spawn(move || {
-            if rx.recv_timeout(std::time::Duration::from_secs(5)).is_err() {
-                b2.cancel();
-            }
+        let a: Vec<_> = budget.with_timeout(Some(std::time::Duration::from_secs(5)), || {
+            Ff8::engines()
+                .iter()
+                .map(|e| e.solve(&sc, &budget))
+                .collect()
         });
-        let a: Vec<_> = Ff8::engines()
-            .iter()
-            .map(|e| e.solve(&sc, &budget))
-            .collect();
-        let _ = tx.send(());
-        let _ = timer.join();
         match (&a[0], &a[1]) {
             (Ok(x), Ok(y)) => {
                 states += x.states.len();

@@ -550,21 +550,9 @@ fn differential_with(
     for seed in first_seed..first_seed + cases {
         let s = Foeman::generate(args, seed);
         let b = Budget::new();
-        let (done, wait) = std::sync::mpsc::channel::<()>();
-        let timer = limit.map(|t| {
-            let b = b.clone();
-            std::thread::spawn(move || {
-                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(t) {
-                    b.cancel();
-                }
-            })
+        let answers: Result<Vec<_>, _> = b.with_timeout(limit, || {
+            Foeman::engines().iter().map(|e| e.solve(&s, &b)).collect()
         });
-        let answers: Result<Vec<_>, _> =
-            Foeman::engines().iter().map(|e| e.solve(&s, &b)).collect();
-        drop(done);
-        if let Some(t) = timer {
-            let _ = t.join();
-        }
         let Ok(answers) = answers else {
             skipped += 1;
             eprintln!("skipped (over the time limit): seed {seed}");

@@ -412,10 +412,9 @@ fn differential(
         let t0 = std::time::Instant::now();
         let s = Lancer::generate(args, seed);
         let budget = Budget::new();
-        let answers: Vec<_> =
-            crate::harness::differential::with_timeout(Some(limit), &budget, || {
-                engines.iter().map(|e| e.solve(&s, &budget)).collect()
-            });
+        let answers: Vec<_> = budget.with_timeout(Some(limit), || {
+            engines.iter().map(|e| e.solve(&s, &budget)).collect()
+        });
         let dt = t0.elapsed();
         if dt > slowest.0 {
             slowest = (dt, seed);
