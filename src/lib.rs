@@ -12,6 +12,7 @@ mod cli;
 mod facade;
 mod graph;
 mod harness;
+mod odometer;
 mod sat;
 mod systems;
 mod text;

@@ -9,13 +9,14 @@
 //! stops each flat list after N items and says so. This module writes to a writer it is
 //! given; only `cli` picks exit codes.
 
-use super::expand::{optimal_cuts, Merger, Odometer};
+use super::expand::{optimal_cuts, Merger};
 use super::factor::{Factored, Night, Part};
 use super::report::{self, Outcome};
 use super::resolution::{
     canonicalize_resolutions, sorted_ids, Classification, Cut, Resolution, TargetMap,
 };
 use super::universe::Universe;
+use crate::odometer;
 use num_bigint::BigUint;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -622,7 +623,7 @@ pub fn outcome_products<'a>(n: &'a Night, f: &'a Factored) -> impl Iterator<Item
         .collect();
     let sizes = per_part.iter().map(Vec::len).collect();
     let m = Merger::new(n);
-    Odometer::new(sizes).map(move |pick| {
+    odometer::Product::new(sizes).map(move |pick| {
         let mut probability = BigRational::one();
         let mut cuts = Vec::new();
         let mut rs = Vec::new();
