@@ -4,8 +4,8 @@
 //! A flag is an atomic boolean that a grace period, a signal or a memory limit raises, or
 //! `cancel` on its budget. A flag may also carry a *deadline* (the time limit of its
 //! budget, `Budget::with_timeout`, or a race's grace): polling it then reads the clock
-//! (every [`POLLS_PER_CLOCK_READ`] polls on the polling thread, so that a poll stays cheap;
-//! [`Flag::is_raised_now`] reads it every time) and raises the flag once the deadline has
+//! (natively on every poll; in WebAssembly every `POLLS_PER_CLOCK_READ` polls on the
+//! polling thread, so that a poll stays cheap; [`Flag::is_raised_now`] reads it every time) and raises the flag once the deadline has
 //! passed. No thread waits for a deadline: natively and in WebAssembly (`wasm32`, the
 //! browser page and the npm package, where there are no threads) alike, the deadline is
 //! seen by whoever polls. A flag without a deadline never reads the clock when polled.
@@ -13,6 +13,7 @@
 //! Invariant: once raised, a flag stays raised (outside tests); a deadline only moves
 //! earlier.
 
+#[cfg(target_arch = "wasm32")]
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -23,7 +24,10 @@ use std::time::Duration;
 /// WebAssembly.
 pub use web_time::Instant;
 
-/// A flag with a deadline reads the clock once every this many polls on a thread.
+/// In WebAssembly, a flag with a deadline reads the clock once every this many polls on a
+/// thread (`performance.now()` is dear there); natively every poll reads it (a clock read
+/// is a few tens of nanoseconds, and an engine that polls seldom must still stop on time).
+#[cfg(target_arch = "wasm32")]
 pub const POLLS_PER_CLOCK_READ: u32 = 64;
 
 /// No deadline (the value of [`Flag::deadline`]'s cell).
@@ -40,9 +44,10 @@ fn nanos(at: Instant) -> u64 {
     u64::try_from(at.saturating_duration_since(epoch()).as_nanos()).unwrap_or(NONE - 1)
 }
 
+#[cfg(target_arch = "wasm32")]
 thread_local! {
     /// Polls of flags with a deadline on this thread (the clock is read on every
-    /// [`POLLS_PER_CLOCK_READ`]th).
+    /// `POLLS_PER_CLOCK_READ`th).
     static POLLS: Cell<u32> = const { Cell::new(0) };
 }
 
@@ -84,7 +89,7 @@ impl Flag {
     }
 
     /// Whether the flag is raised, or its deadline has passed (which raises it): the clock
-    /// is read on one poll in [`POLLS_PER_CLOCK_READ`] (the engines' frequent polls).
+    /// is read on every poll natively, on one in `POLLS_PER_CLOCK_READ` in WebAssembly.
     pub fn is_raised(&self) -> bool {
         if self.raised.load(Ordering::Relaxed) {
             return true;
@@ -92,12 +97,15 @@ impl Flag {
         if self.deadline.load(Ordering::Relaxed) == NONE {
             return false;
         }
-        let read = POLLS.with(|p| {
+        #[cfg(target_arch = "wasm32")]
+        if !POLLS.with(|p| {
             let n = p.get();
             p.set(n.wrapping_add(1));
             n % POLLS_PER_CLOCK_READ == 0
-        });
-        read && self.is_raised_now()
+        }) {
+            return false;
+        }
+        self.is_raised_now()
     }
 
     /// [`Flag::is_raised`], reading the clock on every call (polls far apart: a SAT
@@ -127,6 +135,7 @@ impl Flag {
     pub fn set_deadline(&self, at: Instant) {
         self.deadline.fetch_min(nanos(at), Ordering::Relaxed);
         // The next poll on this thread reads the clock.
+        #[cfg(target_arch = "wasm32")]
         POLLS.with(|p| p.set(0));
     }
 }
@@ -160,7 +169,7 @@ mod tests {
         assert!(f.is_raised() && f.is_raised(), "and it stays raised");
         let g = Flag::default();
         g.set_deadline(Instant::now());
-        // Some poll within one round of the counter reads the clock.
-        assert!((0..POLLS_PER_CLOCK_READ).any(|_| g.is_raised()));
+        // Some poll within one round of the counter (in WebAssembly) reads the clock.
+        assert!((0..64).any(|_| g.is_raised()));
     }
 }
