@@ -23,11 +23,12 @@ fi
 # 1. The library as a WebAssembly module (src/wasm.rs holds its exports). The standard
 #    library is built for wasm32 from rust-web-src (RUSTC_BOOTSTRAP allows -Zbuild-std on
 #    this stable toolchain). Its own target directory: another compiler than the native
-#    build's.
+#    build's. The exports answer with the command line's renderings (src/cli/page.rs):
+#    the `cli` feature (a default one, named here so that it stays on).
 echo "build.sh: compiling gordian to WebAssembly (target/wasm)" >&2
 RUSTC_BOOTSTRAP=1 RUSTC=$rustc_web CARGO_TARGET_DIR="$root/target/wasm" \
     CARGO_PROFILE_RELEASE_DEBUG=0 \
-    "$cargo_web" rustc --lib --release \
+    "$cargo_web" rustc --lib --release --features cli \
     --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort --crate-type cdylib
 wasm="$root/target/wasm/wasm32-unknown-unknown/release/gordian.wasm"
 

@@ -10,7 +10,6 @@ use super::limits::{self, MemoryArgs, TimeoutArg};
 use super::print_json;
 use super::system_cmd::{on_file, run_engines, DimacsLimits, Engines, Exit};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
-use crate::harness::differential::with_timeout;
 use crate::systems::ff8::encode::{Encoding, Witness};
 use crate::systems::ff8::model::*;
 use crate::systems::ff8::report::{diff, replay};
@@ -461,7 +460,7 @@ fn run_reach(a: &ReachArgs) -> Exit {
         let r = e.solve(sc2, b)?;
         Ok((r, t.elapsed().as_secs_f64()))
     };
-    let (direct, sat) = with_timeout(a.solve.timeout, &budget, || {
+    let (direct, sat) = budget.with_timeout(a.solve.timeout, || {
         run_engines(a.engine, &budget, |b| timed(&Direct, b), |b| timed(&Sat, b))
     });
     let mut answers: Vec<(&str, Answer, f64)> = Vec::new();
@@ -481,7 +480,7 @@ fn run_reach(a: &ReachArgs) -> Exit {
     let mut witness = None;
     if ans.goal == Some(true) {
         let mut clauses = Charged::new(&budget, "SAT clauses");
-        let found = with_timeout(a.solve.timeout, &budget, || {
+        let found = budget.with_timeout(a.solve.timeout, || {
             Encoding::within(&sc, &mut clauses).and_then(|mut enc| enc.query(&budget))
         });
         match found {
@@ -598,7 +597,7 @@ fn run_plan(a: &PlanArgs) -> Exit {
     };
     let n = a.bound.unwrap_or(sc.bound);
     let budget = a.solve.memory.budget();
-    let p = match with_timeout(a.solve.timeout, &budget, || {
+    let p = match budget.with_timeout(a.solve.timeout, || {
         search::plan(&sc, &goal, n, a.table, a.closure_limit, &budget)
     }) {
         Ok(p) => p,

@@ -9,7 +9,6 @@ use super::limits::{self, LimitArg, MemoryArgs, TimeoutArg};
 use super::print_json;
 use super::system_cmd::{on_file, run_engines, watched, DimacsLimits, Engines, Exit, SolveLimits};
 use super::{parse_seconds, EXIT_DISAGREE, EXIT_INPUT};
-use crate::harness::differential::with_timeout;
 use crate::systems::lancer::model::{Outcome, Policy, Scenario};
 use crate::systems::lancer::search::Property;
 use crate::systems::lancer::simulate::{self, Prefix};
@@ -460,9 +459,7 @@ fn run_policies(a: &PoliciesArgs) -> Exit {
         let name = f.display().to_string();
         for p in Policy::ALL {
             let budget = a.memory.budget();
-            let r = with_timeout(a.timeout, &budget, || {
-                explore(&sc, p, Engines::Both, &budget)
-            });
+            let r = budget.with_timeout(a.timeout, || explore(&sc, p, Engines::Both, &budget));
             let (outs, _) = agreed(&name, &sc, r, &budget, a.timeout)?;
             let props = report::properties(&sc, &outs);
             let yes = |pred: &dyn Fn(&Property) -> bool| -> Vec<String> {

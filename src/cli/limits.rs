@@ -101,24 +101,22 @@ pub fn within<T>(
     if timeout.is_none() && resident.is_none() {
         return work();
     }
-    let (done, wait) = mpsc::channel::<()>();
-    let b = budget.clone();
-    let what = what.to_string();
-    let dog = std::thread::spawn(move || {
-        let start = crate::cancel::Instant::now();
-        let mut cancelled = false;
-        loop {
+    // The budget keeps the deadline (its engines see it when they poll); the watchdog only
+    // ends the process when the work has not returned `margin` past it.
+    budget.with_timeout(timeout, || {
+        let hard = timeout
+            .zip(budget.deadline())
+            .map(|(t, at)| (t, at + margin(t)));
+        let (done, wait) = mpsc::channel::<()>();
+        let b = budget.clone();
+        let what = what.to_string();
+        let dog = std::thread::spawn(move || loop {
             match wait.recv_timeout(crate::harness::isolate::TICK) {
                 Err(RecvTimeoutError::Timeout) => {}
                 _ => return,
             }
-            if let Some(t) = timeout {
-                let elapsed = start.elapsed();
-                if !cancelled && elapsed >= t {
-                    b.cancel();
-                    cancelled = true;
-                }
-                if elapsed >= t + margin(t) {
+            if let Some((t, at)) = hard {
+                if crate::cancel::Instant::now() >= at {
                     eprintln!("error: {what}: {}", stop_reason(&b, None, Some(t)));
                     exit_now(EXIT_LIMIT);
                 }
@@ -137,12 +135,12 @@ pub fn within<T>(
                     exit_now(EXIT_LIMIT);
                 }
             }
-        }
-    });
-    let r = work();
-    drop(done);
-    let _ = dog.join();
-    r
+        });
+        let r = work();
+        drop(done);
+        let _ = dog.join();
+        r
+    })
 }
 
 /// Ends the process with `code` at once: no destructors and, on Unix, no exit handlers

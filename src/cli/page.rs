@@ -14,7 +14,6 @@
 use super::registry::{self, EngineChoice, SystemName};
 use super::resolve::{self, How};
 use super::EXIT_LIMIT;
-use crate::harness::differential::with_timeout;
 use crate::harness::{Differential, Verdict};
 use crate::systems::ar::answer::Options;
 use crate::systems::ar::Ar;
@@ -224,7 +223,7 @@ pub(super) fn night(input: &Input) -> Result<Value, Value> {
         timeout: input.timeout,
     };
     let what = input.name;
-    let solved = with_timeout(input.timeout, &budget, || {
+    let solved = budget.with_timeout(input.timeout, || {
         let u = match Ar::parse_within(Path::new(what), input.text, &budget) {
             Ok(Ok(u)) => u,
             Ok(Err(e)) => return Err(parse_failure(Ar::NAME, &e)),
@@ -279,7 +278,7 @@ pub(super) fn night(input: &Input) -> Result<Value, Value> {
 pub(super) fn generic<S: System>(input: &Input) -> Result<Value, Value> {
     let budget = Budget::with_max_memory(DEFAULT_MAX_MEMORY);
     let what = input.name;
-    with_timeout(input.timeout, &budget, || {
+    budget.with_timeout(input.timeout, || {
         let instance = match S::parse_within(Path::new(what), input.text, &budget) {
             Ok(Ok(i)) => i,
             Ok(Err(e)) => return Err(parse_failure(S::NAME, &e)),

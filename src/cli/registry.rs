@@ -4,7 +4,6 @@
 
 use crate::harness::against::{self, Judged};
 use crate::harness::batch::{self, Job, Record};
-use crate::harness::differential::with_timeout;
 use crate::harness::external::Resolver;
 use crate::harness::fuzz::{Config, Limit};
 use crate::harness::{inputs, Differential, Verdict};
@@ -267,7 +266,7 @@ fn check_file<S: System>(path: &Path, opts: &RunOptions) -> FileCheck {
         Err(e) => return FileCheck::BadEngine(e),
     };
     let budget = Budget::with_max_memory(opts.max_memory);
-    with_timeout(opts.timeout, &budget, || {
+    budget.with_timeout(opts.timeout, || {
         let instance = match inputs::load_within::<S>(path, &budget) {
             Ok(Ok(i)) => i,
             Ok(Err(e)) => return FileCheck::Input(render_load_error(&e)),

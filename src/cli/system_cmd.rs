@@ -10,7 +10,6 @@
 
 use super::limits::{self, MemoryArgs, TimeoutArg};
 use super::parse_seconds;
-use crate::harness::differential::with_timeout;
 use crate::systems::spec::DEFAULT_MAX_MEMORY;
 use crate::systems::spec::{race_all, Budget, Interrupted, Job};
 use std::path::Path;
@@ -98,7 +97,7 @@ impl SolveLimits {
 
     /// Runs `work` with `budget` cancelled at the timeout.
     pub fn within<T>(&self, budget: &Budget, work: impl FnOnce() -> T) -> T {
-        with_timeout(self.timeout, budget, work)
+        budget.with_timeout(self.timeout, work)
     }
 
     /// The memory-limit or timeout message for `file` (from `budget`) and exit 5.

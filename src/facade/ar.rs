@@ -23,7 +23,8 @@
 //! ```
 
 use super::{Error, Limits, Solved};
-use crate::systems::ar::answer::expand::{optimal_cuts, Merger, Odometer};
+use crate::odometer;
+use crate::systems::ar::answer::expand::{optimal_cuts, Merger};
 use crate::systems::ar::night::resolution::sorted_ids;
 use crate::systems::ar::{self as sys, answer, Ar, Factored, Part, Resolution};
 use crate::systems::spec::System;
@@ -107,7 +108,7 @@ impl Answer {
         } else {
             lists.iter().map(|(_, rs)| rs.len()).collect()
         };
-        Odometer::new(sizes).map(move |pick| {
+        odometer::Product::new(sizes).map(move |pick| {
             let chosen: Vec<(&Part, &Resolution)> = lists
                 .iter()
                 .zip(&pick)

@@ -9,7 +9,7 @@
 //! the random instances `gordian fuzz` and `gordian gen` use.
 //!
 //! Invariant: no logic of its own. Solving is `harness::Differential` under a
-//! `spec::Budget` and `harness::differential::with_timeout`, exactly as the CLI runs it;
+//! `spec::Budget` and `Budget::with_timeout`, exactly as the CLI runs it;
 //! the answers, their JSON and the generators are the systems' own (`System`).
 
 /// The instance type of one system's facade module, the same for every system: an
@@ -71,7 +71,7 @@ pub mod fft;
 pub mod foeman;
 pub mod lancer;
 
-use crate::harness::differential::{run_one, with_timeout};
+use crate::harness::differential::run_one;
 use crate::harness::{inputs, Comparison, Differential, Verdict};
 use crate::systems::spec::{Budget, LimitHit, System, DEFAULT_MAX_MEMORY};
 use crate::text::{read_limited, LoadError, ParseErrors};
@@ -259,13 +259,13 @@ struct Solved<A> {
 }
 
 /// Runs the engines `limits` names on `instance` under its time and memory limits, as the
-/// CLI does (`Differential`, `with_timeout`), and compares their answers.
+/// CLI does (`Differential`, `Budget::with_timeout`), and compares their answers.
 fn solve<S: System>(instance: &S::Instance, limits: &Limits) -> Result<Solved<S::Answer>, Error> {
     let diff = Differential::<S>::only(limits.engines.names())
         .expect("every system has a direct and a SAT engine")
         .with_grace(limits.grace);
     let budget = Budget::with_max_memory(limits.max_memory);
-    let c = with_timeout(limits.timeout, &budget, || match diff.engines.as_slice() {
+    let c = budget.with_timeout(limits.timeout, || match diff.engines.as_slice() {
         // One engine needs no race: run it on this thread.
         [one] => Comparison {
             runs: vec![run_one::<S>(one.as_ref(), instance, &budget)],

@@ -12,7 +12,7 @@
 //! `fuzz::case_seed(S, i)`, the same as case `i` of a plain `fuzz` run and instance `i`
 //! of `gordian gen`.
 
-use super::differential::{with_timeout, Differential, Verdict};
+use super::differential::{Differential, Verdict};
 use super::external::{self, Fault, Resolver};
 use super::fuzz::Config;
 use super::protocol::{self, Difference};
@@ -102,9 +102,7 @@ pub fn judge<S: System>(
     let (ours, theirs) = std::thread::scope(|scope| {
         let theirs = scope.spawn(|| external::ask(resolver, S::NAME, &text, stop));
         let budget = cfg.budget();
-        let ours = with_timeout(cfg.case_timeout, &budget, || {
-            diff.compare(instance, &budget)
-        });
+        let ours = budget.with_timeout(cfg.case_timeout, || diff.compare(instance, &budget));
         let theirs = theirs
             .join()
             .unwrap_or_else(|_| Err(Fault::Spawn("the resolver's runner panicked".into())));
@@ -293,7 +291,7 @@ pub fn shrink<S: System>(
     // core, which no candidate of the shrinker needs).
     if let Judged::Differ(d) = &mut last {
         let budget = cfg.budget();
-        let c = with_timeout(cfg.case_timeout, &budget, || diff.compare(&small, &budget));
+        let c = budget.with_timeout(cfg.case_timeout, || diff.compare(&small, &budget));
         if let Verdict::Agree(a) | Verdict::Alone(a) = c.verdict() {
             d.explanation = S::explain(&small, a);
         }

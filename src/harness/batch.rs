@@ -13,7 +13,7 @@
 //! Reports are read by one parser, [`report_lines`] (line by line: number, byte range,
 //! record or not): `--resume` here and `gordian merge` (`harness::merge`) both use it.
 
-use super::differential::{with_timeout, Comparison, Differential, Verdict};
+use super::differential::{Comparison, Differential, Verdict};
 use super::inputs;
 pub use super::shard::Shard;
 use crate::systems::spec::{Budget, LimitHit, System};
@@ -141,7 +141,7 @@ pub fn resolve_one<S: System>(
         return error_record(path, ErrorKind::Input, msg.clone());
     }
     let budget = Budget::with_max_memory(max_memory);
-    with_timeout(timeout, &budget, || {
+    budget.with_timeout(timeout, || {
         let instance = match inputs::load_within::<S>(&job.path, &budget) {
             Ok(Ok(i)) => i,
             Ok(Err(e)) => return error_record(path, ErrorKind::Input, e.to_string()),

@@ -209,7 +209,9 @@ impl<S: System> Differential<S> {
     #[cfg(test)]
     pub fn fails(&self, instance: &S::Instance, timeout: Option<Duration>) -> bool {
         let budget = Budget::new();
-        with_timeout(timeout, &budget, || self.compare(instance, &budget)).disagrees()
+        budget
+            .with_timeout(timeout, || self.compare(instance, &budget))
+            .disagrees()
     }
 }
 
@@ -242,33 +244,6 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     } else {
         "(no message)".to_string()
     }
-}
-
-/// Runs `f`, cancelling `budget` from a timer thread if it takes longer than `timeout`.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn with_timeout<T>(timeout: Option<Duration>, budget: &Budget, f: impl FnOnce() -> T) -> T {
-    let Some(t) = timeout else { return f() };
-    let (done, wait) = std::sync::mpsc::channel::<()>();
-    let b = budget.clone();
-    let timer = std::thread::spawn(move || {
-        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(t) {
-            b.cancel();
-        }
-    });
-    let r = f();
-    drop(done);
-    let _ = timer.join();
-    r
-}
-
-/// Runs `f`, with `budget` cancelled once `timeout` has passed (in WebAssembly, a
-/// deadline its engines see when they poll it: there is no timer thread).
-#[cfg(target_arch = "wasm32")]
-pub fn with_timeout<T>(timeout: Option<Duration>, budget: &Budget, f: impl FnOnce() -> T) -> T {
-    if let Some(t) = timeout {
-        budget.set_deadline(Instant::now() + t);
-    }
-    f()
 }
 
 #[cfg(test)]

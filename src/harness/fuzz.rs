@@ -16,13 +16,14 @@
 //! a crash is a failure, found and shrunk like a disagreement). What a case gave travels
 //! as a [`Case`], which serialises.
 
-use super::differential::{with_timeout, Differential, RunError, Verdict};
+use super::differential::{Differential, RunError, Verdict};
+use crate::cancel::Instant;
 use crate::systems::spec::{Budget, System};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// When to stop fuzzing (besides a failure).
 #[derive(Clone, Copy, Debug)]
@@ -148,9 +149,7 @@ impl Case {
 /// per-case timeout and memory bound.
 pub fn solve_case<S: System>(instance: &S::Instance, diff: &Differential<S>, cfg: &Config) -> Case {
     let budget = cfg.budget();
-    let c = with_timeout(cfg.case_timeout, &budget, || {
-        diff.compare(instance, &budget)
-    });
+    let c = budget.with_timeout(cfg.case_timeout, || diff.compare(instance, &budget));
     let engines = c.runs.iter().map(|r| r.engine.to_string()).collect();
     let outcome = match c.verdict() {
         Verdict::Agree(a) => Outcome::Agree(S::label(a)),
@@ -239,9 +238,16 @@ pub fn cases<T: Send>(
 ) -> (T, Duration) {
     let start = Instant::now();
     let failed = AtomicBool::new(false);
-    let (end, deadline) = match cfg.limit {
-        Limit::Cases(n) => (n, None),
-        Limit::Time(t) => (u64::MAX, start.checked_add(t)),
+    // A time-limited run stops handing out cases at its budget's deadline.
+    let run = Budget::new();
+    let end = match cfg.limit {
+        Limit::Cases(n) => n,
+        Limit::Time(t) => {
+            if let Some(at) = start.checked_add(t) {
+                run.set_deadline(at);
+            }
+            u64::MAX
+        }
     };
     // `par_bridge` hands out indices in order, so the cases run are (about) a prefix.
     let out = (0..end)
@@ -249,7 +255,7 @@ pub fn cases<T: Send>(
         .map(|i| {
             if failed.load(Ordering::Relaxed)
                 || stop.load(Ordering::Relaxed)
-                || deadline.is_some_and(|d| Instant::now() >= d)
+                || run.is_cancelled_now()
             {
                 return None;
             }

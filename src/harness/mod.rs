@@ -10,18 +10,29 @@
 //! enforces ([`isolate`]). For tests only, the one seeded differential loop the systems'
 //! tests run (`seeded`, compiled in tests only).
 //!
+//! Only the command line runs outside resolvers, batches, shards and workers: those modules
+//! are compiled with the `cli` feature; the library's solving needs [`differential`],
+//! [`fuzz`] (its seeds) and [`inputs`].
+//!
 //! Boundary: nothing here imports `crate::systems::<system>`; a system reaches the harness
 //! only through its `System` implementation, and the CLI chooses the system.
 
+#[cfg(feature = "cli")]
 pub mod against;
+#[cfg(feature = "cli")]
 pub mod batch;
 pub mod differential;
+#[cfg(feature = "cli")]
 pub mod external;
 pub mod fuzz;
 pub mod inputs;
+#[cfg(feature = "cli")]
 pub mod isolate;
+#[cfg(feature = "cli")]
 pub mod merge;
+#[cfg(feature = "cli")]
 pub mod protocol;
+#[cfg(feature = "cli")]
 pub mod shard;
 
 pub use differential::{Comparison, Differential, Verdict};

@@ -8,7 +8,6 @@
 //! other interruption) is skipped and counted, never compared and never a disagreement;
 //! every disagreement prints the seed and the instance in the system's text format.
 
-use super::differential::with_timeout;
 use crate::systems::spec::{Budget, System};
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -48,7 +47,7 @@ pub(crate) fn engines_agree<S: System>(
         let t0 = Instant::now();
         let instance = S::generate(args, seed);
         let budget = Budget::new();
-        let answers: Result<Vec<S::Answer>, _> = with_timeout(limit, &budget, || {
+        let answers: Result<Vec<S::Answer>, _> = budget.with_timeout(limit, || {
             engines
                 .iter()
                 .filter(|e| S::runs_on(e.name(), &instance))

@@ -1,6 +1,8 @@
 //! The solver-facing layer shared by all systems. Knows nothing about games.
 //!
-//! Owns: a thin incremental SAT solver wrapper ([`Solver`]), cardinality encodings
+//! Owns: a thin incremental SAT solver wrapper ([`Solver`]), the one constant-folding
+//! circuit builder the encoders build gates with ([`Solver::fold_and`], [`Inputs`];
+//! `fold.rs`), cardinality encodings
 //! ([`Totalizer`]), lexicographic minimisation of cost counts level by level ([`lexmin`])
 //! or core-guided ([`lexmin_cores`]), backbones ([`backbone`]) and projected model
 //! enumeration ([`enumerate_projected`]).
@@ -17,6 +19,7 @@ mod backbone;
 mod card;
 mod coremin;
 mod enumerate;
+mod fold;
 mod lexmin;
 mod solver;
 #[cfg(test)]
@@ -26,5 +29,6 @@ pub use backbone::backbone;
 pub use card::Totalizer;
 pub use coremin::lexmin_cores;
 pub use enumerate::{enumerate_projected, EnumerationEnd};
+pub use fold::Inputs;
 pub use lexmin::lexmin;
 pub use solver::{CoreResult, Lit, SatResult, Solver};

@@ -207,9 +207,12 @@ impl Solver {
         self.interrupt = Some(flag);
     }
 
-    /// Whether the cancellation flag is installed and set.
+    /// Whether the cancellation flag is installed and set (its deadline read on every call:
+    /// solves are far apart).
     pub fn is_interrupted(&self) -> bool {
-        self.interrupt.as_ref().is_some_and(|flag| flag.is_raised())
+        self.interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.is_raised_now())
     }
 
     /// Solves the clauses under `assumptions` (which hold for this call only).

@@ -3,7 +3,9 @@
 //! once one has answered.
 //!
 //! A budget carries two of the resource limits every command shares (docs/limits.md):
-//! the cancel flag a timeout, a grace period or a signal sets, and a *memory bound* on
+//! the cancel flag a signal raises, with the one *deadline* the budget keeps (its time
+//! limit, [`Budget::with_timeout`], or a race's grace: seen when the flag is polled, no
+//! timer thread, natively and in WebAssembly alike), and a *memory bound* on
 //! what an engine holds: engines [`Budget::charge`] the bytes of the answers and search
 //! state they keep (resolutions, ways, cuts, frames, models), and the charge that goes
 //! past the bound cancels that engine's budget and records which limit was hit
@@ -16,13 +18,10 @@
 //! of its own with the same bound, so what one engine holds is never charged to another.
 
 use crate::cancel::Flag;
-#[cfg(not(target_arch = "wasm32"))]
 use crate::cancel::Instant;
 #[cfg(not(target_arch = "wasm32"))]
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
-#[cfg(not(target_arch = "wasm32"))]
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -143,18 +142,16 @@ impl Budget {
         if self.is_cancelled() {
             child.cancel();
         }
-        #[cfg(target_arch = "wasm32")]
         if let Some(at) = self.inner.flag.deadline() {
             child.inner.flag.set_deadline(at);
         }
         child
     }
 
-    /// Cancels this budget and its children (now and later) at `at`, checked when they
-    /// are polled: the time budget in WebAssembly, where no timer thread can cancel it
-    /// (see `crate::cancel`).
-    #[cfg(target_arch = "wasm32")]
-    pub fn set_deadline(&self, at: crate::cancel::Instant) {
+    /// Cancels this budget and its children (now and later) at `at` (or at a deadline set
+    /// before, if earlier), seen when they are polled (see `crate::cancel`): the one
+    /// deadline a budget keeps, natively and in WebAssembly alike.
+    pub fn set_deadline(&self, at: Instant) {
         self.inner.flag.set_deadline(at);
         let kids = self
             .inner
@@ -164,6 +161,24 @@ impl Budget {
         for k in kids.iter() {
             k.set_deadline(at);
         }
+    }
+
+    /// The deadline set on this budget (or inherited from its parent), if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.inner.flag.deadline()
+    }
+
+    /// Runs `f` with this budget (and its children) cancelled once `timeout` has passed:
+    /// a deadline its engines see when they poll it. A run that ends past the deadline
+    /// leaves the budget cancelled, as if it had been stopped on time.
+    pub fn with_timeout<T>(&self, timeout: Option<Duration>, f: impl FnOnce() -> T) -> T {
+        let Some(t) = timeout else { return f() };
+        self.set_deadline(Instant::now() + t);
+        let r = f();
+        if self.is_cancelled_now() {
+            self.cancel();
+        }
+        r
     }
 
     /// Asks every engine polling this budget (or a child of it) to stop.
@@ -182,6 +197,12 @@ impl Budget {
     /// Whether the budget was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.inner.flag.is_raised()
+    }
+
+    /// [`Budget::is_cancelled`], reading the clock on every call if the budget has a
+    /// deadline (for checks far apart; engines poll [`Budget::is_cancelled`]).
+    pub fn is_cancelled_now(&self) -> bool {
+        self.inner.flag.is_raised_now()
     }
 
     /// `Err(Interrupted)` once cancelled.
@@ -420,8 +441,8 @@ pub type Job<'a, T> = Box<dyn FnOnce(&Budget) -> T + Send + 'a>;
 /// Runs the jobs in parallel (rayon), each with a child budget of `budget` that has its
 /// own memory meter ([`Budget::child_metered`]). Once the first job has *answered*
 /// (`answered` says which results are answers: a job that failed, at a memory limit say,
-/// does not start the clock), the others get `grace` more time; then their budgets are
-/// cancelled (engines answer `Interrupted`). With `grace = None` every job runs to the
+/// does not start the clock), the others get `grace` more time: a deadline on their
+/// budgets (engines past it answer `Interrupted`). With `grace = None` every job runs to the
 /// end. Results come back in the order of `jobs`.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn race<T: Send>(
@@ -431,46 +452,22 @@ pub fn race<T: Send>(
     answered: fn(&T) -> bool,
 ) -> Vec<T> {
     let budgets: Vec<Budget> = jobs.iter().map(|_| budget.child_metered()).collect();
-    let n = jobs.len();
-    std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<(usize, bool)>();
-        if let Some(grace) = grace {
-            let budgets = &budgets;
-            scope.spawn(move || {
-                let mut done = vec![false; n];
-                let mut deadline: Option<Instant> = None;
-                while !done.iter().all(|&d| d) {
-                    let got = match deadline {
-                        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                        Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
-                    };
-                    match got {
-                        Ok((i, ok)) => {
-                            done[i] = true;
-                            if ok && deadline.is_none() {
-                                deadline = Some(Instant::now() + grace);
-                            }
-                        }
-                        Err(RecvTimeoutError::Timeout) => {
-                            for (b, _) in budgets.iter().zip(&done).filter(|(_, &d)| !d) {
-                                b.cancel();
-                            }
-                            return;
-                        }
-                        Err(RecvTimeoutError::Disconnected) => return,
+    jobs.into_par_iter()
+        .enumerate()
+        .map(|(i, job)| {
+            let out = job(&budgets[i]);
+            if let (Some(grace), true) = (grace, answered(&out)) {
+                // The others' deadline: the first answer's time plus the grace.
+                let at = Instant::now() + grace;
+                for (j, b) in budgets.iter().enumerate() {
+                    if j != i {
+                        b.set_deadline(at);
                     }
                 }
-            });
-        }
-        jobs.into_par_iter()
-            .enumerate()
-            .map_with(tx, |tx, (i, job)| {
-                let out = job(&budgets[i]);
-                let _ = tx.send((i, answered(&out)));
-                out
-            })
-            .collect()
-    })
+            }
+            out
+        })
+        .collect()
 }
 
 /// [`race`] in WebAssembly, where there are no threads: the jobs run one after the
@@ -487,7 +484,7 @@ pub fn race<T: Send>(
     for job in jobs {
         let b = budget.child_metered();
         if let (Some(grace), true) = (grace, out.iter().any(answered)) {
-            b.set_deadline(crate::cancel::Instant::now() + grace);
+            b.set_deadline(Instant::now() + grace);
         }
         out.push(job(&b));
     }

@@ -12,11 +12,11 @@
 
 use super::model::*;
 use super::simulate::Site;
-use crate::sat::{enumerate_projected, EnumerationEnd, Lit, SatResult, Solver};
+use crate::sat::{enumerate_projected, EnumerationEnd, Inputs, Lit, SatResult, Solver};
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::ops::ControlFlow;
 
-/// A circuit builder with constant folding.
+/// The circuit: `sat`'s constant-folding gates, with the word-level helpers built on them.
 struct C<'a> {
     s: &'a mut Solver,
     t: Lit,
@@ -40,53 +40,13 @@ impl C<'_> {
         }
     }
     fn and(&mut self, lits: &[Lit]) -> Lit {
-        let mut v: Vec<Lit> = Vec::with_capacity(lits.len());
-        for &l in lits {
-            match self.is_k(l) {
-                Some(true) => {}
-                Some(false) => return self.k(false),
-                None => {
-                    if v.contains(&!l) {
-                        return self.k(false);
-                    }
-                    if !v.contains(&l) {
-                        v.push(l);
-                    }
-                }
-            }
-        }
-        self.s.and(&v)
+        self.s.fold_and(lits, Inputs::Given)
     }
     fn or(&mut self, lits: &[Lit]) -> Lit {
-        let n: Vec<Lit> = lits.iter().map(|&l| !l).collect();
-        !self.and(&n)
+        self.s.fold_or(lits, Inputs::Given)
     }
     fn ite(&mut self, c: Lit, a: Lit, b: Lit) -> Lit {
-        match self.is_k(c) {
-            Some(true) => return a,
-            Some(false) => return b,
-            None => {}
-        }
-        if a == b {
-            return a;
-        }
-        match (self.is_k(a), self.is_k(b)) {
-            (Some(true), Some(false)) => return c,
-            (Some(false), Some(true)) => return !c,
-            (Some(true), None) => return self.or(&[c, b]),
-            (Some(false), None) => return self.and(&[!c, b]),
-            (None, Some(true)) => return self.or(&[!c, a]),
-            (None, Some(false)) => return self.and(&[c, a]),
-            _ => {}
-        }
-        let x = self.s.new_lit();
-        self.s.add_clause(&[!c, !a, x]);
-        self.s.add_clause(&[!c, a, !x]);
-        self.s.add_clause(&[c, !b, x]);
-        self.s.add_clause(&[c, b, !x]);
-        self.s.add_clause(&[!a, !b, x]);
-        self.s.add_clause(&[a, b, !x]);
-        x
+        self.s.fold_ite(c, a, b)
     }
     fn xor(&mut self, a: Lit, b: Lit) -> Lit {
         self.ite(a, !b, b)

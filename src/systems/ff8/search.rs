@@ -8,6 +8,7 @@
 
 use super::model::*;
 use super::simulate::{Ctx, Driver, Message, Query, PHASES};
+use crate::odometer::Odometer;
 use crate::systems::spec::{Budget, Interrupted};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -15,38 +16,22 @@ use num_traits::{One, Zero};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// An odometer over the byte classes of every call: each run takes the current class of
-/// each call, and [`Odometer::advance`] moves to the next combination.
+/// The byte classes of every call, counted through by the odometer: each run takes the
+/// current class of each call, with the weight of the classes taken.
 #[derive(Default)]
-struct Odometer {
-    class: Vec<usize>,
-    classes: Vec<usize>,
-    pos: usize,
+struct Classes {
+    odometer: Odometer,
     /// Product of the class sizes of this run.
     num: u128,
     /// Bytes read in this run.
     bytes: u32,
 }
 
-impl Odometer {
+impl Classes {
     fn start(&mut self) {
-        self.pos = 0;
+        self.odometer.rewind();
         self.num = 1;
         self.bytes = 0;
-    }
-    /// Next combination; false when every one was run.
-    fn advance(&mut self) -> bool {
-        self.class.truncate(self.pos);
-        self.classes.truncate(self.pos);
-        while let Some(c) = self.class.last_mut() {
-            if *c + 1 < *self.classes.last().unwrap_or(&0) {
-                *c += 1;
-                return true;
-            }
-            self.class.pop();
-            self.classes.pop();
-        }
-        false
     }
 }
 
@@ -64,15 +49,10 @@ fn intervals(q: &Query) -> Vec<(u16, u16)> {
     out
 }
 
-impl Driver for Odometer {
+impl Driver for Classes {
     fn random(&mut self, q: &Query) -> u8 {
         let iv = intervals(q);
-        if self.pos == self.class.len() {
-            self.class.push(0);
-            self.classes.push(iv.len());
-        }
-        let (lo, hi) = iv[self.class[self.pos].min(iv.len() - 1)];
-        self.pos += 1;
+        let (lo, hi) = iv[self.odometer.pick(iv.len())];
         self.num *= u128::from(hi - lo);
         self.bytes += 1;
         lo as u8
@@ -116,7 +96,7 @@ fn run_phases(s: &State, choice: &Choice) -> HashMap<Ctx, BigRational> {
             // Within a phase, weights are integers over 256^PHASE_BYTES (a phase reads
             // at most 6 bytes), so only distinct outcomes cost a rational product.
             let mut local: HashMap<Ctx, u128> = HashMap::new();
-            let mut od = Odometer::default();
+            let mut od = Classes::default();
             loop {
                 od.start();
                 let mut c2 = cx.clone();
@@ -124,7 +104,7 @@ fn run_phases(s: &State, choice: &Choice) -> HashMap<Ctx, BigRational> {
                 debug_assert!(od.bytes <= PHASE_BYTES);
                 let w = od.num << (8 * (PHASE_BYTES - od.bytes.min(PHASE_BYTES)));
                 *local.entry(c2).or_insert(0) += w;
-                if !od.advance() {
+                if !od.odometer.advance() {
                     break;
                 }
             }

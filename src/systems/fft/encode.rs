@@ -54,9 +54,9 @@
 //! of one concrete option) a fire bit. A choice variable implies that its choice point
 //! occurs, and an occurring point takes exactly one option, so a choice point that does
 //! not occur has all its variables false (each distinct run is one projected model).
-//! Constant folding (no variable for a gate with a constant or a single input) keeps
-//! impossible points out entirely: e.g. with empty quick menus `last_action` is constant
-//! empty after a quick turn, so no later mime cycle has variables.
+//! Constant folding (`sat`'s builder: no variable for a gate with a constant or a single
+//! input) keeps impossible points out entirely: e.g. with empty quick menus `last_action`
+//! is constant empty after a quick turn, so no later mime cycle has variables.
 //!
 //! Enumeration is projected on the choice variables, with blocking clauses naming only
 //! the choice points a run reaches (see `Encoding::for_each_run`), which keeps them short.
@@ -85,7 +85,7 @@ use super::model::{
 };
 use super::search::{Enumerated, Property};
 use super::simulate::Outcome;
-use crate::sat::{Lit, SatResult, Solver, Totalizer};
+use crate::sat::{Inputs, Lit, SatResult, Solver, Totalizer};
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::collections::BTreeSet;
 
@@ -239,60 +239,17 @@ impl<'a> Builder<'a> {
     /// A literal equivalent to the conjunction (constants folded, no variable for 0 or 1
     /// remaining inputs).
     fn and(&mut self, lits: &[Lit]) -> Lit {
-        let t = self.t();
-        let mut v: Vec<Lit> = Vec::with_capacity(lits.len());
-        for &l in lits {
-            if l == t || v.contains(&l) {
-                continue;
-            }
-            if l == !t || v.contains(&!l) {
-                return !t;
-            }
-            v.push(l);
-        }
-        match v.as_slice() {
-            [] => t,
-            [one] => *one,
-            _ => self.s.and(&v),
-        }
+        self.s.fold_and(lits, Inputs::Given)
     }
 
     /// A literal equivalent to the disjunction (constants folded).
     fn or(&mut self, lits: &[Lit]) -> Lit {
-        let neg: Vec<Lit> = lits.iter().map(|&l| !l).collect();
-        !self.and(&neg)
+        self.s.fold_or(lits, Inputs::Given)
     }
 
     /// A literal equivalent to `if g then a else b` (constants folded).
     fn ite(&mut self, g: Lit, a: Lit, b: Lit) -> Lit {
-        let t = self.t();
-        if g == t || a == b {
-            return a;
-        }
-        if g == !t {
-            return b;
-        }
-        if a == t {
-            return self.or(&[g, b]);
-        }
-        if a == !t {
-            return self.and(&[!g, b]);
-        }
-        if b == t {
-            return self.or(&[!g, a]);
-        }
-        if b == !t {
-            return self.and(&[g, a]);
-        }
-        let x = self.s.new_lit();
-        self.s.add_clause(&[!g, !a, x]);
-        self.s.add_clause(&[!g, a, !x]);
-        self.s.add_clause(&[g, !b, x]);
-        self.s.add_clause(&[g, b, !x]);
-        // Redundant, but they help propagation.
-        self.s.add_clause(&[!a, !b, x]);
-        self.s.add_clause(&[a, b, !x]);
-        x
+        self.s.fold_ite(g, a, b)
     }
 
     /// If `g`, character `c`'s flag becomes `flag` (replacing any earlier one).

@@ -12,6 +12,7 @@
 
 use super::model::{ActionId, CharId, QuickChoice, Reaction, Scenario, Variant};
 use super::simulate::{self, Event, Halt, Outcome, Run, Step, Stop};
+use crate::odometer::Odometer;
 use crate::systems::spec::{Budget, Interrupted};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -80,44 +81,19 @@ pub struct Enumerated {
     pub runs: usize,
 }
 
-/// Answers choices from a prefix, extending it with first options, and records how many
-/// options each choice point had.
-struct Odometer<'m> {
+/// Answers the simulator's choices from the odometer's current sequence.
+struct Chooser<'m> {
     menus: &'m super::model::Menus,
-    /// (chosen index, number of options) per choice point of the current run.
-    digits: Vec<(usize, usize)>,
-    pos: usize,
+    odometer: Odometer,
 }
 
-impl Odometer<'_> {
+impl Chooser<'_> {
     fn pick(&mut self, options: usize) -> usize {
-        if self.pos == self.digits.len() {
-            self.digits.push((0, options));
-        }
-        debug_assert_eq!(
-            self.digits[self.pos].1, options,
-            "choice points are deterministic"
-        );
-        let i = self.digits[self.pos].0;
-        self.pos += 1;
-        i
-    }
-
-    /// Moves to the next choice sequence; false when all were visited.
-    fn advance(&mut self) -> bool {
-        self.digits.truncate(self.pos);
-        while let Some((i, n)) = self.digits.pop() {
-            if i + 1 < n {
-                self.digits.push((i + 1, n));
-                self.pos = 0;
-                return true;
-            }
-        }
-        false
+        self.odometer.pick(options)
     }
 }
 
-impl simulate::Driver for Odometer<'_> {
+impl simulate::Driver for Chooser<'_> {
     type Stop = std::convert::Infallible;
 
     fn mime(&mut self, _: &Scenario, mime: CharId, _: ActionId) -> Result<Vec<CharId>, Self::Stop> {
@@ -184,10 +160,9 @@ pub fn for_each_run_upto(
     max_runs: usize,
     mut visit: impl FnMut(&Run),
 ) -> Result<(bool, usize), Interrupted> {
-    let mut odo = Odometer {
+    let mut odo = Chooser {
         menus: &sc.menus,
-        digits: Vec::new(),
-        pos: 0,
+        odometer: Odometer::new(),
     };
     let mut exceeds = false;
     let mut runs = 0;
@@ -198,7 +173,7 @@ pub fn for_each_run_upto(
         if runs == max_runs {
             return Err(Interrupted);
         }
-        odo.pos = 0;
+        odo.odometer.rewind();
         runs += 1;
         match simulate::run(sc, variant, sc.menus.bound, &mut odo) {
             Ok(run) => visit(&run),
@@ -210,7 +185,7 @@ pub fn for_each_run_upto(
                 ..
             }) => match never {},
         }
-        if !odo.advance() {
+        if !odo.odometer.advance() {
             return Ok((exceeds, runs));
         }
     }

@@ -44,7 +44,7 @@
 use super::model::{Acted, ActionOutcome, Answer, Dib, Postpone, Scenario, SideOrder};
 use super::search::Query;
 use super::simulate::{self, Choice, Driver, Event};
-use crate::sat::{enumerate_projected, EnumerationEnd, Lit, SatResult, Solver};
+use crate::sat::{enumerate_projected, EnumerationEnd, Inputs, Lit, SatResult, Solver};
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -225,21 +225,10 @@ impl Gates {
         !self.t
     }
     fn and(&mut self, lits: &[Lit]) -> Lit {
-        let t = self.t;
-        if lits.contains(&!t) {
-            return !t;
-        }
-        let mut l: Vec<Lit> = lits.iter().copied().filter(|&x| x != t).collect();
-        l.sort_unstable_by_key(|x| x.to_dimacs());
-        l.dedup();
-        if l.windows(2).any(|w| w[0] == !w[1]) {
-            return !t;
-        }
-        self.s.and(&l)
+        self.s.fold_and(lits, Inputs::Dimacs)
     }
     fn or(&mut self, lits: &[Lit]) -> Lit {
-        let neg: Vec<Lit> = lits.iter().map(|&x| !x).collect();
-        !self.and(&neg)
+        self.s.fold_or(lits, Inputs::Dimacs)
     }
     /// `c ? a : b`.
     fn mux(&mut self, c: Lit, a: Lit, b: Lit) -> Lit {
@@ -252,12 +241,7 @@ impl Gates {
     }
     /// Adds a clause, dropping false literals; a clause with a true literal is skipped.
     fn clause(&mut self, lits: &[Lit]) {
-        let t = self.t;
-        if lits.contains(&t) {
-            return;
-        }
-        let l: Vec<Lit> = lits.iter().copied().filter(|&x| x != !t).collect();
-        self.s.add_clause(&l);
+        self.s.fold_clause(lits)
     }
     fn one_hot(&mut self, lits: &[Lit]) {
         one_hot(&mut self.s, lits);

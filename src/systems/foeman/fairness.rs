@@ -23,6 +23,7 @@
 //! Invariants: probabilities are exact rationals summing to 1; `analyse` never overflows
 //! or panics, for any list.
 
+use crate::odometer::Product;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
@@ -225,8 +226,9 @@ pub fn prove(variant: Variant, max_len: usize) -> Proof {
     let mut example = None;
     let mut max_inc = BigRational::zero();
     for len in 1..=max_len {
-        let mut v = vec![1i32; len];
-        loop {
+        // Every list of `len` values in 1..=max_len, the last fastest.
+        for pick in Product::new(vec![max_len; len]) {
+            let v: Vec<i32> = pick.iter().map(|&i| i as i32 + 1).collect();
             lists += 1;
             let a = analyse(&v, variant);
             if a.expected_inconsequential > max_inc {
@@ -237,26 +239,6 @@ pub fn prove(variant: Variant, max_len: usize) -> Proof {
                 if example.is_none() {
                     example = Some(a);
                 }
-            }
-            // Next list (odometer over 1..=max_len).
-            let mut i = len;
-            loop {
-                if i == 0 {
-                    break;
-                }
-                i -= 1;
-                if v[i] < max_len as i32 {
-                    v[i] += 1;
-                    break;
-                }
-                v[i] = 1;
-                if i == 0 {
-                    i = usize::MAX;
-                    break;
-                }
-            }
-            if i == usize::MAX {
-                break;
             }
         }
     }
@@ -273,6 +255,7 @@ pub fn prove(variant: Variant, max_len: usize) -> Proof {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::odometer::Odometer;
     use rand::{Rng, SeedableRng};
 
     /// The reference: every outcome of every die the procedure reads, enumerated (a die
@@ -283,36 +266,18 @@ mod tests {
         values: &[i32],
         variant: Variant,
     ) -> (Vec<BigRational>, BigRational, BigRational) {
-        // `path`: the answers "is a 1" of the dice rolled so far, with their sides.
-        struct Dice {
-            path: Vec<(bool, usize)>,
-            at: usize,
-        }
+        // The odometer's choice points: the dice rolled so far, each with its sides;
+        // option 0 is "a 1", option 1 "not a 1".
+        struct Dice(Odometer<usize>);
         impl Dice {
             fn roll(&mut self, k: usize) -> bool {
-                if self.at == self.path.len() {
-                    self.path.push((true, k));
-                }
-                self.path[self.at].1 = k;
-                self.at += 1;
-                self.path[self.at - 1].0
+                self.0.pick_with(2, k) == 0
             }
             fn weight(&self) -> BigRational {
-                self.path[..self.at]
-                    .iter()
-                    .map(|&(one, k)| if one { ratio(1, k) } else { ratio(k - 1, k) })
+                self.0
+                    .run()
+                    .map(|(i, _, &k)| if i == 0 { ratio(1, k) } else { ratio(k - 1, k) })
                     .product()
-            }
-            /// The next path (the last "1" turned "not 1"), or false when all were seen.
-            fn advance(&mut self) -> bool {
-                self.path.truncate(self.at);
-                while let Some((one, k)) = self.path.pop() {
-                    if one {
-                        self.path.push((false, k));
-                        return true;
-                    }
-                }
-                false
             }
         }
         let seq = |dice: &mut Dice, pairwise: bool| {
@@ -336,12 +301,9 @@ mod tests {
         };
         let mut probs = vec![BigRational::zero(); values.len()];
         let (mut er, mut em) = (BigRational::zero(), BigRational::zero());
-        let mut dice = Dice {
-            path: Vec::new(),
-            at: 0,
-        };
+        let mut dice = Dice(Odometer::new());
         loop {
-            dice.at = 0;
+            dice.0.rewind();
             let (b, r, m) = match variant {
                 Variant::Sequential => seq(&mut dice, false),
                 Variant::Pairwise => seq(&mut dice, true),
@@ -361,7 +323,7 @@ mod tests {
             probs[b] += &w;
             er += &w * ratio(r, 1);
             em += &w * ratio(m, 1);
-            if !dice.advance() {
+            if !dice.0.advance() {
                 break;
             }
         }

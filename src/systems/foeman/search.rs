@@ -16,6 +16,7 @@
 
 use super::model::{Acted, ActionOutcome, Answer, Scenario, SideOrder};
 use super::simulate::{self, ActState, Driver, Event, SegmentEnd};
+use crate::odometer::Odometer;
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -91,57 +92,25 @@ impl Point {
     }
 }
 
-/// A driver that follows a prefix of branch indices, then takes branch 0, recording every
-/// choice point.
-struct Odometer {
-    path: Vec<usize>,
-    points: Vec<Point>,
-    at: usize,
-}
+/// A driver that answers from the odometer's current sequence (branch 0 past the prefix
+/// of earlier runs), keeping each choice point's kind for the run's probability.
+struct Rolls(Odometer<Point>);
 
-impl Odometer {
+impl Rolls {
     fn next(&mut self, p: Point) -> usize {
-        let i = if self.at < self.path.len() {
-            self.path[self.at]
-        } else {
-            self.path.push(0);
-            0
-        };
-        if self.at < self.points.len() {
-            self.points[self.at] = p;
-        } else {
-            self.points.push(p);
-        }
-        self.at += 1;
-        i
+        self.0.pick_with(p.arity(), p)
     }
 
     fn probability(&self) -> BigRational {
         let mut p = BigRational::one();
-        for (k, &i) in self.path.iter().enumerate().take(self.at) {
-            p *= self.points[k].weight(i);
+        for (i, _, point) in self.0.run() {
+            p *= point.weight(i);
         }
         p
     }
-
-    /// Moves to the next sequence; false when every sequence was visited.
-    fn advance(&mut self) -> bool {
-        self.path.truncate(self.at);
-        self.points.truncate(self.at);
-        while let Some(last) = self.path.pop() {
-            let p = self.points.pop().expect("one point per path entry");
-            if last + 1 < p.arity() {
-                self.path.push(last + 1);
-                self.points.push(p);
-                self.at = 0;
-                return true;
-            }
-        }
-        false
-    }
 }
 
-impl Driver for Odometer {
+impl Driver for Rolls {
     fn d6(&mut self, _side: usize) -> i32 {
         self.next(Point::D6) as i32 + 1
     }
@@ -171,18 +140,14 @@ fn explore<K: Ord>(
     runs: &mut usize,
     out: &mut BTreeMap<K, Found>,
     words: impl Fn(&K) -> usize,
-    mut run: impl FnMut(&mut Odometer, &mut Vec<Event>) -> K,
+    mut run: impl FnMut(&mut Rolls, &mut Vec<Event>) -> K,
 ) -> Result<(), Interrupted> {
-    let mut odo = Odometer {
-        path: vec![],
-        points: vec![],
-        at: 0,
-    };
+    let mut odo = Rolls(Odometer::new());
     loop {
         budget.check()?;
         *runs += 1;
         let mut events = Vec::new();
-        odo.at = 0;
+        odo.0.rewind();
         let k = run(&mut odo, &mut events);
         let p = odo.probability();
         match out.get_mut(&k) {
@@ -198,7 +163,7 @@ fn explore<K: Ord>(
                 );
             }
         }
-        if !odo.advance() {
+        if !odo.0.advance() {
             return Ok(());
         }
     }
@@ -380,15 +345,11 @@ fn action_dist(
     // The segment's distinct transitions are held until the distribution is built.
     let mut held = Charged::new(budget, "one segment's transitions");
     let state_bytes = (std::mem::size_of::<ActState>() + 24 * st.acted.len()) as u64;
-    let mut odo = Odometer {
-        path: vec![],
-        points: vec![],
-        at: 0,
-    };
+    let mut odo = Rolls(Odometer::new());
     loop {
         budget.check()?;
         *runs += 1;
-        odo.at = 0;
+        odo.0.rewind();
         let mut next = st.clone();
         let mut ev = Vec::new();
         let end = simulate::segment(sc, &mut next, &mut odo, &mut ev);
@@ -404,7 +365,7 @@ fn action_dist(
                 trans.insert((a, next), (p, ev));
             }
         }
-        if !odo.advance() {
+        if !odo.0.advance() {
             break;
         }
     }

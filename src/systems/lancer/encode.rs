@@ -23,7 +23,7 @@
 
 use super::model::*;
 use super::search::Property;
-use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, SatResult, Solver};
+use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Inputs, Lit, SatResult, Solver};
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
@@ -113,21 +113,10 @@ impl Enc<'_, '_> {
         self.s.false_lit()
     }
     fn and(&mut self, lits: &[Lit]) -> Lit {
-        let (t, f) = (self.t(), self.f());
-        if lits.contains(&f) {
-            return f;
-        }
-        let mut v: Vec<Lit> = lits.iter().copied().filter(|&l| l != t).collect();
-        v.sort();
-        v.dedup();
-        if v.windows(2).any(|w| w[0] == !w[1]) {
-            return f;
-        }
-        self.s.and(&v)
+        self.s.fold_and(lits, Inputs::Code)
     }
     fn or(&mut self, lits: &[Lit]) -> Lit {
-        let neg: Vec<Lit> = lits.iter().map(|&l| !l).collect();
-        !self.and(&neg)
+        self.s.fold_or(lits, Inputs::Code)
     }
     fn choice(&mut self, name: String) -> Lit {
         let l = self.s.new_lit();

@@ -7,7 +7,8 @@
 //! never calls the SAT layer.
 
 use super::model::*;
-use super::simulate::{run, Prefix};
+use super::simulate::{run, Chooser};
+use crate::odometer::Odometer;
 use crate::systems::spec::{Budget, Interrupted};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -167,27 +168,25 @@ pub fn each_run(
     budget: &Budget,
     mut visit: impl FnMut(Outcome, &[usize]) -> ControlFlow<()>,
 ) -> Result<(), Interrupted> {
-    let mut prefix: Vec<usize> = Vec::new();
+    let mut odometer = Odometer::new();
     loop {
         budget.check()?;
-        let mut ch = Prefix {
-            prefix: prefix.clone(),
-            taken: Vec::new(),
-        };
-        let o = run(sc, policy, &mut ch);
-        let choices: Vec<usize> = ch.taken.iter().map(|&(v, _)| v).collect();
-        if visit(o, &choices).is_break() {
+        let o = run(sc, policy, &mut Choices(&mut odometer));
+        if visit(o, &odometer.choices()).is_break() {
             return Ok(());
         }
-        // Next sequence: bump the last choice that has room, drop what follows.
-        let Some(i) = (0..ch.taken.len())
-            .rev()
-            .find(|&i| ch.taken[i].0 + 1 < ch.taken[i].1)
-        else {
+        if !odometer.advance() {
             return Ok(());
-        };
-        prefix = choices[..i].to_vec();
-        prefix.push(choices[i] + 1);
+        }
+    }
+}
+
+/// The simulator's choices, answered from the odometer's current sequence.
+struct Choices<'a>(&'a mut Odometer);
+
+impl Chooser for Choices<'_> {
+    fn choose(&mut self, n: usize) -> usize {
+        self.0.pick(n)
     }
 }
 

@@ -5,57 +5,14 @@
 //! whole universe through [`Part::to_whole`] and [`Part::players`]; [`flatten`] gives the
 //! same [`Analysis`] (after canonicalisation) an engine would give on the unsplit night,
 //! which the tests check against brute force. Products are iterated lazily
-//! ([`Odometer`]), so streaming writers hold one item at a time.
+//! ([`Product`](crate::odometer::Product)), so streaming writers hold one item at a time.
 
 use super::factor::{Factored, Night, Part};
+use crate::odometer;
 use crate::systems::ar::night::resolution::{
     Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap,
 };
 use fixedbitset::FixedBitSet;
-
-/// Counts through every choice of one index per list, last list fastest.
-#[derive(Clone, Debug)]
-pub struct Odometer {
-    sizes: Vec<usize>,
-    cur: Vec<usize>,
-    done: bool,
-}
-
-impl Odometer {
-    /// An odometer over lists of the given sizes (none at all if some size is 0).
-    pub fn new(sizes: Vec<usize>) -> Odometer {
-        let done = sizes.contains(&0);
-        Odometer {
-            cur: vec![0; sizes.len()],
-            sizes,
-            done,
-        }
-    }
-}
-
-impl Iterator for Odometer {
-    type Item = Vec<usize>;
-    fn next(&mut self) -> Option<Vec<usize>> {
-        if self.done {
-            return None;
-        }
-        let out = self.cur.clone();
-        let mut k = self.sizes.len();
-        loop {
-            if k == 0 {
-                self.done = true;
-                break;
-            }
-            k -= 1;
-            self.cur[k] += 1;
-            if self.cur[k] < self.sizes[k] {
-                break;
-            }
-            self.cur[k] = 0;
-        }
-        Some(out)
-    }
-}
 
 /// Translates part bitsets / maps into the whole universe's indices.
 pub struct Merger<'a> {
@@ -108,7 +65,7 @@ impl<'a> Merger<'a> {
         let present: Vec<_> = parts.iter().map(|(p, r)| (*p, &r.present)).collect();
         let succeeded: Vec<_> = parts.iter().map(|(p, r)| (*p, &r.succeeded)).collect();
         let sizes = parts.iter().map(|(_, r)| r.ways.len()).collect();
-        let ways = Odometer::new(sizes)
+        let ways = odometer::Product::new(sizes)
             .map(|pick| {
                 let ws: Vec<_> = parts
                     .iter()
@@ -131,7 +88,7 @@ impl<'a> Merger<'a> {
         lists: Vec<(&'b Part, &'b [Resolution])>,
     ) -> impl Iterator<Item = Resolution> + 'b {
         let sizes = lists.iter().map(|(_, rs)| rs.len()).collect();
-        Odometer::new(sizes).map(move |pick| {
+        odometer::Product::new(sizes).map(move |pick| {
             let chosen: Vec<_> = lists
                 .iter()
                 .zip(&pick)
@@ -174,7 +131,7 @@ pub fn optimal_cuts<'a>(
     let choices = cut_choices(f);
     let sizes = choices.iter().map(Vec::len).collect();
     let m = Merger::new(night);
-    Odometer::new(sizes).map(move |pick| {
+    odometer::Product::new(sizes).map(move |pick| {
         let chosen: Vec<(&Part, CutChoice)> = night
             .parts
             .iter()

@@ -21,9 +21,10 @@ pub mod factor;
 pub mod pieces;
 pub mod report;
 
-use self::expand::{optimal_cuts, Merger, Odometer};
+use self::expand::{optimal_cuts, Merger};
 use self::factor::{Factored, Night, Part};
 use self::report::Outcome;
+use crate::odometer;
 use crate::systems::ar::night::resolution::{
     canonicalize_resolutions, sorted_ids, Analysis, Classification, Cut, Resolution, TargetMap,
 };
@@ -636,7 +637,7 @@ pub fn outcome_products<'a>(n: &'a Night, f: &'a Factored) -> impl Iterator<Item
         .collect();
     let sizes = per_part.iter().map(Vec::len).collect();
     let m = Merger::new(n);
-    Odometer::new(sizes).map(move |pick| {
+    odometer::Product::new(sizes).map(move |pick| {
         let mut probability = BigRational::one();
         let mut cuts = Vec::new();
         let mut rs = Vec::new();

@@ -57,7 +57,7 @@
 //! as it is built and polls the budget in every loop (an interrupted encoding answers no
 //! query), and gives the charge back when dropped.
 
-use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Lit, Solver};
+use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Inputs, Lit, Solver};
 use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
 use crate::systems::ar::night::resolution::{
     analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
@@ -267,34 +267,18 @@ impl<'u> Encoding<'u> {
     /// Adds a clause, dropping constant-false literals; a clause holding the constant-true
     /// literal is satisfied and skipped.
     fn clause(&mut self, lits: &[Lit]) {
-        let t = self.solver.true_lit();
-        if lits.contains(&t) {
-            return;
-        }
-        let v: Vec<Lit> = lits.iter().copied().filter(|&l| l != !t).collect();
-        self.solver.add_clause(&v);
+        self.solver.fold_clause(lits)
     }
 
     /// A literal equivalent to the conjunction, folding constants (no variable is created
     /// when the result is constant or a single literal).
     fn and(&mut self, lits: &[Lit]) -> Lit {
-        let t = self.solver.true_lit();
-        if lits.contains(&!t) {
-            return !t;
-        }
-        let mut v: Vec<Lit> = Vec::with_capacity(lits.len());
-        for &l in lits {
-            if l != t && !v.contains(&l) {
-                v.push(l);
-            }
-        }
-        self.solver.and(&v)
+        self.solver.fold_and(lits, Inputs::GivenComplementsKept)
     }
 
     /// A literal equivalent to the disjunction, folding constants.
     fn or(&mut self, lits: &[Lit]) -> Lit {
-        let negated: Vec<Lit> = lits.iter().map(|&l| !l).collect();
-        !self.and(&negated)
+        self.solver.fold_or(lits, Inputs::GivenComplementsKept)
     }
 
     /// Exactly one of `lits`: a clause and pairwise exclusions while short, a sequential
