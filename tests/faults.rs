@@ -829,7 +829,7 @@ fn signals_stop_fuzz_batch_and_check_with_their_summary() {
     assert!(!o.stdout.is_empty(), "the table so far is printed");
 }
 
-/// Batch over 2,000 generated nights, killed (SIGKILL) at random moments and resumed
+/// Batch over 8,000 generated nights, killed (SIGKILL) at random moments and resumed
 /// until it finishes, with a worker process killed from outside midway through each
 /// killed run: every night ends with exactly one record, none lost, none twice; a killed
 /// worker costs at most its night, as a `crash` record.
@@ -838,7 +838,9 @@ fn signals_stop_fuzz_batch_and_check_with_their_summary() {
 fn soak_batch_with_random_kills_loses_and_duplicates_nothing() {
     let d = TempDir::new("soak");
     let nights = TempDir::new("soak-nights");
-    small_nights(&nights, 2000);
+    // Enough nights that a whole run takes longer than the longest random wait: one
+    // worker process answers thousands of small nights a second.
+    small_nights(&nights, 8000);
     let report = d.0.join("r.jsonl");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     let args = |resume: bool| {
@@ -871,7 +873,7 @@ fn soak_batch_with_random_kills_loses_and_duplicates_nothing() {
             .expect("spawn");
         // Eight runs are killed at a random moment; the ninth runs to its end.
         let wait = if kills < 8 {
-            Duration::from_millis(rng.gen_range(5..150))
+            Duration::from_millis(rng.gen_range(2..60))
         } else {
             Duration::from_secs(120)
         };
@@ -936,7 +938,7 @@ fn soak_batch_with_random_kills_loses_and_duplicates_nothing() {
         crashes <= worker_kills,
         "{crashes} crash records, {worker_kills} workers killed"
     );
-    assert_eq!(seen.len(), 2000, "every night has a record");
+    assert_eq!(seen.len(), 8000, "every night has a record");
     let twice: Vec<_> = seen.iter().filter(|(_, &n)| n != 1).collect();
     assert!(twice.is_empty(), "recorded more than once: {twice:?}");
 }
