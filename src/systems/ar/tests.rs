@@ -599,6 +599,21 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
     every_engine_agrees(&ens, &n, &f);
 }
 
+/// The nights of seeds 0..1500 with 4 to 33 effects, deflections frequent, that have a
+/// deflection: (seed, night, universe).
+fn deflection_nights() -> impl Iterator<Item = (u64, Ensemble, Universe)> {
+    (0..1500u64).filter_map(|seed| {
+        let effects = 4 + (seed % 30) as usize;
+        let params = NightParams {
+            players: 3 + effects / 4,
+            ..deflect_params(effects)
+        };
+        let ens = night(&params, seed);
+        let u = Universe::new(&ens);
+        u.has_deflections().then_some((seed, ens, u))
+    })
+}
+
 /// Components with deflections answered as pieces (their optimal labellings all agree on
 /// which deflections succeed, with one way): the pieces, carrying that frame's final
 /// targets, multiply to the SAT engine's flat answer, and the split is met often enough
@@ -607,16 +622,7 @@ fn an_odd_cycle_and_a_pair_in_one_component_multiply_as_pieces() {
 fn pieces_with_settled_deflections_multiply_to_the_sat_engines_flat_answer() {
     use crate::systems::ar::answer::pieces::PartAnswer;
     let mut split = 0;
-    for seed in 0..1500u64 {
-        let effects = 4 + (seed % 30) as usize;
-        let params = NightParams {
-            players: 3 + effects / 4,
-            ..deflect_params(effects)
-        };
-        let u = Universe::new(&night(&params, seed));
-        if !u.has_deflections() {
-            continue;
-        }
+    for (seed, _, u) in deflection_nights() {
         let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
         match direct::analyse_part(&u, &Budget::new()).expect("not interrupted") {
             PartAnswer::Flat(a) => assert_eq!(a, flat, "seed {seed}"),
@@ -708,17 +714,7 @@ proptest! {
 fn sat_pieces_with_deflections_multiply_to_the_flat_answer() {
     use crate::systems::ar::answer::pieces::PartAnswer;
     let (mut split, mut varying) = (0, 0);
-    for seed in 0..1500u64 {
-        let effects = 4 + (seed % 30) as usize;
-        let params = NightParams {
-            players: 3 + effects / 4,
-            ..deflect_params(effects)
-        };
-        let ens = night(&params, seed);
-        let u = Universe::new(&ens);
-        if !u.has_deflections() {
-            continue;
-        }
+    for (seed, ens, u) in deflection_nights() {
         let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
         match satsplit::analyse_part(&u, &Budget::new()).expect("not interrupted") {
             PartAnswer::Flat(a) => assert_eq!(a, flat, "seed {seed}"),
