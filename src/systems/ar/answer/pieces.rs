@@ -157,6 +157,117 @@ impl Factored {
     }
 }
 
+/// What an engine must put in one group with each action so that its pieces can show
+/// where the action ends: joins (through `union`, over [`Labelling`] labels) every action
+/// that may be in R and uncut (its liveness label not fixed false by `fixed`) with what
+/// decides where its slots end when `fixed` does not: the success of each deflection its
+/// path passes before a fixed stop, and for a cycle it runs into, every member's
+/// deflection and the cycle's `last` labels (`has_last(p)`: player p's cycle has them).
+/// Both engines call it with their own fixed values (their backbones), over the effects
+/// `of` they group.
+pub fn join_redirected(
+    u: &Universe,
+    fixed: impl Fn(usize) -> Option<bool>,
+    has_last: impl Fn(Player) -> bool,
+    of: impl IntoIterator<Item = Ix>,
+    budget: &Budget,
+    mut union: impl FnMut(usize, usize),
+) -> Result<(), Interrupted> {
+    /// Where a slot's walk from a player first meets something undecided.
+    #[derive(Clone, Copy)]
+    enum Meets {
+        /// A fixed stop first: nothing.
+        Nothing,
+        /// A deflection (label of its success) whose success is not fixed.
+        Free(usize),
+        /// A cycle (index): its members' deflections and `last` labels.
+        Cycle(usize),
+    }
+    let n = u.len();
+    let d = &*u.deflections;
+    if !u.has_deflections() {
+        return Ok(());
+    }
+    // Each player's answer is walked once: a slot passing a deflection fixed to succeed
+    // meets what the deflection's own slot meets from its target. Joining an action with
+    // the first free deflection on its way suffices, since that deflection, an action
+    // too, is joined with the next one.
+    let mut memo: Vec<Option<Meets>> = vec![None; u.n_players()];
+    // Each cycle's undecided labels, joined once: a representative, if any.
+    let mut cycle_rep: Vec<Option<Option<usize>>> = vec![None; d.cycles().len()];
+    let mut walk = Vec::new();
+    for (k, i) in of.into_iter().enumerate() {
+        if k % 4096 == 0 {
+            budget.check()?;
+        }
+        let e = &u.effects[i];
+        if e.action().is_none() || fixed(n + i) == Some(false) {
+            continue;
+        }
+        for &t in &e.targets {
+            let mut p = t;
+            let meets = loop {
+                if let Some(m) = memo[p as usize] {
+                    break m;
+                }
+                let Some(g) = u.deflector[p as usize] else {
+                    break Meets::Nothing;
+                };
+                if d.next(p) == Some(p) || fixed(g) == Some(false) {
+                    break Meets::Nothing;
+                }
+                if let Some(c) = d.cycle_of(p) {
+                    break Meets::Cycle(c);
+                }
+                if fixed(g).is_none() {
+                    break Meets::Free(g);
+                }
+                walk.push(p);
+                p = d.next(p).expect("an active deflection has a target");
+            };
+            memo[p as usize] = Some(meets);
+            for q in walk.drain(..) {
+                memo[q as usize] = Some(meets);
+            }
+            match meets {
+                Meets::Nothing => {}
+                Meets::Free(g) => union(i, g),
+                Meets::Cycle(c) => {
+                    let rep = *cycle_rep[c].get_or_insert_with(|| {
+                        let mut rep = None;
+                        for &q in &d.cycles()[c] {
+                            let h = u.deflector[q as usize].expect("a cycle member deflects");
+                            let mut free = vec![];
+                            if fixed(h).is_none() {
+                                free.push(h);
+                            }
+                            if has_last(q) {
+                                let k = 2 * n + q as usize;
+                                // The cycle's choice goes with its deflections in any case.
+                                union(h, k);
+                                if fixed(k).is_none() {
+                                    free.push(k);
+                                }
+                            }
+                            for x in free {
+                                match rep {
+                                    None => rep = Some(x),
+                                    Some(r) => union(r, x),
+                                }
+                            }
+                        }
+                        rep
+                    });
+                    if let Some(r) = rep {
+                        union(i, r);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The pieces of component universe `u` from the products of every component of its
 /// cut-search frame (over `u`'s whole index range). Final targets are walked from the
 /// labels: every deflection a piece's slots can pass before they stop is decided by the
@@ -294,7 +405,7 @@ impl Ends<'_> {
                     members[0] == p && members.iter().all(|&q| !last.contains(q as usize))
                 })
         };
-        let mut memo: BTreeMap<Player, Player> = BTreeMap::new();
+        let mut memo: std::collections::HashMap<Player, Player> = Default::default();
         keep.iter()
             .map(|&i| {
                 let e = &u.effects[i];
@@ -304,11 +415,7 @@ impl Ends<'_> {
                 }
                 e.targets
                     .iter()
-                    .map(|&t| {
-                        *memo
-                            .entry(t)
-                            .or_insert_with(|| d.end_of(t, |p| d.stops_at(p, on, is_last)))
-                    })
+                    .map(|&t| d.end_of_memo(t, |p| d.stops_at(p, on, is_last), &mut memo))
                     .collect()
             })
             .collect()

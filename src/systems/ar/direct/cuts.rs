@@ -56,12 +56,18 @@ pub fn fixed_labels(f: &Frame) -> FixedLabels {
 pub(super) struct Written {
     /// Universe index of each local effect.
     pub(super) comp: Vec<Ix>,
-    /// For each local effect that is created: local triggers.
-    pub(super) triggers: Vec<Vec<usize>>,
+    /// For each local effect that is created: its local triggers, each with its guard, the
+    /// literal "this trigger succeeds and reaches the passive's owner" (in a frame, whose
+    /// targets are fixed, the trigger's success `s(g)`; without frames, a gate over the
+    /// deflections on its way, see [`super::redirect`]).
+    pub(super) triggers: Vec<Vec<(usize, Lit)>>,
     /// Whether each local effect is created.
     pub(super) created: Vec<bool>,
     /// Whether each local effect is declared.
     pub(super) declared: Vec<bool>,
+    /// Whether each local effect needs no derivation of its own to ground the effects it
+    /// triggers: declared, or a created effect derived outside this problem.
+    pub(super) grounded: Vec<bool>,
     /// Priority level index of each local declared effect (0 for created ones).
     pub(super) level: Vec<usize>,
 }
@@ -149,11 +155,14 @@ pub(super) fn write(
             created[j] = true;
             let jp = local[&p];
             clauses.push(vec![lit(live(j), false), lit(s(jp), true)]);
-            triggers[j] = f.triggers[y].iter().map(|g| local[g]).collect();
+            triggers[j] = f.triggers[y]
+                .iter()
+                .map(|g| (local[g], lit(s(local[g]), true)))
+                .collect();
             let mut some = vec![lit(live(j), false)];
-            some.extend(triggers[j].iter().map(|&g| lit(s(g), true)));
+            some.extend(triggers[j].iter().map(|&(_, t)| t));
             clauses.push(some);
-            for &g in &triggers[j] {
+            for &(g, _) in &triggers[j] {
                 clauses.push(vec![
                     lit(s(g), false),
                     lit(s(jp), false),
@@ -174,6 +183,7 @@ pub(super) fn write(
         comp: comp.to_vec(),
         triggers,
         created,
+        grounded: declared.clone(),
         declared,
         level,
     };
@@ -188,12 +198,13 @@ pub(super) fn write(
 }
 
 /// The live created effects (of `pending`) that cannot be derived step by step: a created
-/// effect is derived when a trigger of it succeeds and is declared, `given` (derived
-/// outside this check) or derived itself (least fixed point). Empty when all are.
+/// effect is derived when the guard of a trigger of it `holds` and the trigger is
+/// grounded, `given` (derived outside this check) or derived itself (least fixed point).
+/// Empty when all are.
 pub(super) fn underived(
     w: &Written,
     mut pending: Vec<usize>,
-    succeeds: impl Fn(usize) -> bool,
+    holds: impl Fn(Lit) -> bool,
     given: impl Fn(usize) -> bool,
 ) -> Vec<usize> {
     let mut derived = vec![false; w.m()];
@@ -202,7 +213,7 @@ pub(super) fn underived(
         pending.retain(|&c| {
             let ok = w.triggers[c]
                 .iter()
-                .any(|&g| succeeds(g) && (w.declared[g] || given(g) || derived[g]));
+                .any(|&(g, t)| holds(t) && (w.grounded[g] || given(g) || derived[g]));
             derived[c] |= ok;
             !ok
         });
@@ -212,14 +223,15 @@ pub(super) fn underived(
     }
 }
 
-/// The triggers of the effects of `set` from outside it, sorted.
-pub(super) fn outside_triggers(w: &Written, set: &[usize]) -> Vec<usize> {
+/// The guards of the triggers of the effects of `set` from outside it, sorted.
+pub(super) fn outside_triggers(w: &Written, set: &[usize]) -> Vec<Lit> {
     let mut inside = vec![false; w.m()];
     set.iter().for_each(|&c| inside[c] = true);
-    let mut outside: Vec<usize> = set
+    let mut outside: Vec<Lit> = set
         .iter()
-        .flat_map(|&c| w.triggers[c].iter().copied())
-        .filter(|&g| !inside[g])
+        .flat_map(|&c| w.triggers[c].iter())
+        .filter(|&&(g, _)| !inside[g])
+        .map(|&(_, t)| t)
         .collect();
     outside.sort_unstable();
     outside.dedup();
@@ -232,16 +244,12 @@ pub(super) fn unfounded(w: &Written, l: &Learner) -> Option<Vec<Lit>> {
     let live: Vec<usize> = (0..w.m())
         .filter(|&j| w.created[j] && l.is_true(w.live(j)))
         .collect();
-    let set = underived(w, live, |g| l.is_true(w.s(g)), |_| false);
+    let set = underived(w, live, |t| l.holds(t), |_| false);
     if set.is_empty() {
         return None;
     }
     let mut nogood: Vec<Lit> = set.iter().map(|&c| lit(w.live(c), false)).collect();
-    nogood.extend(
-        outside_triggers(w, &set)
-            .into_iter()
-            .map(|g| lit(w.s(g), true)),
-    );
+    nogood.extend(outside_triggers(w, &set));
     Some(nogood)
 }
 

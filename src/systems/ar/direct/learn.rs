@@ -214,6 +214,11 @@ impl Learner {
         self.val[v] == TRUE
     }
 
+    /// Whether literal `l` holds (its variable has the literal's value).
+    pub fn holds(&self, l: Lit) -> bool {
+        self.is_true(var(l)) == (l & 1 == 0)
+    }
+
     /// Undoes every choice and makes the next search try each `(v, value)` first (until
     /// the search backtracks over `v` again, which saves the value it had).
     pub fn prefer(&mut self, prefs: impl IntoIterator<Item = (usize, bool)>) {

@@ -26,10 +26,11 @@
 //! on their owner) and minimises each component with the nogood-learning search of
 //! [`self::cuts`] and [`self::learn`].
 //!
-//! A large component without deflections is answered through its product form instead
-//! ([`analyse_part`]: one cut-search frame, each of its components split by
-//! [`self::split`] into what every optimal labelling shares and independent groups, the
-//! answer built by [`crate::systems::ar::answer::pieces`]).
+//! A large component is answered through its product form instead ([`analyse_part`]: one
+//! cut-search frame without deflections, or the component written once with its
+//! redirections as decisions by [`self::redirect`], split by [`self::split`] into what
+//! every optimal labelling shares and independent groups, the answer built by
+//! [`crate::systems::ar::answer::pieces`]).
 //!
 //! Invariants: the engine never calls the SAT layer; every solution it reports satisfies
 //! C1-C5 for the frame, hence (by construction of the frame) the contract; tests re-check
@@ -694,7 +695,7 @@ impl Resolver for Direct<'_> {
     }
 }
 
-/// Components of at least this many universe effects and no deflection are answered
+/// Components of at least this many universe effects are answered
 /// through their product form ([`self::split`], [`crate::systems::ar::answer::pieces`]): what every optimal
 /// labelling shares fixed, the rest in independent groups. Tests lower it so that the
 /// property tests cover that path.
@@ -711,38 +712,32 @@ const FLAT_UP_TO: f64 = 256.0;
 #[cfg(test)]
 const FLAT_UP_TO: f64 = 1.0;
 
-/// One component's answer: through its product form when it is large and has no
-/// deflection (one frame is then the whole story), as pieces when that product is large;
-/// otherwise [`analyse`].
+/// One component's answer: through its product form when it is large (one cut-search
+/// frame without deflections, else the component written once by [`self::redirect`]), as
+/// pieces when that product is large; otherwise [`analyse`].
 pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
     if u.len() < SPLIT_FROM {
         return analyse(u, budget).map(PartAnswer::Flat);
     }
-    let none = Cut::with_capacity(u.n_declared);
-    let (active, rho) = if u.has_deflections() {
-        // The product form needs one frame: every optimal labelling must give each
-        // deflection the same success, and those that succeed must leave one way.
-        let Some(active) = self::redirect::settled(u, budget)? else {
-            return analyse(u, budget).map(PartAnswer::Flat);
-        };
-        let on: Vec<Ix> = active.iter().filter(|a| a.1).map(|a| a.0).collect();
-        let mut maps = redirections(u, &declared_map(u), &on);
-        if maps.len() != 1 {
-            return analyse(u, budget).map(PartAnswer::Flat);
-        }
-        (active, maps.pop().expect("one map"))
-    } else {
-        (Vec::new(), declared_map(u))
-    };
-    let frame = Frame::build(u, &rho, &none, true, &active, budget)?;
-    let fixed = self::cuts::fixed_labels(&frame);
-    let mut products = Vec::with_capacity(frame.components.len());
-    for comp in &frame.components {
-        let Some(p) = self::split::product(u, &frame, &fixed, comp, budget)? else {
+    let products = if u.has_deflections() {
+        // Written once, redirections as decisions: no frame per set of deflections.
+        let Some(p) = self::redirect::product(u, budget)? else {
             unreachable!("cutting every declared effect always leaves a labelling");
         };
-        products.push(p);
-    }
+        vec![p]
+    } else {
+        let none = Cut::with_capacity(u.n_declared);
+        let frame = Frame::build(u, &declared_map(u), &none, true, &[], budget)?;
+        let fixed = self::cuts::fixed_labels(&frame);
+        let mut products = Vec::with_capacity(frame.components.len());
+        for comp in &frame.components {
+            let Some(p) = self::split::product(u, &frame, &fixed, comp, budget)? else {
+                unreachable!("cutting every declared effect always leaves a labelling");
+            };
+            products.push(p);
+        }
+        products
+    };
     let s = crate::systems::ar::answer::pieces::pieces(u, &products, budget)?;
     Ok(if s.flat_size() <= FLAT_UP_TO {
         PartAnswer::Flat(s.flatten())

@@ -26,13 +26,15 @@
 //! read (a chain of n deflections that only a kill enters has no gate at all). The
 //! resolutions are every labelling projected on success, creation and `last`, each
 //! (resolution, way) once; optimal cuts are minimised level by level as in
-//! [`super::cuts`] (with cut dominance), then enumerated by blocking.
+//! [`super::cuts`] (with cut dominance), then enumerated by blocking. A large component
+//! is answered as a product ([`product`], through [`super::split`]) on the same writing.
 //!
 //! Invariant: never calls the SAT layer; answers equal those of the frames (tested
 //! against brute force, the frames and the SAT engine by the property tests).
 
-use super::cuts::minimise_with;
+use super::cuts::{self, minimise_with};
 use super::learn::{lit, neg, Learner, Lit, Problem};
+use crate::systems::ar::answer::pieces::Product;
 use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
 use crate::systems::ar::night::resolution::{
     group_ways, Cut, Resolution, TargetMap, WaysByResolution,
@@ -50,9 +52,10 @@ const PAIRWISE_UP_TO: usize = 6;
 struct Written {
     n: usize,
     n_declared: usize,
-    /// For each created effect, its triggers: (trigger, literal "it succeeds and ends at
-    /// the owner").
-    triggers: Vec<Vec<(Ix, Lit)>>,
+    /// The component as the cut search's loop nogoods and the product form read it: every
+    /// effect of the universe (local index = universe index), each trigger of a created
+    /// effect guarded by "it succeeds and ends at the owner".
+    shape: cuts::Written,
     /// Which effects may be live (not cut, not created by a cut passive).
     dead: Vec<bool>,
     /// `last` variables of each cycle of two or more deflectors (members in order).
@@ -311,10 +314,28 @@ fn write(
     let mut cycle_of = vec![None; np];
     let mut cycles = Vec::new();
     let tv = 2 * n;
+    let levels = u.levels();
     let w = Written {
         n,
         n_declared: nd,
-        triggers: vec![Vec::new(); n],
+        shape: cuts::Written {
+            comp: (0..n).collect(),
+            triggers: vec![Vec::new(); n],
+            created: (0..n).map(|j| j >= nd).collect(),
+            declared: (0..n).map(|j| j < nd).collect(),
+            grounded: (0..n).map(|j| j < nd).collect(),
+            level: (0..n)
+                .map(|j| {
+                    if j < nd {
+                        levels
+                            .binary_search(&u.effects[j].priority)
+                            .expect("every priority is a level")
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+        },
         dead,
         cycles: Vec::new(),
         cycle_of: Vec::new(),
@@ -513,16 +534,12 @@ fn write(
             b.clause(&[neg(trig), neg(sp), live]);
         }
         b.clause(&some);
-        b.w.triggers[c] = mine;
+        b.w.shape.triggers[c] = mine;
     }
     if cut_search {
-        let levels = u.levels();
         let mut counted = vec![Vec::new(); levels.len()];
         for j in 0..nd {
-            let l = levels
-                .binary_search(&u.effects[j].priority)
-                .expect("every priority is a level");
-            counted[l].push(lit(n + j, false));
+            counted[b.w.shape.level[j]].push(lit(n + j, false));
         }
         let problem = Problem {
             vars: b.w.vars,
@@ -541,46 +558,6 @@ fn write(
         phase: b.phase,
     };
     Ok((b.w, problem))
-}
-
-/// (C5) on a complete labelling: `None` if every live created effect is derived step by
-/// step from succeeding declared actions through triggers that hold, else the loop
-/// nogood of those that are not (not all of them live unless a trigger from outside them
-/// holds).
-fn unfounded(w: &Written, l: &Learner) -> Option<Vec<Lit>> {
-    let (n, nd) = (w.n, w.n_declared);
-    let holds = |t: Lit| l.is_true((t >> 1) as usize) == (t & 1 == 0);
-    let mut pending: Vec<Ix> = (nd..n).filter(|&c| l.is_true(w.live(c))).collect();
-    let mut derived = vec![false; n];
-    loop {
-        let before = pending.len();
-        pending.retain(|&c| {
-            let ok = w.triggers[c]
-                .iter()
-                .any(|&(g, t)| holds(t) && (g < nd || derived[g]));
-            derived[c] |= ok;
-            !ok
-        });
-        if pending.is_empty() {
-            return None;
-        }
-        if pending.len() == before {
-            break;
-        }
-    }
-    let mut inside = vec![false; n];
-    pending.iter().for_each(|&c| inside[c] = true);
-    let mut nogood: Vec<Lit> = pending.iter().map(|&c| lit(w.live(c), false)).collect();
-    let mut outside: Vec<Lit> = pending
-        .iter()
-        .flat_map(|&c| w.triggers[c].iter())
-        .filter(|&&(g, _)| !inside[g])
-        .map(|&(_, t)| t)
-        .collect();
-    outside.sort_unstable();
-    outside.dedup();
-    nogood.extend(outside);
-    Some(nogood)
 }
 
 /// The final target of a slot declared at each player, under the labelling (linear: each
@@ -656,7 +633,7 @@ fn enumerate(
 ) -> Result<WaysByResolution, Interrupted> {
     let n = w.n;
     let proj = projection(w);
-    let mut check = |l: &Learner| unfounded(w, l);
+    let mut check = |l: &Learner| cuts::unfounded(&w.shape, l);
     let mut found = WaysByResolution::new();
     while l.solve(budget, &mut check)? {
         let mut present = FixedBitSet::with_capacity(n);
@@ -712,7 +689,7 @@ fn cuts_of(
     l: &mut Learner,
     budget: &Budget,
 ) -> Result<(Vec<usize>, BTreeSet<Vec<Ix>>), Interrupted> {
-    let mut check = |l: &Learner| unfounded(w, l);
+    let mut check = |l: &Learner| cuts::unfounded(&w.shape, l);
     let opt = minimise_with(l, levels, budget, &mut check)?
         .expect("cutting every declared effect always leaves an acceptable resolution");
     let mut cuts = BTreeSet::new();
@@ -731,46 +708,24 @@ fn cuts_of(
     Ok((opt, cuts))
 }
 
-/// Whether every optimal labelling of the cut search gives each deflection the same
-/// success (then the final targets are those of one frame, and the component can be
-/// answered through its product form): the success of every declared deflection if so.
-/// One minimisation and one more search ("some deflection differs").
-pub fn settled(u: &Universe, budget: &Budget) -> Result<Option<Vec<(Ix, bool)>>, Interrupted> {
-    let nd = u.n_declared;
-    let levels = u.levels().len();
-    let none = Cut::with_capacity(nd);
+/// The optimal labellings of component universe `u` as a product (see [`super::split`]),
+/// written once with its redirections as decisions: the `last` variables of its cycles
+/// are labels too. `None` never happens (cutting every declared effect always leaves a
+/// labelling) but is passed on.
+pub fn product(u: &Universe, budget: &Budget) -> Result<Option<Product>, Interrupted> {
+    let none = Cut::with_capacity(u.n_declared);
     let (w, problem) = write(u, &none, true, budget)?;
-    let mut learner = Learner::new(problem, budget)?;
-    let found = settle(u, &w, levels, &mut learner, budget);
-    learner.release(budget);
-    found
-}
-
-fn settle(
-    u: &Universe,
-    w: &Written,
-    levels: usize,
-    l: &mut Learner,
-    budget: &Budget,
-) -> Result<Option<Vec<(Ix, bool)>>, Interrupted> {
-    let mut check = |l: &Learner| unfounded(w, l);
-    minimise_with(l, levels, budget, &mut check)?
-        .expect("cutting every declared effect always leaves an acceptable resolution");
-    if !l.solve(budget, &mut check)? {
-        unreachable!("the learner is bounded at a cost some labelling has");
-    }
-    let active: Vec<(Ix, bool)> = u
-        .deflector
+    let lasts: Vec<(Player, usize)> = w
+        .cycles
         .iter()
-        .flatten()
-        .map(|&g| (g, l.is_true(w.s(g))))
+        .flat_map(|(members, last)| {
+            members
+                .iter()
+                .zip(last)
+                .map(|(&p, &l)| (p, (l >> 1) as usize))
+        })
         .collect();
-    let differs: Vec<Lit> = active.iter().map(|&(g, b)| lit(w.s(g), !b)).collect();
-    if differs.is_empty() {
-        return Ok(Some(active));
-    }
-    l.block(differs, budget)?;
-    Ok((!l.solve(budget, &mut check)?).then_some(active))
+    super::split::product_of(u, w.shape, u.len(), problem, Some(lasts), budget)
 }
 
 #[cfg(test)]

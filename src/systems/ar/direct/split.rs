@@ -3,41 +3,56 @@
 //! groups, each with every labelling of its own.
 //!
 //! The component is one component of a cut-search [`Frame`] (without deflections, where
-//! one frame is the whole story), written as nogoods by [`super::cuts`]. Its optimal
-//! labellings are exactly the pairs (optimal cut F, acceptable resolution of E\[F\]);
-//! a component that resolves has the cost vector zero and its labellings are its
-//! resolutions. Steps:
+//! one frame is the whole story), written as nogoods by [`super::cuts`], or a component
+//! with deflections written once with its redirections as decisions by
+//! [`super::redirect`] (its `last` variables, which cycle member is processed last, are
+//! labels too: the ways). Its optimal labellings are exactly the pairs (optimal cut F,
+//! acceptable resolution of E\[F\]); a component that resolves has the cost vector zero
+//! and its labellings are its resolutions. A *part* is such a problem on its own
+//! variables. Steps, for a part:
 //!
-//! 1. The least cost vector, level by level ([`cuts::minimise`]).
-//! 2. The backbone B at that cost: a first labelling gives the candidates; each further
-//!    search must flip some remaining candidate (and prefers flipping all), and every
-//!    labelling it finds drops the candidates it flips, until none can be flipped.
-//! 3. Groups: with B fixed, every nogood that B does not satisfy joins its free
-//!    variables. Grounded creation (C5) is not a nogood written out in advance, so a live
-//!    created effect that B does not already derive joins its triggers (and so its whole
-//!    possible derivation) too.
-//! 4. Each group's labellings are enumerated on their own (its nogoods with B's values
-//!    put in, and its share of the cost as the bound).
+//! 1. The least cost vector, level by level (most important first, each from above).
+//!    When a level's least cost is zero, each of its effects is uncut in every optimal
+//!    labelling: those values, propagated through the nogoods, may cut the part into
+//!    independent parts (step 3 with these values), each then solved on its own from
+//!    step 1 (costs add, and the lexicographic order is compatible with addition).
+//! 2. At the least cost, the backbone B: a first labelling gives the candidates; each
+//!    further search must flip some remaining candidate (and prefers flipping all), and
+//!    every labelling it finds drops the candidates it flips, until none can be flipped.
+//! 3. Groups: with the fixed values put in, every nogood they do not satisfy joins its
+//!    free variables, and an effect's two variables are joined. Grounded creation (C5) is
+//!    not a nogood written out in advance, so a live created effect that the fixed values
+//!    do not already derive joins its triggers and their guards (and so its whole possible
+//!    derivation) too. With deflections, every action that may be live joins what decides
+//!    where it ends ([`pieces::join_redirected`]), since the answer shows final targets.
+//!    A group is a class holding a free variable and an effect (a class of auxiliary
+//!    variables alone decides no label).
+//! 4. Each group of B's grouping has its labellings enumerated on its own (its nogoods
+//!    with B's values put in, and its share of the cost as the bound).
 //!
-//! Why the product is exact: every nogood lives inside one group once B is put in, and so
-//! does every derivation of a created effect that B does not derive, so any choice of one
-//! labelling per group, with B, is a labelling of the component. Its cost is the sum of the
-//! groups' costs; each group's cost is the least it can have (a cheaper one would give a
-//! cheaper labelling of the component), and costs add, so every choice is optimal, and
-//! every optimal labelling is such a choice (it agrees with B, and its share in each group
-//! is a labelling of that group at that group's least cost).
+//! Why the product is exact: with values that hold in every optimal labelling put in,
+//! every nogood lives inside one group, and so does every derivation of a created effect
+//! those values do not derive, so any choice of one labelling per group, with the values,
+//! is a labelling of the part. Its cost is the sum of the groups' costs; each group's
+//! cost is the least it can have (a cheaper one would give a cheaper labelling of the
+//! part), and costs add, so every choice is optimal, and every optimal labelling is such
+//! a choice (it agrees with the values, and its share in each group is a labelling of
+//! that group at that group's least cost).
 //!
-//! Invariant: [`product`] answers the component's optimal labellings exactly (tested
-//! against the engines' flat answers and brute force through [`crate::systems::ar::answer::pieces`]).
+//! Invariant: [`product`] and [`product_of`] answer the component's optimal labellings
+//! exactly (tested against the engines' flat answers and brute force through
+//! [`crate::systems::ar::answer::pieces`]).
 
-use super::cuts::{self, minimise, unfounded, FixedLabels, Written};
+use super::cuts::{self, unfounded, FixedLabels, Written};
 use super::frame::Frame;
-use super::learn::{lit, Learner, Lit, Problem};
-use crate::systems::ar::answer::pieces::Labelling;
+use super::learn::{lit, neg, Learner, Lit, Problem};
+use crate::systems::ar::answer::pieces::{self, Labelling};
 pub use crate::systems::ar::answer::pieces::{Group, Product};
+use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use petgraph::unionfind::UnionFind;
+use std::collections::HashMap;
 
 /// The optimal labellings of component `comp` of cut-search frame `f` as a product; `None`
 /// when the component has no labelling at all.
@@ -50,158 +65,627 @@ pub fn product(
 ) -> Result<Option<Product>, Interrupted> {
     let levels = u.levels().len();
     let (w, problem) = cuts::write(u, f, fixed, comp, levels);
-    let clauses = problem.clauses.clone();
-    let vars = problem.vars;
-    let mut learner = Learner::new(problem, budget)?;
-    let found = split(&w, f.n, vars, &clauses, levels, &mut learner, budget);
-    learner.release(budget);
-    found
+    product_of(u, w, f.n, problem, None, budget)
 }
 
-/// The value of a literal under the backbone, if fixed.
+/// The optimal labellings of a written component as a product (`n`: the size of the
+/// universe its labels number). `redirected`: the targets are not fixed by a frame but
+/// decided by deflections, with each cycle member's `last` variable (player, variable).
+pub(super) fn product_of(
+    u: &Universe,
+    w: Written,
+    n: usize,
+    problem: Problem,
+    redirected: Option<Vec<(Player, usize)>>,
+    budget: &Budget,
+) -> Result<Option<Product>, Interrupted> {
+    let ctx = Ctx {
+        u,
+        n,
+        levels: u.levels().len(),
+        redirected: redirected.is_some(),
+        budget,
+    };
+    let mut out = Out {
+        product: Product {
+            fixed: Vec::new(),
+            groups: Vec::new(),
+        },
+        known: vec![None; 2 * n + u.n_players()],
+    };
+    let part = Part {
+        w,
+        problem,
+        lasts: redirected.unwrap_or_default(),
+    };
+    Ok(ctx.solve(part, &mut out)?.then_some(out.product))
+}
+
+/// The value of a literal under partial values, if fixed.
 fn value(b: &[Option<bool>], l: Lit) -> Option<bool> {
     b[(l >> 1) as usize].map(|v| v == (l & 1 == 0))
 }
 
-fn split(
-    w: &Written,
+/// What a search over parts shares.
+struct Ctx<'a> {
+    u: &'a Universe,
     n: usize,
+    levels: usize,
+    redirected: bool,
+    budget: &'a Budget,
+}
+
+/// The product under construction, and every label's value fixed so far (by label, in
+/// frame numbering: a part's fixed values are recorded before its sub-parts are solved).
+struct Out {
+    product: Product,
+    known: Vec<Option<bool>>,
+}
+
+impl Out {
+    fn fix(&mut self, labels: Labelling) {
+        for &(k, x) in &labels {
+            self.known[k] = Some(x);
+        }
+        self.product.fixed.extend(labels);
+    }
+}
+
+/// One self-contained problem: its effects (`w.comp`, universe indices; effect j has
+/// variables `w.s(j)` and `w.live(j)`), nogoods over its own variables, and the `last`
+/// variables of its cycles (player, variable).
+struct Part {
+    w: Written,
+    problem: Problem,
+    lasts: Vec<(Player, usize)>,
+}
+
+/// A part's variables split by fixed values: the labels they fix and the groups.
+struct Grouping {
+    fixed: Labelling,
+    groups: Vec<Spec>,
+    /// Created effects (local) the fixed values derive on their own.
+    derived: Vec<bool>,
+}
+
+/// One group of a [`Grouping`]: its effects (local, ascending), its free variables, the
+/// nogoods it owns, the created effects whose derivation it decides, its free `last`
+/// variables.
+#[derive(Default)]
+struct Spec {
+    effects: Vec<usize>,
+    free: Vec<usize>,
+    own: Vec<usize>,
+    watch: Vec<usize>,
+    lasts: Vec<(Player, usize)>,
+}
+
+impl Ctx<'_> {
+    /// Solves `part` into `out` (its fixed labels and groups); `false` if it has no
+    /// labelling at all.
+    fn solve(&self, part: Part, out: &mut Out) -> Result<bool, Interrupted> {
+        self.budget.check()?;
+        let clauses = part.problem.clauses.clone();
+        let facts = part.problem.facts.clone();
+        let counted = part.problem.counted.clone();
+        let vars = part.problem.vars;
+        let mut l = Learner::new(part.problem, self.budget)?;
+        let found = self.solve_with(
+            &part.w,
+            &part.lasts,
+            vars,
+            &clauses,
+            &facts,
+            &counted,
+            &mut l,
+            out,
+        );
+        l.release(self.budget);
+        found
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn solve_with(
+        &self,
+        w: &Written,
+        lasts: &[(Player, usize)],
+        vars: usize,
+        clauses: &[Vec<Lit>],
+        facts: &[Lit],
+        counted: &[Vec<Lit>],
+        l: &mut Learner,
+        out: &mut Out,
+    ) -> Result<bool, Interrupted> {
+        let budget = self.budget;
+        let mut check = |l: &Learner| unfounded(w, l);
+        if !l.solve(budget, &mut check)? {
+            return Ok(false);
+        }
+        let levels = self.levels;
+        let counts = |l: &Learner| (0..levels).map(|i| l.count(i)).collect::<Vec<_>>();
+        let mut upper = counts(l);
+        let mut opt: Vec<usize> = Vec::with_capacity(levels);
+        let mut forced: Vec<Lit> = facts.to_vec();
+        // What the facts fix: a level decides something new only if it counts an effect
+        // they leave open, and the part falls apart only into less than it has open.
+        let given = propagate(vars, clauses, facts, budget)?;
+        let open = given.iter().filter(|x| x.is_none()).count();
+        for level in 0..levels {
+            // Down from the best count found: each labelling found lowers it; the first
+            // bound with none proves it optimal (earlier levels pinned at their optima).
+            while upper[level] > 0 {
+                let bounds: Vec<Option<usize>> = (0..levels)
+                    .map(|i| match i.cmp(&level) {
+                        std::cmp::Ordering::Less => Some(opt[i]),
+                        std::cmp::Ordering::Equal => Some(upper[level] - 1),
+                        std::cmp::Ordering::Greater => None,
+                    })
+                    .collect();
+                l.set_bounds(&bounds);
+                // Each search starts from "nothing of this level cut" (not from the last
+                // labelling's cuts): the bound then falls by many at a step, not by one.
+                l.prefer(
+                    counted[level]
+                        .iter()
+                        .map(|&c| ((c >> 1) as usize, c & 1 == 1)),
+                );
+                if !l.solve(budget, &mut check)? {
+                    break;
+                }
+                upper = counts(l);
+            }
+            opt.push(upper[level]);
+            l.set_bounds(&(0..levels).map(|i| opt.get(i).copied()).collect::<Vec<_>>());
+            if opt[level] > 0
+                || level + 1 == levels
+                || counted[level].iter().all(|&c| value(&given, c).is_some())
+            {
+                continue;
+            }
+            // Every effect of the level is uncut: may the part now fall apart?
+            forced.extend(counted[level].iter().map(|&c| neg(c)));
+            let b = propagate(vars, clauses, &forced, budget)?;
+            let g = self.group(w, lasts, &b, clauses, out)?;
+            let free: usize = g.groups.iter().map(|s| s.free.len()).sum();
+            if g.groups.len() < 2 && 4 * free > 3 * open {
+                continue;
+            }
+            // The learner's labelling is optimal so far: the parts start from it.
+            if !l.solve(budget, &mut check)? {
+                unreachable!("the learner is bounded at a cost some labelling has");
+            }
+            let phase: Vec<bool> = (0..vars).map(|v| l.is_true(v)).collect();
+            out.fix(g.fixed.clone());
+            for k in 0..g.groups.len() {
+                let sub = self.part(w, &g, k, &b, clauses, &phase);
+                if !self.solve(sub, out)? {
+                    unreachable!("a part of a part with labellings has labellings");
+                }
+            }
+            return Ok(true);
+        }
+        let (b, model) = backbone(w, vars, l, budget)?;
+        let g = self.group(w, lasts, &b, clauses, out)?;
+        out.fix(g.fixed.clone());
+        for k in 0..g.groups.len() {
+            budget.check()?;
+            let sub = self.part(w, &g, k, &b, clauses, &model);
+            let options =
+                self.enumerate(sub, &model_share(w, &g.groups[k], &model, levels), budget)?;
+            let mut es: Vec<Ix> = g.groups[k].effects.iter().map(|&j| w.comp[j]).collect();
+            es.sort_unstable();
+            out.product.groups.push(Group {
+                effects: es,
+                options,
+            });
+        }
+        Ok(true)
+    }
+
+    /// The grouping of a part's free variables under the fixed values `b` (step 3).
+    fn group(
+        &self,
+        w: &Written,
+        lasts: &[(Player, usize)],
+        b: &[Option<bool>],
+        clauses: &[Vec<Lit>],
+        out: &Out,
+    ) -> Result<Grouping, Interrupted> {
+        let (n, m, vars) = (self.n, w.m(), b.len());
+        // Created effects that the fixed values alone derive (live, with a derivation
+        // through fixed effects only): they need nothing from any group.
+        let mut derived = vec![false; m];
+        loop {
+            let mut changed = false;
+            for j in 0..m {
+                if w.created[j]
+                    && !derived[j]
+                    && b[w.live(j)] == Some(true)
+                    && w.triggers[j]
+                        .iter()
+                        .any(|&(g, t)| value(b, t) == Some(true) && (w.grounded[g] || derived[g]))
+                {
+                    derived[j] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.budget.check()?;
+        let mut uf = UnionFind::<usize>::new(vars);
+        let mut open: Vec<usize> = Vec::new();
+        for (ci, c) in clauses.iter().enumerate() {
+            if c.iter().any(|&x| value(b, x) == Some(true)) {
+                continue;
+            }
+            let mut free = c
+                .iter()
+                .map(|&x| (x >> 1) as usize)
+                .filter(|&v| b[v].is_none());
+            let Some(first) = free.next() else {
+                unreachable!("the fixed values satisfy every nogood");
+            };
+            free.for_each(|v| {
+                uf.union(first, v);
+            });
+            open.push(ci);
+        }
+        for j in 0..m {
+            uf.union(w.s(j), w.live(j));
+        }
+        // A live created effect the fixed values do not derive joins its possible
+        // derivation: each trigger that may hold, with its guard.
+        let needs = |j: usize| w.created[j] && b[w.live(j)] != Some(false) && !derived[j];
+        for j in (0..m).filter(|&j| needs(j)) {
+            for &(g, t) in &w.triggers[j] {
+                if value(b, t) != Some(false) {
+                    uf.union(w.live(j), w.s(g));
+                    uf.union(w.live(j), (t >> 1) as usize);
+                }
+            }
+        }
+        let last_var: HashMap<Player, usize> = lasts.iter().copied().collect();
+        if self.redirected {
+            // Labels (frame numbering) to the part's variables.
+            let local: HashMap<Ix, usize> =
+                w.comp.iter().enumerate().map(|(j, &e)| (e, j)).collect();
+            let var_of = |k: usize| -> Option<usize> {
+                if k < n {
+                    local.get(&k).map(|&j| w.s(j))
+                } else if k < 2 * n {
+                    local.get(&(k - n)).map(|&j| w.live(j))
+                } else {
+                    last_var.get(&((k - 2 * n) as Player)).copied()
+                }
+            };
+            for &(p, v) in lasts {
+                // A cycle's choice goes with its member's deflection.
+                let g = self.u.deflector[p as usize].expect("a cycle member deflects");
+                if let Some(&j) = local.get(&g) {
+                    uf.union(v, w.s(j));
+                }
+            }
+            pieces::join_redirected(
+                self.u,
+                |k| match var_of(k) {
+                    Some(v) => b[v],
+                    None => out.known[k],
+                },
+                |p| last_var.contains_key(&p),
+                w.comp.iter().copied(),
+                self.budget,
+                |x, y| {
+                    if let (Some(x), Some(y)) = (var_of(x), var_of(y)) {
+                        uf.union(x, y);
+                    }
+                },
+            )?;
+        }
+        // A class is free when it holds a free variable; a group is a free class holding
+        // an effect, numbered in order of first effect.
+        let mut free_class = vec![false; vars];
+        for v in (0..vars).filter(|&v| b[v].is_none()) {
+            free_class[uf.find(v)] = true;
+        }
+        let mut group_of = vec![usize::MAX; vars];
+        let mut groups: Vec<Spec> = Vec::new();
+        let mut fixed: Labelling = Vec::new();
+        for j in 0..m {
+            let (s, live) = (w.s(j), w.live(j));
+            let e = w.comp[j];
+            if let Some(x) = b[s] {
+                fixed.push((e, x));
+            }
+            if let Some(x) = b[live] {
+                fixed.push((n + e, x));
+            }
+            let root = uf.find(s);
+            if !free_class[root] {
+                continue;
+            }
+            if group_of[root] == usize::MAX {
+                group_of[root] = groups.len();
+                groups.push(Spec::default());
+            }
+            groups[group_of[root]].effects.push(j);
+        }
+        let mut sorted: Vec<(Player, usize)> = lasts.to_vec();
+        sorted.sort_unstable();
+        for (p, v) in sorted {
+            match b[v] {
+                Some(true) => fixed.push((2 * n + p as usize, true)),
+                Some(false) => {}
+                None => {
+                    let g = group_of[uf.find(v)];
+                    assert!(
+                        g != usize::MAX,
+                        "a cycle's free choice is grouped with its deflections"
+                    );
+                    groups[g].lasts.push((p, v));
+                }
+            }
+        }
+        for v in (0..vars).filter(|&v| b[v].is_none()) {
+            let g = group_of[uf.find(v)];
+            if g != usize::MAX {
+                groups[g].free.push(v);
+            }
+        }
+        // Each group's nogoods and the created effects whose derivation it decides (a
+        // class of auxiliary variables alone is left out: it decides no label).
+        for ci in open {
+            let v = clauses[ci]
+                .iter()
+                .map(|&x| (x >> 1) as usize)
+                .find(|&v| b[v].is_none())
+                .expect("an open nogood has a free variable");
+            let g = group_of[uf.find(v)];
+            if g != usize::MAX {
+                groups[g].own.push(ci);
+            }
+        }
+        for j in (0..m).filter(|&j| needs(j)) {
+            let g = group_of[uf.find(w.live(j))];
+            assert!(
+                g != usize::MAX,
+                "an underived created effect has a free class"
+            );
+            groups[g].watch.push(j);
+        }
+        Ok(Grouping {
+            fixed,
+            groups,
+            derived,
+        })
+    }
+
+    /// Group `k` of `g` as a part of its own: its effects first (s, then live), a
+    /// variable fixed true, then its other free variables; its nogoods with the fixed
+    /// values `b` put in; `phase` (over the part's variables) as the values tried first.
+    fn part(
+        &self,
+        w: &Written,
+        g: &Grouping,
+        k: usize,
+        b: &[Option<bool>],
+        clauses: &[Vec<Lit>],
+        phase: &[bool],
+    ) -> Part {
+        let spec = &g.groups[k];
+        let m = spec.effects.len();
+        let tv = 2 * m;
+        let mut local: HashMap<usize, usize> = HashMap::new();
+        let mut back: Vec<usize> = vec![usize::MAX; 2 * m + 1];
+        for (i, &j) in spec.effects.iter().enumerate() {
+            local.insert(w.s(j), i);
+            local.insert(w.live(j), m + i);
+            back[i] = w.s(j);
+            back[m + i] = w.live(j);
+        }
+        for &v in &spec.free {
+            if let std::collections::hash_map::Entry::Vacant(e) = local.entry(v) {
+                e.insert(back.len());
+                back.push(v);
+            }
+        }
+        let vars = back.len();
+        let t = lit(tv, true);
+        // A literal of the part's problem: fixed ones as the constant.
+        let renum = |x: Lit| match value(b, x) {
+            Some(true) => t,
+            Some(false) => neg(t),
+            None => lit(local[&((x >> 1) as usize)], x & 1 == 0),
+        };
+        let mut facts = vec![t];
+        for (i, &j) in spec.effects.iter().enumerate() {
+            facts.extend(b[w.s(j)].map(|x| lit(i, x)));
+            facts.extend(b[w.live(j)].map(|x| lit(m + i, x)));
+        }
+        let own: Vec<Vec<Lit>> = spec
+            .own
+            .iter()
+            .map(|&ci| {
+                clauses[ci]
+                    .iter()
+                    .filter(|&&x| value(b, x).is_none())
+                    .map(|&x| renum(x))
+                    .collect()
+            })
+            .collect();
+        let mut index: HashMap<usize, usize> = HashMap::new();
+        for (i, &j) in spec.effects.iter().enumerate() {
+            index.insert(j, i);
+        }
+        let mut counted: Vec<Vec<Lit>> = vec![Vec::new(); self.levels];
+        let mut sub = Written {
+            comp: spec.effects.iter().map(|&j| w.comp[j]).collect(),
+            triggers: vec![Vec::new(); m],
+            created: vec![false; m],
+            declared: vec![false; m],
+            grounded: vec![false; m],
+            level: vec![0; m],
+        };
+        for (i, &j) in spec.effects.iter().enumerate() {
+            sub.declared[i] = w.declared[j];
+            sub.level[i] = w.level[j];
+            sub.grounded[i] = w.grounded[j] || g.derived[j];
+            if w.declared[j] {
+                counted[w.level[j]].push(lit(m + i, false));
+            }
+        }
+        for &j in &spec.watch {
+            let i = index[&j];
+            sub.created[i] = true;
+            sub.triggers[i] = w.triggers[j]
+                .iter()
+                .filter(|&&(_, t)| value(b, t) != Some(false))
+                .map(|&(g, t)| (index[&g], renum(t)))
+                .collect();
+        }
+        let problem = Problem {
+            vars,
+            clauses: own,
+            facts,
+            counted,
+            phase: back
+                .iter()
+                .map(|&v| if v == usize::MAX { true } else { phase[v] })
+                .collect(),
+        };
+        Part {
+            w: sub,
+            problem,
+            lasts: spec.lasts.iter().map(|&(p, v)| (p, local[&v])).collect(),
+        }
+    }
+
+    /// Every labelling of a group's part at its share of the cost, as labels.
+    fn enumerate(
+        &self,
+        part: Part,
+        share: &[usize],
+        budget: &Budget,
+    ) -> Result<Vec<Labelling>, Interrupted> {
+        let w = &part.w;
+        let n = self.n;
+        let mut given = vec![false; part.problem.vars];
+        part.problem
+            .facts
+            .iter()
+            .for_each(|&f| given[(f >> 1) as usize] = true);
+        let mut l = Learner::new(part.problem, budget)?;
+        l.set_bounds(&share.iter().map(|&c| Some(c)).collect::<Vec<_>>());
+        let m = w.m();
+        // Blocked on the labels that may vary (the facts never do).
+        let projected: Vec<usize> = (0..2 * m)
+            .chain(part.lasts.iter().map(|&(_, v)| v))
+            .filter(|&v| !given[v])
+            .collect();
+        let bytes = 48 + 16 * projected.len() as u64;
+        let mut out = Vec::new();
+        let mut check = |l: &Learner| unfounded(w, l);
+        let found = (|| {
+            while l.solve(budget, &mut check)? {
+                budget.charge("group labellings", bytes)?;
+                out.push(
+                    (0..m)
+                        .flat_map(|j| {
+                            let e = w.comp[j];
+                            [(e, l.is_true(w.s(j))), (n + e, l.is_true(w.live(j)))]
+                        })
+                        .chain(
+                            part.lasts
+                                .iter()
+                                .filter(|&&(_, v)| l.is_true(v))
+                                .map(|&(p, _)| (2 * n + p as usize, true)),
+                        )
+                        .collect(),
+                );
+                let block = projected.iter().map(|&v| lit(v, !l.is_true(v))).collect();
+                l.block(block, budget)?;
+            }
+            Ok(())
+        })();
+        l.release(budget);
+        found.map(|()| out)
+    }
+}
+
+/// A group's share of the cost in labelling `model`, by level.
+fn model_share(w: &Written, spec: &Spec, model: &[bool], levels: usize) -> Vec<usize> {
+    let mut share = vec![0; levels];
+    for &j in spec.effects.iter().filter(|&&j| w.declared[j]) {
+        if !model[w.live(j)] {
+            share[w.level[j]] += 1;
+        }
+    }
+    share
+}
+
+/// Unit propagation of `facts` through `clauses`, to a fixpoint: values that hold in
+/// every labelling with the facts.
+fn propagate(
     vars: usize,
     clauses: &[Vec<Lit>],
-    levels: usize,
-    l: &mut Learner,
+    facts: &[Lit],
     budget: &Budget,
-) -> Result<Option<Product>, Interrupted> {
-    if minimise(w, l, levels, budget)?.is_none() {
-        return Ok(None);
+) -> Result<Vec<Option<bool>>, Interrupted> {
+    let mut occurs: Vec<Vec<u32>> = vec![Vec::new(); vars];
+    for (c, lits) in clauses.iter().enumerate() {
+        for &x in lits {
+            occurs[(x >> 1) as usize].push(c as u32);
+        }
     }
-    let (b, model) = backbone(w, vars, l, budget)?;
-    let m = w.m();
-    // Created effects that the backbone alone derives (live in every labelling, with a
-    // derivation through backbone effects only): they need nothing from any group.
-    let mut derived = vec![false; m];
-    loop {
-        let mut changed = false;
-        for j in 0..m {
-            if w.created[j]
-                && !derived[j]
-                && b[w.live(j)] == Some(true)
-                && w.triggers[j]
-                    .iter()
-                    .any(|&g| b[w.s(g)] == Some(true) && (w.declared[g] || derived[g]))
-            {
-                derived[j] = true;
-                changed = true;
+    let mut val: Vec<Option<bool>> = vec![None; vars];
+    let mut queue: Vec<usize> = Vec::new();
+    for &f in facts {
+        let v = (f >> 1) as usize;
+        if val[v].is_none() {
+            val[v] = Some(f & 1 == 0);
+            queue.push(v);
+        }
+    }
+    let mut done = vec![false; clauses.len()];
+    let mut steps = 0usize;
+    while let Some(v) = queue.pop() {
+        for &c in &occurs[v] {
+            let c = c as usize;
+            if done[c] {
+                continue;
             }
-        }
-        if !changed {
-            break;
-        }
-    }
-    let mut uf = UnionFind::<usize>::new(vars);
-    let mut open: Vec<&Vec<Lit>> = Vec::new();
-    for c in clauses {
-        if c.iter().any(|&x| value(&b, x) == Some(true)) {
-            continue;
-        }
-        let mut free = c
-            .iter()
-            .map(|&x| (x >> 1) as usize)
-            .filter(|&v| b[v].is_none());
-        let Some(first) = free.next() else {
-            unreachable!("the backbone satisfies every nogood");
-        };
-        free.for_each(|v| {
-            uf.union(first, v);
-        });
-        open.push(c);
-    }
-    // A live created effect the backbone does not derive joins its possible derivation.
-    let needs = |j: usize| w.created[j] && b[w.live(j)] != Some(false) && !derived[j];
-    for j in (0..m).filter(|&j| needs(j)) {
-        uf.union(w.live(j), w.s(j));
-        for &g in &w.triggers[j] {
-            if b[w.s(g)] != Some(false) {
-                uf.union(w.live(j), w.s(g));
+            steps += 1;
+            if steps.is_multiple_of(4096) {
+                budget.check()?;
             }
-        }
-    }
-    // Group of each free variable's class, in order of first effect.
-    let mut group_of = vec![usize::MAX; vars];
-    let mut members: Vec<Vec<usize>> = Vec::new(); // free variables per group
-    let mut effects: Vec<Vec<usize>> = Vec::new(); // local effects per group
-    let mut fixed_labels: Labelling = Vec::new();
-    for j in 0..m {
-        let (s, live) = (w.s(j), w.live(j));
-        let e = w.comp[j];
-        if let Some(x) = b[s] {
-            fixed_labels.push((e, x));
-        }
-        if let Some(x) = b[live] {
-            fixed_labels.push((n + e, x));
-        }
-        if b[s].is_some() && b[live].is_some() {
-            continue;
-        }
-        let v = if b[s].is_none() { s } else { live };
-        let root = uf.find(v);
-        if group_of[root] == usize::MAX {
-            group_of[root] = members.len();
-            members.push(Vec::new());
-            effects.push(Vec::new());
-        }
-        effects[group_of[root]].push(j);
-    }
-    for v in (0..vars).filter(|&v| b[v].is_none()) {
-        let root = uf.find(v);
-        if group_of[root] == usize::MAX {
-            unreachable!("a free variable belongs to some effect's group");
-        }
-        members[group_of[root]].push(v);
-    }
-    // Each group's nogoods and the created effects whose derivation it decides.
-    let mut own: Vec<Vec<&Vec<Lit>>> = vec![Vec::new(); members.len()];
-    for c in open {
-        let v = c
-            .iter()
-            .map(|&x| (x >> 1) as usize)
-            .find(|&v| b[v].is_none())
-            .expect("an open nogood has a free variable");
-        own[group_of[uf.find(v)]].push(c);
-    }
-    let mut watch: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-    for j in (0..m).filter(|&j| needs(j)) {
-        watch[group_of[uf.find(w.live(j))]].push(j);
-    }
-    let mut groups = Vec::with_capacity(members.len());
-    for (k, vs) in members.iter().enumerate() {
-        budget.check()?;
-        let sub = Sub {
-            w,
-            b: &b,
-            vars: vs,
-            local: {
-                let mut local = std::collections::HashMap::new();
-                for (i, &v) in vs.iter().enumerate() {
-                    local.insert(v, i);
+            let mut unassigned = None;
+            let mut open = 0;
+            let mut sat = false;
+            for &x in &clauses[c] {
+                match value(&val, x) {
+                    Some(true) => {
+                        sat = true;
+                        break;
+                    }
+                    Some(false) => {}
+                    None => {
+                        open += 1;
+                        unassigned = Some(x);
+                    }
                 }
-                local
-            },
-            watch: &watch[k],
-            derived: &derived,
-        };
-        let options = sub.enumerate(&own[k], &effects[k], &model, levels, n, budget)?;
-        let mut es: Vec<Ix> = effects[k].iter().map(|&j| w.comp[j]).collect();
-        es.sort_unstable();
-        groups.push(Group {
-            effects: es,
-            options,
-        });
+            }
+            if sat {
+                done[c] = true;
+            } else if open == 1 {
+                let x = unassigned.expect("one open literal");
+                val[(x >> 1) as usize] = Some(x & 1 == 0);
+                done[c] = true;
+                queue.push((x >> 1) as usize);
+            }
+        }
     }
-    Ok(Some(Product {
-        fixed: fixed_labels,
-        groups,
-    }))
+    Ok(val)
 }
 
 /// The backbone of the learner's labellings within its current bounds (each variable's
@@ -236,143 +720,4 @@ fn backbone(
         }
     }
     Ok((b, model))
-}
-
-/// One group's sub-problem: its free variables renumbered from 0.
-struct Sub<'a> {
-    w: &'a Written,
-    b: &'a [Option<bool>],
-    vars: &'a [usize],
-    local: std::collections::HashMap<usize, usize>,
-    /// The created effects (local to the component) whose derivation this group decides.
-    watch: &'a [usize],
-    derived: &'a [bool],
-}
-
-impl Sub<'_> {
-    /// The value of component variable `v` in the group's labelling `l`.
-    fn get(&self, l: &Learner, v: usize) -> bool {
-        match self.b[v] {
-            Some(x) => x,
-            None => l.is_true(self.local[&v]),
-        }
-    }
-
-    /// (C5) for the watched created effects: `None` if each live one is derived, else the
-    /// loop nogood of those that are not, over the group's variables.
-    fn unfounded(&self, l: &Learner) -> Option<Vec<Lit>> {
-        let w = self.w;
-        let live: Vec<usize> = self
-            .watch
-            .iter()
-            .copied()
-            .filter(|&c| self.get(l, w.live(c)))
-            .collect();
-        let set = cuts::underived(w, live, |g| self.get(l, w.s(g)), |g| self.derived[g]);
-        if set.is_empty() {
-            return None;
-        }
-        // Backbone literals drop out: a live created effect of the backbone is true, and a
-        // trigger of the backbone from outside the set is false (else it would derive).
-        let mut nogood: Vec<Lit> = set
-            .iter()
-            .filter(|&&c| self.b[w.live(c)].is_none())
-            .map(|&c| lit(self.local[&w.live(c)], false))
-            .collect();
-        nogood.extend(
-            cuts::outside_triggers(w, &set)
-                .into_iter()
-                .filter(|&g| self.b[w.s(g)].is_none())
-                .map(|g| lit(self.local[&w.s(g)], true)),
-        );
-        // Empty, it would say the group has no labelling, which the backbone (taken from
-        // labellings of the whole component) rules out: a bug, not an answer.
-        assert!(
-            !nogood.is_empty(),
-            "bug in gordian: the backbone is not grounded"
-        );
-        Some(nogood)
-    }
-
-    /// Every labelling of the group at its share of the cost, as labels of its effects.
-    #[allow(clippy::too_many_arguments)]
-    fn enumerate(
-        &self,
-        own: &[&Vec<Lit>],
-        effects: &[usize],
-        model: &[bool],
-        levels: usize,
-        n: usize,
-        budget: &Budget,
-    ) -> Result<Vec<Labelling>, Interrupted> {
-        let w = self.w;
-        let renum = |x: Lit| lit(self.local[&((x >> 1) as usize)], x & 1 == 0);
-        let clauses: Vec<Vec<Lit>> = own
-            .iter()
-            .map(|c| {
-                c.iter()
-                    .filter(|&&x| value(self.b, x).is_none())
-                    .map(|&x| renum(x))
-                    .collect()
-            })
-            .collect();
-        let mut counted: Vec<Vec<Lit>> = vec![Vec::new(); levels];
-        let mut share = vec![0; levels];
-        for &j in effects.iter().filter(|&&j| w.declared[j]) {
-            if self.b[w.live(j)].is_none() {
-                counted[w.level[j]].push(lit(self.local[&w.live(j)], false));
-                if !model[w.live(j)] {
-                    share[w.level[j]] += 1;
-                }
-            }
-        }
-        let problem = Problem {
-            vars: self.vars.len(),
-            clauses,
-            facts: Vec::new(),
-            counted,
-            phase: self.vars.iter().map(|&v| model[v]).collect(),
-        };
-        let mut l = Learner::new(problem, budget)?;
-        l.set_bounds(&share.iter().map(|&c| Some(c)).collect::<Vec<_>>());
-        let found = self.each(&mut l, effects, n, budget);
-        l.release(budget);
-        found
-    }
-
-    fn each(
-        &self,
-        l: &mut Learner,
-        effects: &[usize],
-        n: usize,
-        budget: &Budget,
-    ) -> Result<Vec<Labelling>, Interrupted> {
-        let w = self.w;
-        let free: Vec<usize> = effects
-            .iter()
-            .flat_map(|&j| [w.s(j), w.live(j)])
-            .filter(|&v| self.b[v].is_none())
-            .map(|v| self.local[&v])
-            .collect();
-        let bytes = 48 + 16 * effects.len() as u64;
-        let mut out = Vec::new();
-        let mut check = |l: &Learner| self.unfounded(l);
-        while l.solve(budget, &mut check)? {
-            budget.charge("group labellings", bytes)?;
-            out.push(
-                effects
-                    .iter()
-                    .flat_map(|&j| {
-                        let e = w.comp[j];
-                        [(e, self.get(l, w.s(j))), (n + e, self.get(l, w.live(j)))]
-                    })
-                    .collect(),
-            );
-            l.block(
-                free.iter().map(|&v| lit(v, !l.is_true(v))).collect(),
-                budget,
-            )?;
-        }
-        Ok(out)
-    }
 }

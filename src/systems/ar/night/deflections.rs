@@ -216,6 +216,38 @@ impl Deflections {
         panic!("bug in gordian: a slot's path has no player where it stops")
     }
 
+    /// [`Deflections::end_of`] for many starts under one `stops`: every player a walk
+    /// passes has its end remembered in `memo`, so that each player is walked once (a
+    /// chain of n deflections costs n steps for all its slots, not n squared).
+    pub fn end_of_memo(
+        &self,
+        start: Player,
+        mut stops: impl FnMut(Player) -> bool,
+        memo: &mut std::collections::HashMap<Player, Player>,
+    ) -> Player {
+        let mut walk = Vec::new();
+        let mut p = start;
+        let end = loop {
+            if let Some(&e) = memo.get(&p) {
+                break e;
+            }
+            if stops(p) {
+                break p;
+            }
+            assert!(
+                walk.len() <= self.len(),
+                "bug in gordian: a slot's path has no player where it stops"
+            );
+            walk.push(p);
+            p = self.next(p).expect("a player whose slot moves on deflects");
+        };
+        memo.insert(p, end);
+        for q in walk {
+            memo.insert(q, end);
+        }
+        end
+    }
+
     /// Whether a slot at p can be moved: p deflects to someone else.
     pub fn moves(&self, p: Player) -> bool {
         self.next(p).is_some_and(|q| q != p)

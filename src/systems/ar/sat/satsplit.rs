@@ -155,9 +155,24 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
     for i in 0..n {
         uf.union(candidates[i].index(), candidates[n + i].index());
     }
-    join_redirected(u, &candidates, &b, &last_of, budget, |x, y| {
-        uf.union(x.index(), y.index());
-    })?;
+    // Labels to candidates: s and live are candidates 0..2n, a `last` label its own.
+    let idx = |k: usize| {
+        if k < 2 * n {
+            k
+        } else {
+            last_of[k - 2 * n].expect("a cycle with `last` labels")
+        }
+    };
+    pieces::join_redirected(
+        u,
+        |k| b[idx(k)],
+        |p| last_of[p as usize].is_some(),
+        0..n,
+        budget,
+        |x, y| {
+            uf.union(candidates[idx(x)].index(), candidates[idx(y)].index());
+        },
+    )?;
     // A class is a group when it holds a free candidate; groups in order of first effect.
     let mut free_class = vec![false; vars];
     for (k, &l) in candidates.iter().enumerate() {
@@ -250,66 +265,6 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
         });
     }
     Ok(Product { fixed, groups })
-}
-
-/// Joins (through `union`) every action that may be in R and uncut with what decides
-/// where its slots end, when the backbone `b` (over `candidates`, numbered as in
-/// [`product`]) does not: the success of each deflection its path passes before a fixed
-/// stop, and for a cycle it runs into, every member's deflection and the cycle's `last`
-/// literals. The answer shows every action's final targets, so an action and the
-/// deflections that move it must be in one piece.
-fn join_redirected(
-    u: &Universe,
-    candidates: &[Lit],
-    b: &[Option<bool>],
-    last_of: &[Option<usize>],
-    budget: &Budget,
-    mut union: impl FnMut(Lit, Lit),
-) -> Result<(), Interrupted> {
-    let n = u.len();
-    let d = &*u.deflections;
-    if !u.has_deflections() {
-        return Ok(());
-    }
-    for i in 0..n {
-        if i % 4096 == 0 {
-            budget.check()?;
-        }
-        let e = &u.effects[i];
-        if e.action().is_none() || b[n + i] == Some(false) {
-            continue;
-        }
-        for &t in &e.targets {
-            for p in d.reach(t) {
-                let Some(g) = u.deflector[p as usize] else {
-                    break;
-                };
-                if d.next(p) == Some(p) || b[g] == Some(false) {
-                    break;
-                }
-                if let Some(c) = d.cycle_of(p) {
-                    for &q in &d.cycles()[c] {
-                        let h = u.deflector[q as usize].expect("a cycle member deflects");
-                        if b[h].is_none() {
-                            union(candidates[i], candidates[h]);
-                        }
-                        if let Some(k) = last_of[q as usize] {
-                            // The cycle's choice goes with its deflections in any case.
-                            union(candidates[h], candidates[k]);
-                            if b[k].is_none() {
-                                union(candidates[i], candidates[k]);
-                            }
-                        }
-                    }
-                    break;
-                }
-                if b[g].is_none() {
-                    union(candidates[i], candidates[g]);
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Unit propagation of the fixed values `val` through `clauses`, to a fixpoint.
