@@ -633,14 +633,82 @@ impl Learner {
         budget: &Budget,
         check: &mut dyn FnMut(&Learner) -> Option<Vec<Lit>>,
     ) -> Result<bool, Interrupted> {
+        Ok(self.search(budget, check, &[])?.is_none())
+    }
+
+    /// [`Learner::solve`] with every literal of `assumptions` made to hold as well:
+    /// `None` when a labelling is found, else a *core*: assumptions that no labelling
+    /// within the bounds lets hold together (empty when there is no labelling at all).
+    /// The assumptions are the first choices; a core is read off the nogoods that forced
+    /// an assumption false. Nogoods learned on the way hold without the assumptions.
+    pub fn solve_assuming(
+        &mut self,
+        budget: &Budget,
+        check: &mut dyn FnMut(&Learner) -> Option<Vec<Lit>>,
+        assumptions: &[Lit],
+    ) -> Result<Option<Vec<Lit>>, Interrupted> {
+        if !self.fresh && !self.dead && !self.exhausted {
+            self.backtrack(1);
+        }
+        let found = self.search(budget, check, assumptions)?;
+        if found.is_some() && !self.dead && !self.exhausted {
+            self.backtrack(1);
+        }
+        Ok(found)
+    }
+
+    /// The assumptions that forced assumption `a` false (`a` among them): the choices
+    /// (every choice below the free ones is an assumption) that the nogoods setting `¬a`
+    /// lead back to.
+    fn core(&mut self, a: Lit) -> Vec<Lit> {
+        let mut core = vec![a];
+        let v = var(a);
+        if self.lvl[v] <= 1 {
+            return core;
+        }
+        self.seen[v] = true;
+        let mut marked = vec![v];
+        let start = self.lim[1];
+        let mut lits = Vec::new();
+        for pos in (start..self.trail.len()).rev() {
+            let x = self.trail[pos];
+            let u = var(x);
+            if !self.seen[u] {
+                continue;
+            }
+            if matches!(self.reason[u], Reason::None) {
+                core.push(x);
+                continue;
+            }
+            self.reason_lits(u, &mut lits);
+            for &q in &lits {
+                let w = var(q);
+                if w != u && !self.seen[w] && self.lvl[w] > 1 {
+                    self.seen[w] = true;
+                    marked.push(w);
+                }
+            }
+        }
+        for w in marked {
+            self.seen[w] = false;
+        }
+        core
+    }
+
+    fn search(
+        &mut self,
+        budget: &Budget,
+        check: &mut dyn FnMut(&Learner) -> Option<Vec<Lit>>,
+        assumptions: &[Lit],
+    ) -> Result<Option<Vec<Lit>>, Interrupted> {
         if self.dead || self.exhausted {
-            return Ok(false);
+            return Ok(Some(Vec::new()));
         }
         if self.fresh {
             self.fresh = false;
             if self.restart().is_err() {
                 self.exhausted = true;
-                return Ok(false);
+                return Ok(Some(Vec::new()));
             }
         }
         let mut restarts = 0u32;
@@ -655,7 +723,7 @@ impl Learner {
                 }
                 if !self.analysable() {
                     self.exhausted = true;
-                    return Ok(false);
+                    return Ok(Some(Vec::new()));
                 }
                 self.learn(budget)?;
                 continue;
@@ -667,6 +735,18 @@ impl Learner {
                 self.backtrack(1);
                 continue;
             }
+            // The assumptions first, one level each (an empty level for one that holds).
+            if let Some(&a) = assumptions.get(self.level() - 1) {
+                match self.value(a) {
+                    TRUE => self.lim.push(self.trail.len()),
+                    FALSE => return Ok(Some(self.core(a))),
+                    _ => {
+                        self.lim.push(self.trail.len());
+                        self.assign(a, Reason::None);
+                    }
+                }
+                continue;
+            }
             match self.heap.pop_open(&self.val) {
                 Some(v) => {
                     self.lim.push(self.trail.len());
@@ -674,17 +754,17 @@ impl Learner {
                 }
                 None => {
                     let Some(nogood) = check(self) else {
-                        return Ok(true);
+                        return Ok(None);
                     };
                     self.add_violated(nogood, false, budget)?;
                     if self.dead || self.exhausted {
-                        return Ok(false);
+                        return Ok(Some(Vec::new()));
                     }
                     if self.fresh {
                         self.fresh = false;
                         if self.restart().is_err() {
                             self.exhausted = true;
-                            return Ok(false);
+                            return Ok(Some(Vec::new()));
                         }
                     }
                 }
@@ -952,5 +1032,62 @@ mod tests {
     fn luby_sequence() {
         let s: Vec<u64> = (0..15).map(luby).collect();
         assert_eq!(s, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]);
+    }
+
+    /// Worked by hand: a -> x, x -> y, and not both b and y; c is free. Assuming b, c, a
+    /// (in that order): b forces y false, hence x false, hence a false, so a is false when
+    /// its turn comes; the core is {a, b} (c played no part). Assuming a and c: a
+    /// labelling with a, x, y and c true, b false. Assuming a twice over and b: the core
+    /// is {a, b} again (whichever comes second is the one found false).
+    #[test]
+    fn cores_name_the_assumptions_that_cannot_hold_together() {
+        let (a, b, c, x, y) = (0, 1, 2, 3, 4);
+        let clauses = vec![
+            vec![lit(a, false), lit(x, true)],
+            vec![lit(x, false), lit(y, true)],
+            vec![lit(b, false), lit(y, false)],
+        ];
+        let budget = Budget::new();
+        let mut l = Learner::new(
+            Problem {
+                vars: 5,
+                clauses,
+                facts: Vec::new(),
+                counted: Vec::new(),
+                phase: vec![false; 5],
+            },
+            &budget,
+        )
+        .unwrap();
+        let mut check = |_: &Learner| None;
+        let sorted = |mut v: Vec<Lit>| {
+            v.sort_unstable();
+            v
+        };
+        let core = l
+            .solve_assuming(
+                &budget,
+                &mut check,
+                &[lit(b, true), lit(c, true), lit(a, true)],
+            )
+            .unwrap()
+            .expect("a and b cannot both hold");
+        assert_eq!(sorted(core), [lit(a, true), lit(b, true)]);
+        let found = l
+            .solve_assuming(&budget, &mut check, &[lit(a, true), lit(c, true)])
+            .unwrap();
+        assert_eq!(found, None);
+        assert!([a, x, y, c].iter().all(|&v| l.is_true(v)) && !l.is_true(b));
+        let core = l
+            .solve_assuming(
+                &budget,
+                &mut check,
+                &[lit(a, true), lit(a, true), lit(b, true)],
+            )
+            .unwrap()
+            .expect("a and b cannot both hold");
+        assert_eq!(sorted(core), [lit(a, true), lit(b, true)]);
+        // Without assumptions the problem has labellings.
+        assert!(l.solve(&budget, &mut check).unwrap());
     }
 }

@@ -140,6 +140,28 @@ struct Part {
     lasts: Vec<(Player, usize)>,
 }
 
+/// A part being solved, as [`Ctx::fall_apart`] reads it (`open`: its variables the facts
+/// leave open).
+struct Split<'a> {
+    w: &'a Written,
+    lasts: &'a [(Player, usize)],
+    vars: usize,
+    clauses: &'a [Vec<Lit>],
+    open: usize,
+}
+
+/// `forced` with every cut literal of `lits` that is not `cuttable` made false.
+fn uncut(forced: &[Lit], lits: &[Lit], cuttable: &[Lit]) -> Vec<Lit> {
+    let cuttable: std::collections::HashSet<Lit> = cuttable.iter().copied().collect();
+    let mut f = forced.to_vec();
+    f.extend(
+        lits.iter()
+            .filter(|c| !cuttable.contains(c))
+            .map(|&c| neg(c)),
+    );
+    f
+}
+
 /// A part's variables split by fixed values: the labels they fix and the groups.
 struct Grouping {
     fixed: Labelling,
@@ -210,18 +232,54 @@ impl Ctx<'_> {
         // they leave open, and the part falls apart only into less than it has open.
         let given = propagate(vars, clauses, facts, budget)?;
         let open = given.iter().filter(|x| x.is_none()).count();
+        let ctx = Split {
+            w,
+            lasts,
+            vars,
+            clauses,
+            open,
+        };
         for level in 0..levels {
-            // Down from the best count found: each labelling found lowers it; the first
-            // bound with none proves it optimal (earlier levels pinned at their optima).
-            while upper[level] > 0 {
-                let bounds: Vec<Option<usize>> = (0..levels)
+            // In a large part, a lower bound first: disjoint cores, sets of the level's
+            // effects that cannot all be uncut (at the optimum of the earlier levels),
+            // each found with the others' effects free to be cut.
+            let mut lower = 0;
+            let large = vars >= PROBE_FROM;
+            let decides = counted[level].iter().any(|&c| value(&given, c).is_none());
+            if large && upper[level] > 0 {
+                let mut assume: Vec<Lit> = counted[level]
+                    .iter()
+                    .filter(|&&c| value(&given, c).is_none())
+                    .map(|&c| neg(c))
+                    .collect();
+                loop {
+                    let Some(core) = l.solve_assuming(budget, &mut check, &assume)? else {
+                        upper = counts(l);
+                        break;
+                    };
+                    assert!(
+                        !core.is_empty(),
+                        "bug in gordian: no labelling at the optimum of the earlier levels"
+                    );
+                    lower += 1;
+                    let core: std::collections::HashSet<Lit> = core.into_iter().collect();
+                    assume.retain(|a| !core.contains(a));
+                }
+            }
+            let pins_at = |opt: &[usize], c: usize| -> Vec<Option<usize>> {
+                (0..levels)
                     .map(|i| match i.cmp(&level) {
                         std::cmp::Ordering::Less => Some(opt[i]),
-                        std::cmp::Ordering::Equal => Some(upper[level] - 1),
+                        std::cmp::Ordering::Equal => Some(c),
                         std::cmp::Ordering::Greater => None,
                     })
-                    .collect();
-                l.set_bounds(&bounds);
+                    .collect()
+            };
+            // Down from the best count found: each labelling found lowers it; the first
+            // bound with none, or the lower bound, proves it optimal (earlier levels
+            // pinned at their optima).
+            while upper[level] > lower {
+                l.set_bounds(&pins_at(&opt, upper[level] - 1));
                 // Each search starts from "nothing of this level cut" (not from the last
                 // labelling's cuts): the bound then falls by many at a step, not by one.
                 l.prefer(
@@ -235,34 +293,27 @@ impl Ctx<'_> {
                 upper = counts(l);
             }
             opt.push(upper[level]);
-            l.set_bounds(&(0..levels).map(|i| opt.get(i).copied()).collect::<Vec<_>>());
-            if opt[level] > 0
-                || level + 1 == levels
-                || counted[level].iter().all(|&c| value(&given, c).is_some())
-            {
+            let pins: Vec<Option<usize>> = (0..levels).map(|i| opt.get(i).copied()).collect();
+            l.set_bounds(&pins);
+            if level + 1 == levels || !decides {
                 continue;
             }
-            // Every effect of the level is uncut: may the part now fall apart?
-            forced.extend(counted[level].iter().map(|&c| neg(c)));
-            let b = propagate(vars, clauses, &forced, budget)?;
-            let g = self.group(w, lasts, &b, clauses, out)?;
-            let free: usize = g.groups.iter().map(|s| s.free.len()).sum();
-            if g.groups.len() < 2 && 4 * free > 3 * open {
-                continue;
-            }
-            // The learner's labelling is optimal so far: the parts start from it.
-            if !l.solve(budget, &mut check)? {
-                unreachable!("the learner is bounded at a cost some labelling has");
-            }
-            let phase: Vec<bool> = (0..vars).map(|v| l.is_true(v)).collect();
-            out.fix(g.fixed.clone());
-            for k in 0..g.groups.len() {
-                let sub = self.part(w, &g, k, &b, clauses, &phase);
-                if !self.solve(sub, out)? {
-                    unreachable!("a part of a part with labellings has labellings");
+            // The level's effects that no labelling at the optimum so far cuts (all of
+            // them when its optimum is zero): may the part now fall apart?
+            let cuttable = if opt[level] == 0 {
+                Vec::new()
+            } else if large {
+                match cuttable(l, &counted[level], &pins, &mut check, budget)? {
+                    Some(c) => c,
+                    None => continue,
                 }
+            } else {
+                continue;
+            };
+            forced = uncut(&forced, &counted[level], &cuttable);
+            if self.fall_apart(&ctx, forced.clone(), l, out)? {
+                return Ok(true);
             }
-            return Ok(true);
         }
         let (b, model) = backbone(w, vars, l, budget)?;
         let g = self.group(w, lasts, &b, clauses, out)?;
@@ -278,6 +329,38 @@ impl Ctx<'_> {
                 effects: es,
                 options,
             });
+        }
+        Ok(true)
+    }
+
+    /// Cuts a part into independent parts by the values `forced` (which hold in every
+    /// optimal labelling) propagated, and solves each on its own; `false` (nothing done)
+    /// when that leaves one part not much smaller.
+    fn fall_apart(
+        &self,
+        p: &Split,
+        forced: Vec<Lit>,
+        l: &mut Learner,
+        out: &mut Out,
+    ) -> Result<bool, Interrupted> {
+        let b = propagate(p.vars, p.clauses, &forced, self.budget)?;
+        let g = self.group(p.w, p.lasts, &b, p.clauses, out)?;
+        let free: usize = g.groups.iter().map(|s| s.free.len()).sum();
+        if g.groups.len() < 2 && 4 * free > 3 * p.open {
+            return Ok(false);
+        }
+        // The learner's labelling is optimal so far: the parts start from it.
+        let mut check = |l: &Learner| unfounded(p.w, l);
+        if !l.solve(self.budget, &mut check)? {
+            unreachable!("the learner is bounded at a cost some labelling has");
+        }
+        let phase: Vec<bool> = (0..p.vars).map(|v| l.is_true(v)).collect();
+        out.fix(g.fixed.clone());
+        for k in 0..g.groups.len() {
+            let sub = self.part(p.w, &g, k, &b, p.clauses, &phase);
+            if !self.solve(sub, out)? {
+                unreachable!("a part of a part with labellings has labellings");
+            }
         }
         Ok(true)
     }
@@ -611,6 +694,58 @@ impl Ctx<'_> {
         l.release(budget);
         found.map(|()| out)
     }
+}
+
+/// Parts of at least this many variables whose least cost at a level is not zero look
+/// for the level's effects that some optimal labelling cuts (see [`cuttable`]).
+#[cfg(not(test))]
+const PROBE_FROM: usize = 1024;
+#[cfg(test)]
+const PROBE_FROM: usize = 8;
+
+/// At most this many searches look for a level's cuttable effects.
+const PROBES: usize = 64;
+
+/// The cut literals of `lits` (one level's) true in some labelling within the bounds
+/// `pins` (the optimum so far), found by searches that must cut some effect not yet seen
+/// cut; `None` after [`PROBES`] searches. Every other effect of the level is uncut in
+/// every such labelling: a value that holds in every optimal labelling, which may cut a
+/// part into independent parts although the level's least cost is not zero (each part
+/// then finds its own share). The learner is left as it was, bounded by `pins`.
+fn cuttable(
+    l: &mut Learner,
+    lits: &[Lit],
+    pins: &[Option<usize>],
+    check: &mut dyn FnMut(&Learner) -> Option<Vec<Lit>>,
+    budget: &Budget,
+) -> Result<Option<Vec<Lit>>, Interrupted> {
+    if !l.solve(budget, check)? {
+        unreachable!("the learner is bounded at a cost some labelling has");
+    }
+    let mut seen: std::collections::HashSet<Lit> =
+        lits.iter().copied().filter(|&c| l.holds(c)).collect();
+    let mut probes = 0;
+    let found = loop {
+        let rest: Vec<Lit> = lits.iter().copied().filter(|c| !seen.contains(c)).collect();
+        if rest.is_empty() {
+            break Some(seen.into_iter().collect());
+        }
+        if probes == PROBES {
+            break None;
+        }
+        probes += 1;
+        // "Some effect not seen cut is cut", tried first.
+        l.block(rest.clone(), budget)?;
+        l.prefer(rest.iter().map(|&c| ((c >> 1) as usize, c & 1 == 0)));
+        if !l.solve(budget, check)? {
+            break Some(seen.into_iter().collect());
+        }
+        seen.extend(rest.into_iter().filter(|&c| l.holds(c)));
+    };
+    // The searches' clauses go with a loosening of the bounds; the pins come back.
+    l.set_bounds(&vec![None; pins.len()]);
+    l.set_bounds(pins);
+    Ok(found)
 }
 
 /// A group's share of the cost in labelling `model`, by level.
