@@ -21,8 +21,21 @@
 //!   call meets the optimum (checked: its model's count equals the bound);
 //! * nothing removes models of the caller's variables: totalizers only constrain through
 //!   assumptions, and repeated cost literals get fresh copies defined equal to them;
-//! * the returned pins are a totalizer bound per level (or the negated literals when the
-//!   optimum is 0), passed as assumptions like [`super::lexmin`]'s.
+//! * the returned pins are one activation literal per level standing for the level's
+//!   reformulation: the soft assumptions still alive when its optimum is met (cost
+//!   literals never relaxed, assumed false, and each core counter's last bound). OLL keeps
+//!   cost = bound + the number of alive soft assumptions violated, in every model (a
+//!   counter's higher bounds are zero when its alive bound holds), so these assumptions
+//!   together admit exactly the models at the optimum. Passed as assumptions like
+//!   [`super::lexmin`]'s.
+//!
+//! Why the reformulation rather than one counter "at most optimum" over the whole level:
+//! the later levels and every later query (backbone, enumeration) are solved under these
+//! pins, and a bound over a whole level hides the cores that make it tight: showing that
+//! a later cost literal must be true then means re-deriving a counting argument over the
+//! whole level, which resolution does badly (pigeonhole-like). On a dense 10,000-effect
+//! night with deflections one such call ran for tens of seconds; under the reformulation
+//! each consequence follows from the few cores it touches.
 
 use super::card::Totalizer;
 use super::lexmin::Lexmin;
@@ -46,17 +59,19 @@ pub fn lexmin_cores(
     let mut counts = Vec::with_capacity(levels.len());
     let mut pins = Vec::new();
     for level in levels {
-        let best = level_optimum(solver, level, &active)?;
-        let new_pins: Vec<Lit> = if best == 0 {
-            level.iter().map(|&l| !l).collect()
-        } else {
-            let tot = Totalizer::new(solver, level, best + 1);
-            // `best` fits the cap of best + 1; `None` only when the bound is trivial.
-            tot.at_most(best).ok().flatten().into_iter().collect()
-        };
+        let (best, reformulated) = level_optimum(solver, level, &active)?;
         counts.push(best);
-        active.extend_from_slice(&new_pins);
-        pins.extend(new_pins);
+        if reformulated.is_empty() {
+            continue;
+        }
+        // One activation literal stands for the level's reformulation: assumed, it
+        // propagates every remaining soft assumption at once.
+        let act = solver.new_lit();
+        for &s in &reformulated {
+            solver.add_clause(&[!act, s]);
+        }
+        active.push(act);
+        pins.push(act);
     }
     Ok(Some(Lexmin { counts, pins }))
 }
@@ -92,8 +107,13 @@ impl CoreCounter {
 }
 
 /// The least number of true literals of `level` over the models of `active` (which has
-/// some), by OLL.
-fn level_optimum(solver: &mut Solver, level: &[Lit], active: &[Lit]) -> Result<usize, Interrupted> {
+/// some), by OLL; with the soft assumptions left at the end (the reformulation), which
+/// together with `active` admit exactly the models at that least number.
+fn level_optimum(
+    solver: &mut Solver,
+    level: &[Lit],
+    active: &[Lit],
+) -> Result<(usize, Vec<Lit>), Interrupted> {
     // Distinct cost literals: a repeat counts again, so it gets a copy equal to it.
     let mut seen = HashSet::with_capacity(level.len());
     let mut softs: Vec<(Lit, Soft)> = Vec::with_capacity(level.len());
@@ -126,7 +146,11 @@ fn level_optimum(solver: &mut Solver, level: &[Lit], active: &[Lit]) -> Result<u
                 // The bound is a lower bound and the model satisfies every relaxation, so
                 // it is the optimum; a mismatch would be a bug in the relaxation.
                 assert_eq!(count, bound, "core-guided bound not met by the model");
-                return Ok(bound);
+                let left = (0..softs.len())
+                    .filter(|&i| alive[i])
+                    .map(|i| softs[i].0)
+                    .collect();
+                return Ok((bound, left));
             }
             CoreResult::Unknown => return Err(Interrupted),
             CoreResult::Unsat(core) => core,
@@ -324,6 +348,37 @@ mod tests {
             .map(|x3| vec![true, false, false, x3, false, true])
             .collect();
         assert_eq!(optimal(&mut s, &v, &[], &got.pins), want);
+        check(&cnf, &levels, &[]);
+    }
+
+    #[test]
+    fn a_later_level_is_minimised_among_the_earlier_levels_optima() {
+        // Worked by hand: level 1 is x0..x3 with every pair not both false, so (as in the
+        // pigeonhole test) its least count is 3, reached with exactly one of them false.
+        // Level 2 counts [!x0]: among those, x0 false costs 1 and any other choice 0, so
+        // the optimum is [3, 0], reached by x0 true and exactly one of x1..x3 false: 3
+        // assignments. The level-1 pin is its reformulation (a core counter at its last
+        // bound), so this also checks that it admits exactly level 1's optima.
+        let mut clauses = Vec::new();
+        for i in 0..4 {
+            for j in i + 1..4 {
+                clauses.push(vec![(i, true), (j, true)]);
+            }
+        }
+        let cnf = Cnf {
+            num_vars: 4,
+            clauses,
+        };
+        let levels = [(0..4).map(|i| (i, true)).collect(), vec![(0, false)]];
+        let mut s = Solver::new();
+        let v = cnf.load(&mut s);
+        let lv = [v.clone(), vec![!v[0]]];
+        let got = lexmin_cores(&mut s, &lv, &[]).unwrap().unwrap();
+        assert_eq!(got.counts, [3, 0]);
+        let want: BTreeSet<Vec<bool>> = (1..4).map(|f| (0..4).map(|i| i != f).collect()).collect();
+        assert_eq!(optimal(&mut s, &v, &[], &got.pins), want);
+        // The first level's pin alone admits its 4 optima.
+        assert_eq!(optimal(&mut s, &v, &[], &got.pins[..1]).len(), 4);
         check(&cnf, &levels, &[]);
     }
 
