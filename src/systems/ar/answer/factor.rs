@@ -486,14 +486,7 @@ impl Factored {
     /// The whole night's classification: a paradox when some component is one, a
     /// non-paradox when every component is one.
     pub fn classification(&self) -> Classification {
-        let cs: Vec<Classification> = self.parts.iter().map(Analysis::classification).collect();
-        if cs.contains(&Classification::Paradox) {
-            Classification::Paradox
-        } else if cs.iter().all(|&c| c == Classification::NonParadox) {
-            Classification::NonParadox
-        } else {
-            Classification::QuasiParadox
-        }
+        Classification::of_parts(self.parts.iter().map(Analysis::classification))
     }
 
     /// The optimal cost vector over the whole night's priority levels (ascending), the sum

@@ -255,10 +255,22 @@ fn owners(f: &Factored) -> Option<Vec<usize>> {
     })
 }
 
+/// How many components are paradoxes, quasi-paradoxes and non-paradoxes. A component
+/// answered as pieces is classified as a whole (a paradox when some piece is, one answer
+/// when every piece has one), so the counts do not depend on how an engine split it.
 fn class_counts(f: &Factored) -> [usize; 3] {
+    let classes: Vec<Classification> = f.parts.iter().map(Analysis::classification).collect();
+    let components: Vec<Classification> = match &f.refined {
+        Some(r) => r
+            .ranges
+            .iter()
+            .map(|range| Classification::of_parts(classes[range.clone()].iter().copied()))
+            .collect(),
+        None => classes,
+    };
     let mut c = [0; 3];
-    for a in &f.parts {
-        c[match a.classification() {
+    for class in components {
+        c[match class {
             Classification::Paradox => 0,
             Classification::QuasiParadox => 1,
             Classification::NonParadox => 2,

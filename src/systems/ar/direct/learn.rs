@@ -68,6 +68,9 @@ struct Counted {
     lits: Vec<Lit>,
     bound: Option<usize>,
     count: usize,
+    /// A guarded set (added by [`Learner::add_counted`]) holds only while its guard does;
+    /// its bound is fixed and its nogoods are permanent.
+    guard: Option<Lit>,
 }
 
 /// The problem given to a [`Learner`].
@@ -91,6 +94,8 @@ pub struct Learner {
     facts: Vec<Lit>,
     counted: Vec<Counted>,
     counted_of: Vec<Vec<u32>>,
+    /// By literal: the guarded counted sets it guards.
+    guarded_by: Vec<Vec<u32>>,
     val: Vec<u8>,
     lvl: Vec<u32>,
     reason: Vec<Reason>,
@@ -149,9 +154,11 @@ impl Learner {
                     lits,
                     bound: None,
                     count: 0,
+                    guard: None,
                 })
                 .collect(),
             counted_of,
+            guarded_by: vec![Vec::new(); 2 * n],
             val: vec![UNKNOWN; n],
             lvl: vec![0; n],
             reason: vec![Reason::None; n],
@@ -308,24 +315,37 @@ impl Learner {
         }
     }
 
-    /// Propagates counted set `i` against its bound.
+    /// Propagates counted set `i` against its bound (and a guarded set's guard: more
+    /// true literals than the bound make the guard false).
     fn check_counted(&mut self, i: usize) -> Result<(), ()> {
         let c = &self.counted[i];
         let Some(b) = c.bound else { return Ok(()) };
         if c.count < b {
             return Ok(());
         }
-        let trues: Vec<Lit> = c
+        let guard = c.guard.map(|g| (g, self.value(g)));
+        if matches!(guard, Some((_, FALSE)))
+            || (c.count == b && matches!(guard, Some((_, UNKNOWN))))
+        {
+            return Ok(());
+        }
+        let bounded = guard.is_none();
+        let mut trues: Vec<Lit> = c
             .lits
             .iter()
             .filter(|&&l| self.value(l) == TRUE)
             .map(|&l| neg(l))
             .collect();
         if c.count > b {
+            if let Some((g, UNKNOWN)) = guard {
+                return self.imply(neg(g), &trues, false);
+            }
+            trues.extend(guard.map(|(g, _)| neg(g)));
             self.conflict = trues;
-            self.conflict_bounded = true;
+            self.conflict_bounded = bounded;
             return Err(());
         }
+        trues.extend(guard.map(|(g, _)| neg(g)));
         let open: Vec<Lit> = c
             .lits
             .iter()
@@ -333,7 +353,7 @@ impl Learner {
             .filter(|&l| self.value(l) == UNKNOWN)
             .collect();
         for l in open {
-            self.imply(neg(l), &trues, true)?;
+            self.imply(neg(l), &trues, bounded)?;
         }
         Ok(())
     }
@@ -345,6 +365,10 @@ impl Learner {
             if !self.lim.is_empty() {
                 for k in 0..self.counted_of[x as usize].len() {
                     let c = self.counted_of[x as usize][k] as usize;
+                    self.check_counted(c)?;
+                }
+                for k in 0..self.guarded_by[x as usize].len() {
+                    let c = self.guarded_by[x as usize][k] as usize;
                     self.check_counted(c)?;
                 }
             }
@@ -498,6 +522,58 @@ impl Learner {
     /// the labelling found last violates; the next [`Learner::solve`] goes on from there.
     pub fn block(&mut self, lits: Vec<Lit>, budget: &Budget) -> Result<(), Interrupted> {
         self.add_violated(lits, true, budget)
+    }
+
+    /// A new variable, tried first with `phase`: the next search labels it too.
+    pub fn add_var(&mut self, phase: bool) -> usize {
+        let v = self.val.len();
+        self.val.push(UNKNOWN);
+        self.lvl.push(0);
+        self.reason.push(Reason::None);
+        self.phase.push(phase);
+        self.seen.push(false);
+        for _ in 0..2 {
+            self.watches.push(Vec::new());
+            self.counted_of.push(Vec::new());
+            self.guarded_by.push(Vec::new());
+        }
+        self.heap.grow();
+        self.stored += 64;
+        v
+    }
+
+    /// Adds the guarded counted set "if `guard` holds, at most `bound` of `lits` are
+    /// true" for good (a definition: it holds whatever the bounds); the next search
+    /// starts afresh.
+    pub fn add_counted(&mut self, lits: Vec<Lit>, bound: usize, guard: Lit) {
+        let i = self.counted.len() as u32;
+        for &l in &lits {
+            self.counted_of[l as usize].push(i);
+        }
+        self.guarded_by[guard as usize].push(i);
+        self.stored += 48 + 8 * lits.len() as u64;
+        let count = lits.iter().filter(|&&l| self.value(l) == TRUE).count();
+        self.counted.push(Counted {
+            lits,
+            bound: Some(bound),
+            count,
+            guard: Some(guard),
+        });
+        self.fresh = true;
+    }
+
+    /// Makes each literal of `lits` hold for good, like a fact; the next search starts
+    /// afresh. The caller vouches that every labelling it will ask for has them (a
+    /// caller that pins a bound for good may add what every labelling within it has).
+    pub fn hold(&mut self, lits: &[Lit]) {
+        for &l in lits {
+            self.stored += 36;
+            self.clauses.push(Clause {
+                lits: vec![l],
+                bounded: false,
+            });
+        }
+        self.fresh = true;
     }
 
     /// Stores a nogood that the current labelling violates, learns from it and watches it.
@@ -809,6 +885,14 @@ struct VarHeap {
 }
 
 impl VarHeap {
+    /// Room for one more variable (least active), in the heap.
+    fn grow(&mut self) {
+        let v = self.pos.len();
+        self.pos.push(-1);
+        self.act.push(0.0);
+        self.insert(v);
+    }
+
     fn new(n: usize) -> VarHeap {
         // Earlier variables first until conflicts say otherwise.
         let act = (0..n).map(|v| (n - v) as f64 * 1e-9).collect();

@@ -45,6 +45,7 @@
 pub mod cuts;
 pub mod frame;
 pub mod learn;
+pub mod oll;
 pub mod redirect;
 pub mod split;
 

@@ -46,6 +46,7 @@
 use super::cuts::{self, unfounded, FixedLabels, Written};
 use super::frame::Frame;
 use super::learn::{lit, neg, Learner, Lit, Problem};
+use super::oll;
 use crate::systems::ar::answer::pieces::{self, Labelling};
 pub use crate::systems::ar::answer::pieces::{Group, Product};
 use crate::systems::ar::night::model::Player;
@@ -240,31 +241,29 @@ impl Ctx<'_> {
             open,
         };
         for level in 0..levels {
-            // In a large part, a lower bound first: disjoint cores, sets of the level's
-            // effects that cannot all be uncut (at the optimum of the earlier levels),
-            // each found with the others' effects free to be cut.
+            // In a large part, the least count core-guided: what every labelling with it
+            // has is then held for good (the level is pinned there from now on), and the
+            // level's effects in no core are uncut in every optimal labelling.
             let mut lower = 0;
             let large = vars >= PROBE_FROM;
             let decides = counted[level].iter().any(|&c| value(&given, c).is_none());
+            let mut candidates: &[Lit] = &counted[level];
+            let held: Vec<Lit>;
             if large && upper[level] > 0 {
-                let mut assume: Vec<Lit> = counted[level]
+                let Some(least) = oll::least(l, &counted[level], &mut check, budget)? else {
+                    unreachable!("the learner is bounded at a cost some labelling has");
+                };
+                upper = counts(l);
+                debug_assert_eq!(upper[level], least.cost);
+                lower = least.cost;
+                let uncut: std::collections::HashSet<Lit> = least.holds.iter().copied().collect();
+                held = counted[level]
                     .iter()
-                    .filter(|&&c| value(&given, c).is_none())
-                    .map(|&c| neg(c))
+                    .copied()
+                    .filter(|&c| !uncut.contains(&neg(c)))
                     .collect();
-                loop {
-                    let Some(core) = l.solve_assuming(budget, &mut check, &assume)? else {
-                        upper = counts(l);
-                        break;
-                    };
-                    assert!(
-                        !core.is_empty(),
-                        "bug in gordian: no labelling at the optimum of the earlier levels"
-                    );
-                    lower += 1;
-                    let core: std::collections::HashSet<Lit> = core.into_iter().collect();
-                    assume.retain(|a| !core.contains(a));
-                }
+                candidates = &held;
+                l.hold(&least.holds);
             }
             let pins_at = |opt: &[usize], c: usize| -> Vec<Option<usize>> {
                 (0..levels)
@@ -303,7 +302,7 @@ impl Ctx<'_> {
             let cuttable = if opt[level] == 0 {
                 Vec::new()
             } else if large {
-                match cuttable(l, &counted[level], &pins, &mut check, budget)? {
+                match cuttable(l, candidates, &pins, &mut check, budget)? {
                     Some(c) => c,
                     None => continue,
                 }

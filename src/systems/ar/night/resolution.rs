@@ -136,6 +136,24 @@ impl Classification {
         }
     }
 
+    /// The class of independent parts taken together (their answers multiply): a paradox
+    /// when some part is one, a non-paradox when every part is one.
+    pub(crate) fn of_parts(parts: impl IntoIterator<Item = Classification>) -> Classification {
+        let mut all_one = true;
+        for c in parts {
+            match c {
+                Classification::Paradox => return Classification::Paradox,
+                Classification::QuasiParadox => all_one = false,
+                Classification::NonParadox => {}
+            }
+        }
+        if all_one {
+            Classification::NonParadox
+        } else {
+            Classification::QuasiParadox
+        }
+    }
+
     /// As written in reports and JSON.
     pub fn name(self) -> &'static str {
         match self {
