@@ -16,6 +16,7 @@ mod odometer;
 mod sat;
 mod systems;
 mod text;
+mod units;
 
 #[doc(hidden)]
 pub use facade::bench_only;

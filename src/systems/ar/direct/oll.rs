@@ -48,6 +48,7 @@ pub(super) fn least(
     let mut counters: HashMap<Lit, Counter> = HashMap::new();
     let mut lower = 0;
     loop {
+        budget.check()?;
         let Some(core) = l.solve_assuming(budget, check, &assume)? else {
             return Ok(Some(Least {
                 cost: lower,

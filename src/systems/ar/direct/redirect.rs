@@ -50,8 +50,6 @@ const PAIRWISE_UP_TO: usize = 6;
 
 /// The component written for the learner.
 struct Written {
-    n: usize,
-    n_declared: usize,
     /// The component as the cut search's loop nogoods and the product form read it: every
     /// effect of the universe (local index = universe index), each trigger of a created
     /// effect guarded by "it succeeds and ends at the owner".
@@ -68,11 +66,18 @@ struct Written {
 }
 
 impl Written {
+    /// How many effects (the universe's).
+    fn n(&self) -> usize {
+        self.shape.m()
+    }
     fn s(&self, j: Ix) -> usize {
-        j
+        self.shape.s(j)
     }
     fn live(&self, j: Ix) -> usize {
-        self.n + j
+        self.shape.live(j)
+    }
+    fn declared(&self, j: Ix) -> bool {
+        self.shape.declared[j]
     }
 }
 
@@ -316,8 +321,6 @@ fn write(
     let tv = 2 * n;
     let levels = u.levels();
     let w = Written {
-        n,
-        n_declared: nd,
         shape: cuts::Written {
             comp: (0..n).collect(),
             triggers: vec![Vec::new(); n],
@@ -603,8 +606,8 @@ fn final_positions(u: &Universe, w: &Written, l: &Learner) -> Vec<Player> {
 
 /// The projection of a labelling onto (R, S, way): success, creation and `last`.
 fn projection(w: &Written) -> Vec<usize> {
-    let mut v: Vec<usize> = (0..w.n).map(|j| w.s(j)).collect();
-    v.extend((w.n_declared..w.n).map(|c| w.live(c)));
+    let mut v: Vec<usize> = (0..w.n()).map(|j| w.s(j)).collect();
+    v.extend((0..w.n()).filter(|&c| !w.declared(c)).map(|c| w.live(c)));
     for (_, last) in &w.cycles {
         v.extend(last.iter().map(|&l| (l >> 1) as usize));
     }
@@ -631,7 +634,7 @@ fn enumerate(
     l: &mut Learner,
     budget: &Budget,
 ) -> Result<WaysByResolution, Interrupted> {
-    let n = w.n;
+    let n = w.n();
     let proj = projection(w);
     let mut check = |l: &Learner| cuts::unfounded(&w.shape, l);
     let mut found = WaysByResolution::new();
@@ -639,14 +642,14 @@ fn enumerate(
         let mut present = FixedBitSet::with_capacity(n);
         let mut succeeded = FixedBitSet::with_capacity(n);
         for i in 0..n {
-            present.set(i, i < w.n_declared || l.is_true(w.live(i)));
+            present.set(i, w.declared(i) || l.is_true(w.live(i)));
             succeeded.set(i, l.is_true(w.s(i)));
         }
         let end = final_positions(u, w, l);
         let way: TargetMap = (0..n)
             .map(|i| {
                 let e = &u.effects[i];
-                let is_cut = i < w.n_declared && cut.contains(i);
+                let is_cut = w.declared(i) && cut.contains(i);
                 if e.action().is_some() && present.contains(i) && !is_cut {
                     e.targets.iter().map(|&t| end[t as usize]).collect()
                 } else {
@@ -694,8 +697,8 @@ fn cuts_of(
         .expect("cutting every declared effect always leaves an acceptable resolution");
     let mut cuts = BTreeSet::new();
     while l.solve(budget, &mut check)? {
-        let cut: Vec<Ix> = (0..w.n_declared)
-            .filter(|&j| !l.is_true(w.live(j)))
+        let cut: Vec<Ix> = (0..w.n())
+            .filter(|&j| w.declared(j) && !l.is_true(w.live(j)))
             .collect();
         budget.charge("cuts", 48 + 8 * cut.len() as u64)?;
         let done = cut.is_empty();

@@ -52,6 +52,7 @@ pub use crate::systems::ar::answer::pieces::{Group, Product};
 use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
+use crate::units;
 use petgraph::unionfind::UnionFind;
 use std::collections::HashMap;
 
@@ -254,7 +255,10 @@ impl Ctx<'_> {
                     unreachable!("the learner is bounded at a cost some labelling has");
                 };
                 upper = counts(l);
-                debug_assert_eq!(upper[level], least.cost);
+                assert_eq!(
+                    upper[level], least.cost,
+                    "bug in gordian: the core-guided least cost is not the labelling's"
+                );
                 lower = least.cost;
                 let uncut: std::collections::HashSet<Lit> = least.holds.iter().copied().collect();
                 held = counted[level]
@@ -759,66 +763,24 @@ fn model_share(w: &Written, spec: &Spec, model: &[bool], levels: usize) -> Vec<u
 }
 
 /// Unit propagation of `facts` through `clauses`, to a fixpoint: values that hold in
-/// every labelling with the facts.
+/// every labelling with the facts (the first value given for a variable stands).
 fn propagate(
     vars: usize,
     clauses: &[Vec<Lit>],
     facts: &[Lit],
     budget: &Budget,
 ) -> Result<Vec<Option<bool>>, Interrupted> {
-    let mut occurs: Vec<Vec<u32>> = vec![Vec::new(); vars];
-    for (c, lits) in clauses.iter().enumerate() {
-        for &x in lits {
-            occurs[(x >> 1) as usize].push(c as u32);
-        }
-    }
     let mut val: Vec<Option<bool>> = vec![None; vars];
-    let mut queue: Vec<usize> = Vec::new();
     for &f in facts {
         let v = (f >> 1) as usize;
-        if val[v].is_none() {
-            val[v] = Some(f & 1 == 0);
-            queue.push(v);
-        }
+        val[v].get_or_insert(f & 1 == 0);
     }
-    let mut done = vec![false; clauses.len()];
-    let mut steps = 0usize;
-    while let Some(v) = queue.pop() {
-        for &c in &occurs[v] {
-            let c = c as usize;
-            if done[c] {
-                continue;
-            }
-            steps += 1;
-            if steps.is_multiple_of(4096) {
-                budget.check()?;
-            }
-            let mut unassigned = None;
-            let mut open = 0;
-            let mut sat = false;
-            for &x in &clauses[c] {
-                match value(&val, x) {
-                    Some(true) => {
-                        sat = true;
-                        break;
-                    }
-                    Some(false) => {}
-                    None => {
-                        open += 1;
-                        unassigned = Some(x);
-                    }
-                }
-            }
-            if sat {
-                done[c] = true;
-            } else if open == 1 {
-                let x = unassigned.expect("one open literal");
-                val[(x >> 1) as usize] = Some(x & 1 == 0);
-                done[c] = true;
-                queue.push((x >> 1) as usize);
-            }
-        }
-    }
+    units::propagate(
+        clauses,
+        &mut val,
+        |l| ((l >> 1) as usize, l & 1 == 0),
+        budget,
+    )?;
     Ok(val)
 }
 

@@ -37,6 +37,7 @@ use crate::systems::ar::answer::pieces::PartAnswer;
 use crate::systems::ar::answer::pieces::{self, Group, Labelling, Product};
 use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
+use crate::units;
 use petgraph::unionfind::UnionFind;
 use std::ops::ControlFlow;
 
@@ -136,7 +137,7 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
             val[l.index()] = Some(v == l.is_positive());
         }
     }
-    propagate(&clauses, &mut val, budget)?;
+    units::propagate(&clauses, &mut val, |l| (l.index(), l.is_positive()), budget)?;
     let holds = |val: &[Option<bool>], l: Lit| val[l.index()].map(|v| v == l.is_positive());
     let mut uf = UnionFind::<usize>::new(vars);
     for c in &clauses {
@@ -265,59 +266,4 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
         });
     }
     Ok(Product { fixed, groups })
-}
-
-/// Unit propagation of the fixed values `val` through `clauses`, to a fixpoint.
-fn propagate(
-    clauses: &[Vec<Lit>],
-    val: &mut [Option<bool>],
-    budget: &Budget,
-) -> Result<(), Interrupted> {
-    let mut occurs: Vec<Vec<usize>> = vec![Vec::new(); val.len()];
-    for (c, lits) in clauses.iter().enumerate() {
-        for l in lits {
-            occurs[l.index()].push(c);
-        }
-    }
-    let mut queue: Vec<usize> = (0..val.len()).filter(|&v| val[v].is_some()).collect();
-    let mut seen_clause = vec![false; clauses.len()];
-    // Every clause is looked at when one of its variables gets a value; a clause already
-    // satisfied is never looked at again.
-    let mut steps = 0usize;
-    while let Some(v) = queue.pop() {
-        for &c in &occurs[v] {
-            if seen_clause[c] {
-                continue;
-            }
-            steps += 1;
-            if steps.is_multiple_of(4096) {
-                budget.check()?;
-            }
-            let mut unassigned = None;
-            let mut open = 0;
-            let mut sat = false;
-            for &l in &clauses[c] {
-                match val[l.index()] {
-                    Some(x) if x == l.is_positive() => {
-                        sat = true;
-                        break;
-                    }
-                    Some(_) => {}
-                    None => {
-                        open += 1;
-                        unassigned = Some(l);
-                    }
-                }
-            }
-            if sat {
-                seen_clause[c] = true;
-            } else if open == 1 {
-                let l = unassigned.expect("one open literal");
-                val[l.index()] = Some(l.is_positive());
-                seen_clause[c] = true;
-                queue.push(l.index());
-            }
-        }
-    }
-    Ok(())
 }
