@@ -267,6 +267,24 @@ fn a_dense_large_night_is_answered_as_pieces() {
 }
 
 #[test]
+fn dense_large_nights_are_cross_checked_within_the_default_memory() {
+    // The engines group a large component's pieces on their own, so their groupings may
+    // differ; comparing them must not multiply out the pieces. On these nights a created
+    // effect whose trigger always succeeds once put that trigger in a group on one side
+    // and in the shared piece on the other, and the comparison joined everything into
+    // one block (past 1 GiB). Seeds 2 and 3 of the dense 10,000-effect nights.
+    for seed in [2, 3] {
+        let d = TempDir::new("dense-xchk");
+        let f = d.write("dense.night", random_night(10_000, seed));
+        let (o, took) = timed(&["resolve", s(&f), "--json", "--expand=never"]);
+        assert_eq!(o.status.code(), Some(0), "seed {seed}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(v["cross_checked"], true, "seed {seed}");
+        assert!(took < Duration::from_secs(60), "seed {seed}");
+    }
+}
+
+#[test]
 fn a_joined_component_of_many_pairs_is_answered_as_pieces_and_cross_checked() {
     // `joined_mutual_blocks(9)` padded with 40 more visits to Z (joined by S's stop, and
     // failing like the others): one component of 68 effects, still 2^9 = 512 resolutions

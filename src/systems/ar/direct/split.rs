@@ -170,6 +170,9 @@ struct Grouping {
     groups: Vec<Spec>,
     /// Created effects (local) the fixed values derive on their own.
     derived: Vec<bool>,
+    /// Created effects (local) that may be live and that the fixed values ground whenever
+    /// they are (their groups need not hold a derivation).
+    settled: Vec<bool>,
 }
 
 /// One group of a [`Grouping`]: its effects (local, ascending), its free variables, the
@@ -421,9 +424,23 @@ impl Ctx<'_> {
         for j in 0..m {
             uf.union(w.s(j), w.live(j));
         }
-        // A live created effect the fixed values do not derive joins its possible
-        // derivation: each trigger that may hold, with its guard.
-        let needs = |j: usize| w.created[j] && b[w.live(j)] != Some(false) && !derived[j];
+        // Created effects that may be live and that the fixed values ground whenever they
+        // are: a trigger in S through fixed values only (their liveness is then decided
+        // by the nogoods alone).
+        let settled: Vec<bool> = (0..m)
+            .map(|j| {
+                w.created[j]
+                    && !derived[j]
+                    && b[w.live(j)] != Some(false)
+                    && w.triggers[j]
+                        .iter()
+                        .any(|&(g, t)| value(b, t) == Some(true) && (w.grounded[g] || derived[g]))
+            })
+            .collect();
+        // Any other created effect that may be live joins its possible derivation: each
+        // trigger that may hold, with its guard.
+        let needs =
+            |j: usize| w.created[j] && b[w.live(j)] != Some(false) && !derived[j] && !settled[j];
         for j in (0..m).filter(|&j| needs(j)) {
             for &(g, t) in &w.triggers[j] {
                 if value(b, t) != Some(false) {
@@ -544,6 +561,7 @@ impl Ctx<'_> {
             fixed,
             groups,
             derived,
+            settled,
         })
     }
 
@@ -616,7 +634,7 @@ impl Ctx<'_> {
         for (i, &j) in spec.effects.iter().enumerate() {
             sub.declared[i] = w.declared[j];
             sub.level[i] = w.level[j];
-            sub.grounded[i] = w.grounded[j] || g.derived[j];
+            sub.grounded[i] = w.grounded[j] || g.derived[j] || g.settled[j];
             if w.declared[j] {
                 counted[w.level[j]].push(lit(m + i, false));
             }
