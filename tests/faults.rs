@@ -315,6 +315,21 @@ fn a_joined_component_of_many_pairs_is_answered_as_pieces_and_cross_checked() {
         "{}",
         v["totals"]
     );
+    // Classified as one component (512 resolutions: a quasi-paradox), not piece by piece.
+    assert_eq!(
+        v["totals"]["quasi_paradox_components"], 1,
+        "{}",
+        v["totals"]
+    );
+    assert_eq!(v["totals"]["non_paradox_components"], 0, "{}", v["totals"]);
+    let (o, _) = timed(&["resolve", s(&f), "--expand=never"]);
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        report.contains(
+            "1 independent component (0 paradoxes, 1 quasi-paradox, 0 non-paradoxes), answered as"
+        ),
+        "{report}"
+    );
     // At 40 pairs the product, 2^40 resolutions, is answered at once by the direct
     // engine and counted exactly.
     let mut night = joined_mutual_blocks(40);

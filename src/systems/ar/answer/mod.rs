@@ -766,9 +766,15 @@ pub fn write_human(
         )?,
     }
     let owner = owners(f);
+    let classes = format!(
+        "({}, {}, {})",
+        plural(px, "paradox", "paradoxes"),
+        plural(qx, "quasi-paradox", "quasi-paradoxes"),
+        plural(nx, "non-paradox", "non-paradoxes"),
+    );
     let counted = match &owner {
         Some(o) => format!(
-            "{} independent {}, answered as {} independent pieces",
+            "{} independent {} {classes}, answered as {} independent pieces",
             o.last().copied().unwrap_or(0),
             if o.last() == Some(&1) {
                 "component"
@@ -777,14 +783,11 @@ pub fn write_human(
             },
             n.parts.len()
         ),
-        None => format!("{} independent components", n.parts.len()),
+        None => format!("{} independent components {classes}", n.parts.len()),
     };
     writeln!(
         w,
-        "{counted} ({}, {}, {}); {} in all",
-        plural(px, "paradox", "paradoxes"),
-        plural(qx, "quasi-paradox", "quasi-paradoxes"),
-        plural(nx, "non-paradox", "non-paradoxes"),
+        "{counted}; {} in all",
         plural(&t.outcomes, "outcome", "outcomes")
     )?;
     writeln!(w, "chance of dying, each player:")?;
