@@ -11,18 +11,22 @@
 //! and its labellings are its resolutions. A *part* is such a problem on its own
 //! variables. Steps, for a part:
 //!
-//! 1. The least cost vector, level by level (most important first, each from above).
-//!    When a level's least cost is zero, each of its effects is uncut in every optimal
-//!    labelling: those values, propagated through the nogoods, may cut the part into
-//!    independent parts (step 3 with these values), each then solved on its own from
-//!    step 1 (costs add, and the lexicographic order is compatible with addition).
+//! 1. The least cost vector, level by level (most important first; in a large part
+//!    core-guided by [`super::oll`], whose final assumptions every optimal labelling
+//!    satisfies and are then held for good; in a small one from above). When a level's
+//!    least cost is zero, each of its effects is uncut in every optimal labelling; when
+//!    it is not, in a large part, the effects in no core and cut by no probe are: those
+//!    values, propagated through the nogoods, may cut the part into independent parts
+//!    (step 3 with these values), each then solved on its own from step 1 (costs add,
+//!    and the lexicographic order is compatible with addition).
 //! 2. At the least cost, the backbone B: a first labelling gives the candidates; each
 //!    further search must flip some remaining candidate (and prefers flipping all), and
 //!    every labelling it finds drops the candidates it flips, until none can be flipped.
 //! 3. Groups: with the fixed values put in, every nogood they do not satisfy joins its
 //!    free variables, and an effect's two variables are joined. Grounded creation (C5) is
 //!    not a nogood written out in advance, so a live created effect that the fixed values
-//!    do not already derive joins its triggers and their guards (and so its whole possible
+//!    do not already derive, nor ground whenever it is live (a trigger in S through fixed
+//!    values alone), joins its triggers and their guards (and so its whole possible
 //!    derivation) too. With deflections, every action that may be live joins what decides
 //!    where it ends ([`pieces::join_redirected`]), since the answer shows final targets.
 //!    A group is a class holding a free variable and an effect (a class of auxiliary
