@@ -40,15 +40,18 @@ fn module_of(file: &str) -> Vec<String> {
 }
 
 /// The code of a file without comments and without `#[cfg(test)] mod … { … }` blocks
+/// (or `pub(super) mod`)
 /// (rustfmt closes such a block with a `}` alone on a line at the left margin).
 fn code(text: &str) -> String {
     let mut out = String::new();
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         if line.trim() == "#[cfg(test)]"
-            && lines
-                .peek()
-                .is_some_and(|l| l.starts_with("mod ") && l.trim_end().ends_with('{'))
+            && lines.peek().is_some_and(|l| {
+                // `mod`, or `pub(super) mod` (a test module others' tests share).
+                let l = l.strip_prefix("pub(super) ").unwrap_or(l);
+                l.starts_with("mod ") && l.trim_end().ends_with('{')
+            })
         {
             for l in lines.by_ref() {
                 if l == "}" {

@@ -996,11 +996,12 @@ impl VarHeap {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// All labellings of `vars` variables that satisfy `clauses`, by enumeration.
-    fn models(vars: usize, clauses: &[Vec<Lit>]) -> Vec<u32> {
+    /// All labellings of `vars` variables that satisfy `clauses`, by enumeration (bit v
+    /// of a labelling is variable v).
+    pub(crate) fn models(vars: usize, clauses: &[Vec<Lit>]) -> Vec<u32> {
         (0u32..1 << vars)
             .filter(|m| {
                 clauses
@@ -1010,7 +1011,8 @@ mod tests {
             .collect()
     }
 
-    fn random_clauses(seed: u64, vars: usize, n: usize) -> Vec<Vec<Lit>> {
+    /// `n` random clauses of one to `longest` literals over `vars` variables.
+    pub(crate) fn random_clauses(seed: u64, vars: usize, n: usize, longest: u64) -> Vec<Vec<Lit>> {
         let mut s = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
@@ -1022,12 +1024,30 @@ mod tests {
         };
         (0..n)
             .map(|_| {
-                let len = 1 + next(3) as usize;
+                let len = 1 + next(longest) as usize;
                 (0..len)
                     .map(|_| lit(next(vars as u64) as usize, next(2) == 0))
                     .collect()
             })
             .collect()
+    }
+
+    /// A learner over `clauses` (no facts) with these counted sets and first values.
+    pub(crate) fn learner(
+        vars: usize,
+        clauses: Vec<Vec<Lit>>,
+        counted: Vec<Vec<Lit>>,
+        phase: Vec<bool>,
+        budget: &Budget,
+    ) -> Learner {
+        let problem = Problem {
+            vars,
+            clauses,
+            facts: Vec::new(),
+            counted,
+            phase,
+        };
+        Learner::new(problem, budget).expect("no budget limit")
     }
 
     /// Against enumeration: satisfiability, the least count of true literals of a counted
@@ -1037,7 +1057,7 @@ mod tests {
     fn agrees_with_enumeration() {
         let vars = 8;
         for seed in 0..400 {
-            let clauses = random_clauses(seed, vars, 6 + (seed % 30) as usize);
+            let clauses = random_clauses(seed, vars, 6 + (seed % 30) as usize, 3);
             let all = models(vars, &clauses);
             let counted: Vec<Lit> = (0..vars).map(|v| lit(v, false)).collect();
             let problem = Problem {
@@ -1132,17 +1152,7 @@ mod tests {
             vec![lit(b, false), lit(y, false)],
         ];
         let budget = Budget::new();
-        let mut l = Learner::new(
-            Problem {
-                vars: 5,
-                clauses,
-                facts: Vec::new(),
-                counted: Vec::new(),
-                phase: vec![false; 5],
-            },
-            &budget,
-        )
-        .unwrap();
+        let mut l = learner(5, clauses, Vec::new(), vec![false; 5], &budget);
         let mut check = |_: &Learner| None;
         let sorted = |mut v: Vec<Lit>| {
             v.sort_unstable();

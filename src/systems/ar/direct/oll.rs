@@ -103,33 +103,9 @@ fn guard(l: &mut Learner, lits: Vec<Lit>, bound: usize) -> Lit {
 
 #[cfg(test)]
 mod tests {
-    use super::super::learn::{lit, Problem};
+    use super::super::learn::lit;
+    use super::super::learn::tests::{learner, models, random_clauses};
     use super::*;
-
-    /// Random clauses of one to four literals over `vars` variables.
-    fn random_clauses(seed: u64, vars: usize, n: usize) -> Vec<Vec<Lit>> {
-        let mut s = seed ^ 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |k: u64| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 33) % k
-        };
-        (0..n)
-            .map(|_| {
-                let len = 1 + next(4) as usize;
-                (0..len)
-                    .map(|_| lit(next(vars as u64) as usize, next(2) == 0))
-                    .collect()
-            })
-            .collect()
-    }
-
-    fn satisfies(m: u32, clauses: &[Vec<Lit>]) -> bool {
-        clauses
-            .iter()
-            .all(|c| c.iter().any(|&l| (m >> (l >> 1) & 1 == 1) == (l & 1 == 0)))
-    }
 
     /// Worked by hand: the cut literals are x0..x4 true; x0, x1, x2 pairwise cannot all
     /// be false two at a time (each pair has a true one: at least two true) and one of
@@ -144,17 +120,7 @@ mod tests {
             vec![x(3), x(4)],
         ];
         let budget = Budget::new();
-        let mut l = Learner::new(
-            Problem {
-                vars: 5,
-                clauses,
-                facts: Vec::new(),
-                counted: Vec::new(),
-                phase: vec![true; 5],
-            },
-            &budget,
-        )
-        .unwrap();
+        let mut l = learner(5, clauses, Vec::new(), vec![true; 5], &budget);
         let lits: Vec<Lit> = (0..5).map(x).collect();
         let found = least(&mut l, &lits, &mut |_| None, &budget)
             .unwrap()
@@ -181,17 +147,7 @@ mod tests {
             }
             let vars = n + 3;
             let budget = Budget::new();
-            let mut l = Learner::new(
-                Problem {
-                    vars,
-                    clauses,
-                    facts: Vec::new(),
-                    counted: Vec::new(),
-                    phase: vec![false; vars],
-                },
-                &budget,
-            )
-            .unwrap();
+            let mut l = learner(vars, clauses, Vec::new(), vec![false; vars], &budget);
             let lits: Vec<Lit> = (0..vars).map(x).collect();
             let found = least(&mut l, &lits, &mut |_| None, &budget)
                 .unwrap()
@@ -222,17 +178,13 @@ mod tests {
         ];
         for phases in 0..16u32 {
             let budget = Budget::new();
-            let mut l = Learner::new(
-                Problem {
-                    vars: 4,
-                    clauses: clauses.clone(),
-                    facts: Vec::new(),
-                    counted: Vec::new(),
-                    phase: (0..4).map(|v| phases >> v & 1 == 1).collect(),
-                },
+            let mut l = learner(
+                4,
+                clauses.clone(),
+                Vec::new(),
+                (0..4).map(|v| phases >> v & 1 == 1).collect(),
                 &budget,
-            )
-            .unwrap();
+            );
             let lits: Vec<Lit> = (0..4).map(x).collect();
             let found = least(&mut l, &lits, &mut |_| None, &budget)
                 .unwrap()
@@ -254,10 +206,13 @@ mod tests {
     fn agrees_with_enumeration() {
         let vars = 10;
         for seed in 0..400 {
-            let clauses = random_clauses(seed, vars, 4 + (seed % 24) as usize);
-            let all: Vec<u32> = (0u32..1 << vars)
-                .filter(|&m| satisfies(m, &clauses))
-                .collect();
+            let clauses = random_clauses(
+                seed ^ 0x9e37_79b9_7f4a_7c15,
+                vars,
+                4 + (seed % 24) as usize,
+                4,
+            );
+            let all = models(vars, &clauses);
             let lits: Vec<Lit> = (0..vars).map(|v| lit(v, seed % 2 == 0)).collect();
             let cost = |m: u32| {
                 lits.iter()
@@ -265,19 +220,10 @@ mod tests {
                     .count()
             };
             let budget = Budget::new();
-            let mut l = Learner::new(
-                Problem {
-                    vars,
-                    clauses: clauses.clone(),
-                    facts: Vec::new(),
-                    counted: vec![lits.clone()],
-                    phase: (0..vars)
-                        .map(|v| (seed + v as u64).is_multiple_of(3))
-                        .collect(),
-                },
-                &budget,
-            )
-            .unwrap();
+            let phase = (0..vars)
+                .map(|v| (seed + v as u64).is_multiple_of(3))
+                .collect();
+            let mut l = learner(vars, clauses.clone(), vec![lits.clone()], phase, &budget);
             let found = least(&mut l, &lits, &mut |_| None, &budget).unwrap();
             let Some(found) = found else {
                 assert!(all.is_empty(), "seed {seed}");

@@ -387,6 +387,12 @@ impl Ctx<'_> {
         let (n, m, vars) = (self.n, w.m(), b.len());
         // Created effects that the fixed values alone derive (live, with a derivation
         // through fixed effects only): they need nothing from any group.
+        // Whether created effect j has a trigger in S through fixed values alone.
+        let fixed_trigger = |j: usize, derived: &[bool]| {
+            w.triggers[j]
+                .iter()
+                .any(|&(g, t)| value(b, t) == Some(true) && (w.grounded[g] || derived[g]))
+        };
         let mut derived = vec![false; m];
         loop {
             let mut changed = false;
@@ -394,9 +400,7 @@ impl Ctx<'_> {
                 if w.created[j]
                     && !derived[j]
                     && b[w.live(j)] == Some(true)
-                    && w.triggers[j]
-                        .iter()
-                        .any(|&(g, t)| value(b, t) == Some(true) && (w.grounded[g] || derived[g]))
+                    && fixed_trigger(j, &derived)
                 {
                     derived[j] = true;
                     changed = true;
@@ -436,9 +440,7 @@ impl Ctx<'_> {
                 w.created[j]
                     && !derived[j]
                     && b[w.live(j)] != Some(false)
-                    && w.triggers[j]
-                        .iter()
-                        .any(|&(g, t)| value(b, t) == Some(true) && (w.grounded[g] || derived[g]))
+                    && fixed_trigger(j, &derived)
             })
             .collect();
         // Any other created effect that may be live joins its possible derivation: each
