@@ -414,6 +414,16 @@ impl Night {
                         e
                     })
                     .collect(),
+                alignments: players
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, &p)| {
+                        whole
+                            .ensemble
+                            .alignment(p)
+                            .map(|a| (k as Player, a.to_string()))
+                    })
+                    .collect(),
             };
             budget.check()?;
             let universe = Universe::new_within(&sub, budget)?;

@@ -239,7 +239,7 @@ pub fn effects_view(u: &Universe) -> Vec<EffectJson<'_>> {
         .map(|e| EffectJson {
             id: &e.id,
             actor: u.player_name(e.actor),
-            kind: e.kind.to_string(),
+            kind: e.kind_word(),
             targets: Names {
                 u,
                 players: &e.targets,

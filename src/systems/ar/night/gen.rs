@@ -3,7 +3,7 @@
 //! Invariant: the output is a valid [`Ensemble`] (arity, at most one `deflect` per player,
 //! unique ids), and is a pure function of the parameters and the seed.
 
-use crate::systems::ar::night::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind};
+use crate::systems::ar::night::model::{ActionKind, Effect, Ensemble, Kind, Mods, PassiveKind};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -119,10 +119,15 @@ pub fn night(params: &NightParams, seed: u64) -> Ensemble {
             id: format!("e{}", i + 1),
             actor: actor as u32,
             kind,
+            mods: Mods::default(),
             targets,
             priority,
             span: None,
         });
     }
-    Ensemble { players, effects }
+    Ensemble {
+        players,
+        effects,
+        alignments: Vec::new(),
+    }
 }

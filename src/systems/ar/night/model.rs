@@ -2,8 +2,15 @@
 //!
 //! Invariants of a validated [`Ensemble`] (established by `parse::validate`, relied on by
 //! every engine): ids are unique; every target and actor is an index into `players`;
-//! actions have the arity of their kind (`kill` and `deflect` exactly one target, the others
-//! at least one); passives have no targets; a player has at most one `deflect`.
+//! actions have the arity of their kind (`kill` and `deflect` exactly one target, `commute`
+//! none, the others at least one); passives have no targets; a player has at most one
+//! `deflect`; an effect's [`Mods`] are those its kind allows ([`Mods::allowed_for`]).
+//!
+//! [`Attack`] is the one table of how an effect makes actions fail (which victims it
+//! looks for, where, of which kinds, and what cancels it): the engines and the component
+//! split read it, so a new primitive is a row there, never a branch in an engine. The
+//! judge (`judge/semantics.rs`) states the same rules on its own, word for word from
+//! `docs/ar.md`, so that the engines are checked by rules they do not share.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -27,17 +34,25 @@ pub enum ActionKind {
     Kill,
     /// Redirects actions aimed at its actor to its target.
     Deflect,
+    /// A block and a protect at once (the Jailkeeper): the submitted actions of its
+    /// targets fail, and so do the kills sharing a target with it.
+    Jail,
+    /// No targets: every action of another player aimed at the actor fails (the
+    /// Commuter is not at home).
+    Commute,
 }
 
 impl ActionKind {
     /// All action kinds, in declaration order.
-    pub const ALL: [ActionKind; 6] = [
+    pub const ALL: [ActionKind; 8] = [
         ActionKind::Visit,
         ActionKind::Block,
         ActionKind::Stop,
         ActionKind::Protect,
         ActionKind::Kill,
         ActionKind::Deflect,
+        ActionKind::Jail,
+        ActionKind::Commute,
     ];
 
     /// The keyword used in night files.
@@ -49,6 +64,8 @@ impl ActionKind {
             ActionKind::Protect => "protect",
             ActionKind::Kill => "kill",
             ActionKind::Deflect => "deflect",
+            ActionKind::Jail => "jail",
+            ActionKind::Commute => "commute",
         }
     }
 
@@ -57,12 +74,12 @@ impl ActionKind {
         ActionKind::ALL.into_iter().find(|k| k.name() == s)
     }
 
-    /// Default priority (after the Modbot / NAR order): deflect 1, block 2, stop 3,
-    /// protect 4, kill 5, visit 6.
+    /// Default priority (after the Modbot / NAR order): deflect and commute 1, block and
+    /// jail 2, stop 3, protect 4, kill 5, visit 6.
     pub fn default_priority(self) -> u32 {
         match self {
-            ActionKind::Deflect => 1,
-            ActionKind::Block => 2,
+            ActionKind::Deflect | ActionKind::Commute => 1,
+            ActionKind::Block | ActionKind::Jail => 2,
             ActionKind::Stop => 3,
             ActionKind::Protect => 4,
             ActionKind::Kill => 5,
@@ -70,17 +87,261 @@ impl ActionKind {
         }
     }
 
-    /// Exactly one target (`kill`, `deflect`), or at least one (the others).
+    /// Exactly one target (`kill`, `deflect`), none (`commute`), or at least one (the
+    /// others).
     pub fn exact_arity(self) -> Option<usize> {
         match self {
             ActionKind::Kill | ActionKind::Deflect => Some(1),
+            ActionKind::Commute => Some(0),
             _ => None,
         }
     }
 
-    /// Whether a reflexive passive may create an effect of this kind.
+    /// Whether a reflexive passive may create an effect of this kind (one target, aimed
+    /// back at the visitor: not `deflect`, whose target is not a visit, nor `commute`).
     pub fn reflexive_allowed(self) -> bool {
-        self != ActionKind::Deflect
+        !matches!(self, ActionKind::Deflect | ActionKind::Commute)
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// A set of action kinds: the kinds a filter lets through (`block[kill]`,
+/// `immune[visit,block]`, `reflexive:kill[kill]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KindSet(u8);
+
+impl KindSet {
+    /// Every action kind.
+    pub const ALL: KindSet = KindSet(0xff);
+
+    /// The empty set.
+    pub const NONE: KindSet = KindSet(0);
+
+    /// The set of one kind.
+    pub fn of(k: ActionKind) -> KindSet {
+        KindSet(k.bit())
+    }
+
+    /// The set of these kinds.
+    pub fn from_kinds(ks: impl IntoIterator<Item = ActionKind>) -> KindSet {
+        KindSet(ks.into_iter().fold(0, |b, k| b | k.bit()))
+    }
+
+    /// Whether `k` is in the set.
+    pub fn contains(self, k: ActionKind) -> bool {
+        self.0 & k.bit() != 0
+    }
+
+    /// The kinds in both sets.
+    pub fn and(self, o: KindSet) -> KindSet {
+        KindSet(self.0 & o.0)
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The kinds, in [`ActionKind::ALL`] order.
+    pub fn kinds(self) -> impl Iterator<Item = ActionKind> {
+        ActionKind::ALL
+            .into_iter()
+            .filter(move |&k| self.contains(k))
+    }
+
+    /// Written as in night files, between brackets without them: `kill`, `visit,block`.
+    pub fn words(self) -> String {
+        self.kinds()
+            .map(ActionKind::name)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Reads `kill` or `visit,block` (the text between the brackets); `Err` names the
+    /// first word that is not an action kind.
+    pub fn parse(s: &str) -> Result<KindSet, String> {
+        let mut set = KindSet::NONE;
+        for w in s.split(',') {
+            let k = ActionKind::from_name(w.trim()).ok_or_else(|| w.trim().to_string())?;
+            set = KindSet(set.0 | k.bit());
+        }
+        Ok(set)
+    }
+}
+
+/// What an information action tells its actor (it acts as a `visit` in every rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Info {
+    /// Tracker: where the target's actions finally landed.
+    Track,
+    /// Watcher: who visited the target.
+    Watch,
+    /// Follower: the kinds of the target's own actions.
+    Follow,
+    /// Voyeur: the kinds of the actions that visited the target.
+    Voyeur,
+    /// Cop: the target's alignment (from the night's `alignment:` lines).
+    Investigate,
+}
+
+impl Info {
+    /// Every information kind.
+    pub const ALL: [Info; 5] = [
+        Info::Track,
+        Info::Watch,
+        Info::Follow,
+        Info::Voyeur,
+        Info::Investigate,
+    ];
+
+    /// The keyword used in night files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Info::Track => "track",
+            Info::Watch => "watch",
+            Info::Follow => "follow",
+            Info::Voyeur => "voyeur",
+            Info::Investigate => "investigate",
+        }
+    }
+
+    /// Parses a keyword used in night files.
+    pub fn from_name(s: &str) -> Option<Info> {
+        Info::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// What modifies an effect's kind. The default (no modifier) is the plain kind, so a
+/// night written without modifiers reads exactly as before they existed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Mods {
+    /// The filter written in brackets: the kinds a `block`, `stop`, `protect` or `jail`
+    /// makes fail, the kinds an `immune` passive turns away (always set for it), or the
+    /// kinds of visiting action that trigger a reflexive passive. `None`: the kind's
+    /// default.
+    pub only: Option<KindSet>,
+    /// A `strongkill`: a kill that `protect`, `jail`, `bulletproof` and `immune` do not
+    /// stop (blocks and stops still do).
+    pub pierce: bool,
+    /// An information action (a `visit` that tells its actor something).
+    pub info: Option<Info>,
+}
+
+impl Mods {
+    /// Whether a kind may carry these modifiers: a filter on `block`, `stop`, `protect`,
+    /// `jail`, `immune` and reflexive passives; pierce on `kill`; information on `visit`.
+    pub fn allowed_for(self, kind: Kind) -> bool {
+        let filter_ok = self.only.is_none()
+            || matches!(
+                kind,
+                Kind::Action(
+                    ActionKind::Block | ActionKind::Stop | ActionKind::Protect | ActionKind::Jail
+                ) | Kind::Passive(PassiveKind::Immune | PassiveKind::Reflexive(_))
+            );
+        let immune_ok = kind != Kind::Passive(PassiveKind::Immune) || self.only.is_some();
+        let pierce_ok = !self.pierce || kind == Kind::Action(ActionKind::Kill);
+        let info_ok = self.info.is_none() || kind == Kind::Action(ActionKind::Visit);
+        filter_ok && immune_ok && pierce_ok && info_ok && !(self.pierce && self.info.is_some())
+    }
+}
+
+/// Where an attacker looks for the actions it makes fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// The actions whose *actor* is among the attacker's final targets (`block`).
+    Actor,
+    /// The actions sharing a final target with the attacker (`stop`, `protect`).
+    Shared,
+    /// The actions with the attacker's owner among their final targets (`bulletproof`,
+    /// `immune`, `commute`).
+    Owner,
+}
+
+/// One way an effect makes actions fail (a row of the kind table; `jail` has two).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attack {
+    /// Where it looks.
+    pub reach: Reach,
+    /// The kinds of action it makes fail.
+    pub victims: KindSet,
+    /// Only *submitted* actions (declared, not created), and a succeeding `unblockable`
+    /// passive of the victim's actor cancels it: the block rule.
+    pub block: bool,
+    /// A piercing kill (`strongkill`) is not hit.
+    pub pierceable: bool,
+    /// The owner's own actions are not hit.
+    pub others_only: bool,
+}
+
+impl Attack {
+    /// Whether this attack, by an effect other than `victim`, hits an action of kind
+    /// `kind` with modifiers `mods`, submitted or not, by the attacker's actor or not
+    /// (where it looks aside: the caller checks [`Attack::reach`]).
+    pub fn hits(&self, kind: ActionKind, mods: Mods, submitted: bool, same_actor: bool) -> bool {
+        self.victims.contains(kind)
+            && (!self.block || submitted)
+            && !(self.pierceable && mods.pierce)
+            && !(self.others_only && same_actor)
+    }
+
+    /// The attacks of an effect of kind `kind` with modifiers `mods`, at most two.
+    pub fn of(kind: Kind, mods: Mods) -> impl Iterator<Item = Attack> {
+        let all_but_stop = KindSet::from_kinds(
+            ActionKind::ALL
+                .into_iter()
+                .filter(|&k| k != ActionKind::Stop),
+        );
+        let kills = KindSet::of(ActionKind::Kill);
+        let only = |default: KindSet| mods.only.unwrap_or(default);
+        let block = |victims| Attack {
+            reach: Reach::Actor,
+            victims,
+            block: true,
+            pierceable: false,
+            others_only: false,
+        };
+        let protect = |victims| Attack {
+            reach: Reach::Shared,
+            victims,
+            block: false,
+            pierceable: true,
+            others_only: false,
+        };
+        let owner = |victims, pierceable, others_only| Attack {
+            reach: Reach::Owner,
+            victims,
+            block: false,
+            pierceable,
+            others_only,
+        };
+        let (a, b) = match kind {
+            Kind::Action(ActionKind::Block) => (Some(block(only(KindSet::ALL))), None),
+            Kind::Action(ActionKind::Stop) => (
+                Some(Attack {
+                    reach: Reach::Shared,
+                    victims: only(all_but_stop).and(all_but_stop),
+                    block: false,
+                    pierceable: false,
+                    others_only: false,
+                }),
+                None,
+            ),
+            Kind::Action(ActionKind::Protect) => (Some(protect(only(kills))), None),
+            Kind::Action(ActionKind::Jail) => (
+                Some(block(only(KindSet::ALL))),
+                Some(protect(only(KindSet::ALL).and(kills))),
+            ),
+            Kind::Action(ActionKind::Commute) => (Some(owner(KindSet::ALL, false, true)), None),
+            Kind::Passive(PassiveKind::Bulletproof) => (Some(owner(kills, true, false)), None),
+            Kind::Passive(PassiveKind::Immune) => {
+                (Some(owner(only(KindSet::NONE), true, true)), None)
+            }
+            _ => (None, None),
+        };
+        a.into_iter().chain(b).filter(|x| !x.victims.is_empty())
     }
 }
 
@@ -94,6 +355,9 @@ pub enum PassiveKind {
     /// A succeeding action by another player that targets the owner creates an action of
     /// this kind from the owner back at that player.
     Reflexive(ActionKind),
+    /// Actions of the kinds in its filter (`immune[visit,block]`), by other players, with
+    /// the owner among their final targets fail (the Ascetic); piercing kills excepted.
+    Immune,
 }
 
 /// An effect's kind: an action or a passive.
@@ -127,6 +391,7 @@ impl Kind {
         match s {
             "bulletproof" => Some(Kind::Passive(PassiveKind::Bulletproof)),
             "unblockable" => Some(Kind::Passive(PassiveKind::Unblockable)),
+            "immune" => Some(Kind::Passive(PassiveKind::Immune)),
             _ => {
                 let k = ActionKind::from_name(s.strip_prefix("reflexive:")?)?;
                 k.reflexive_allowed()
@@ -143,9 +408,70 @@ impl fmt::Display for Kind {
             Kind::Action(a) => f.write_str(a.name()),
             Kind::Passive(PassiveKind::Bulletproof) => f.write_str("bulletproof"),
             Kind::Passive(PassiveKind::Unblockable) => f.write_str("unblockable"),
+            Kind::Passive(PassiveKind::Immune) => f.write_str("immune"),
             Kind::Passive(PassiveKind::Reflexive(a)) => write!(f, "reflexive:{}", a.name()),
         }
     }
+}
+
+/// An effect's kind as written in night files, modifiers included: `block`,
+/// `block[kill]`, `strongkill`, `track`, `passive` kinds as `immune[visit,block]` or
+/// `reflexive:kill[kill]`.
+pub fn kind_word(kind: Kind, mods: Mods) -> String {
+    let base = match (kind, mods.info) {
+        (Kind::Action(ActionKind::Kill), _) if mods.pierce => "strongkill".to_string(),
+        (Kind::Action(ActionKind::Visit), Some(info)) => info.name().to_string(),
+        _ => kind.to_string(),
+    };
+    match mods.only {
+        Some(set) => format!("{base}[{}]", set.words()),
+        None => base,
+    }
+}
+
+/// Reads a kind word with its modifiers (the inverse of [`kind_word`]): an action kind
+/// (with `strongkill` and the information kinds) when `passive` is false, else a passive
+/// kind. `Err`: why not, in words.
+pub fn parse_kind_word(word: &str, passive: bool) -> Result<(Kind, Mods), String> {
+    let (base, only) = match word.split_once('[') {
+        Some((b, rest)) => {
+            let inner = rest
+                .strip_suffix(']')
+                .ok_or_else(|| format!("`{word}`: a filter ends with `]`"))?;
+            let set = KindSet::parse(inner).map_err(|bad| {
+                format!(
+                    "`{bad}` in `{word}` is not an action kind (a filter lists kinds: visit, block, stop, protect, kill, deflect, jail, commute)"
+                )
+            })?;
+            (b, Some(set))
+        }
+        None => (word, None),
+    };
+    let mut mods = Mods {
+        only,
+        ..Mods::default()
+    };
+    let kind = if passive {
+        Kind::passive_from_name(base)
+    } else if base == "strongkill" {
+        mods.pierce = true;
+        Some(Kind::Action(ActionKind::Kill))
+    } else if let Some(info) = Info::from_name(base) {
+        mods.info = Some(info);
+        Some(Kind::Action(ActionKind::Visit))
+    } else {
+        ActionKind::from_name(base).map(Kind::Action)
+    };
+    let kind = kind.ok_or_else(|| format!("unknown kind `{base}`"))?;
+    if kind == Kind::Passive(PassiveKind::Immune) && mods.only.is_none() {
+        return Err("`immune` needs the kinds it turns away, as `immune[visit,block]`".into());
+    }
+    if !mods.allowed_for(kind) {
+        return Err(format!(
+            "`{base}` takes no filter (filters go on block, stop, protect, jail, immune and reflexive passives)"
+        ));
+    }
+    Ok((kind, mods))
 }
 
 /// Where an effect was declared in its source file (1-based line and column).
@@ -166,6 +492,8 @@ pub struct Effect {
     pub actor: Player,
     /// What it does.
     pub kind: Kind,
+    /// Its kind's modifiers (filter, pierce, information).
+    pub mods: Mods,
     /// Declared targets, in order (empty for passives).
     pub targets: Vec<Player>,
     /// Lower is more important.
@@ -179,6 +507,11 @@ impl Effect {
     pub fn is_action(&self) -> bool {
         matches!(self.kind, Kind::Action(_))
     }
+
+    /// Its kind as written in night files, modifiers included ([`kind_word`]).
+    pub fn kind_word(&self) -> String {
+        kind_word(self.kind, self.mods)
+    }
 }
 
 /// A validated ensemble: the players and the declared effects of one night.
@@ -188,6 +521,9 @@ pub struct Ensemble {
     pub players: Vec<String>,
     /// Declared effects, in file order.
     pub effects: Vec<Effect>,
+    /// Each player's alignment from the `alignment:` lines (what a Cop learns), sorted
+    /// by player, at most one each.
+    pub alignments: Vec<(Player, String)>,
 }
 
 impl Ensemble {
@@ -202,6 +538,14 @@ impl Ensemble {
             .iter()
             .position(|n| n == name)
             .map(|i| i as Player)
+    }
+
+    /// A player's alignment, if an `alignment:` line gives one.
+    pub fn alignment(&self, p: Player) -> Option<&str> {
+        self.alignments
+            .binary_search_by_key(&p, |(q, _)| *q)
+            .ok()
+            .map(|i| self.alignments[i].1.as_str())
     }
 
     /// The distinct priority levels present, ascending.
@@ -224,16 +568,16 @@ impl Ensemble {
             })
         };
         for (i, (actor, kind, targets)) in triples.iter().enumerate() {
-            let kind = ActionKind::from_name(kind)
-                .map(Kind::Action)
-                .or_else(|| Kind::passive_from_name(kind))
-                .unwrap_or_else(|| panic!("unknown kind {kind}"));
+            let (kind, mods) = parse_kind_word(kind, false)
+                .or_else(|_| parse_kind_word(kind, true))
+                .unwrap_or_else(|e| panic!("{e}"));
             let actor = player(&mut ens, actor);
             let targets = targets.iter().map(|t| player(&mut ens, t)).collect();
             ens.effects.push(Effect {
                 id: format!("e{}", i + 1),
                 actor,
                 kind,
+                mods,
                 targets,
                 priority: kind.default_priority(),
                 span: None,

@@ -66,7 +66,8 @@
 //! at serde_json's position; validation errors at the offending JSON value (for an effect
 //! as a whole, its `{`).
 
-use super::model::{ActionKind, Effect, Ensemble, Kind, Player, Span};
+use super::model::{parse_kind_word, ActionKind, Effect, Ensemble, Info, Kind, Mods, Player, Span};
+use super::roles;
 use crate::text::lex::{self, strip_bom, Located, NotACount};
 use crate::text::{ParseErrors, Sink};
 use serde::Deserialize;
@@ -137,14 +138,21 @@ pub fn to_night(ens: &Ensemble) -> String {
         out.push_str(p);
     }
     out.push('\n');
+    if !ens.alignments.is_empty() {
+        out.push_str("alignment:");
+        for (p, a) in &ens.alignments {
+            let _ = write!(out, " {}={a}", name(*p));
+        }
+        out.push('\n');
+    }
     for e in &ens.effects {
         let _ = write!(out, "{}: {}", e.id, name(e.actor));
         match e.kind {
-            Kind::Action(a) => {
-                let _ = write!(out, " {}", a.name());
+            Kind::Action(_) => {
+                let _ = write!(out, " {}", e.kind_word());
             }
             Kind::Passive(_) => {
-                let _ = write!(out, " passive {}", e.kind);
+                let _ = write!(out, " passive {}", e.kind_word());
             }
         }
         for &t in &e.targets {
@@ -175,7 +183,7 @@ pub fn validate(ens: &Ensemble) -> Result<(), Vec<String>> {
     let mut ids: HashMap<&str, usize> = HashMap::new();
     let mut deflectors: HashMap<Player, usize> = HashMap::new();
     for (i, e) in ens.effects.iter().enumerate() {
-        if !is_valid_name(&e.id) || e.id == "players" {
+        if !is_valid_name(&e.id) || e.id == "players" || e.id == "alignment" {
             problems.push(format!("effect {i}: invalid id {:?}", e.id));
         }
         if let Some(j) = ids.insert(&e.id, i) {
@@ -187,6 +195,12 @@ pub fn validate(ens: &Ensemble) -> Result<(), Vec<String>> {
         if let Some(msg) = arity_problem(e.kind, e.targets.len()) {
             problems.push(format!("effect {:?}: {msg}", e.id));
         }
+        if !e.mods.allowed_for(e.kind) {
+            problems.push(format!(
+                "effect {:?}: modifiers its kind does not take",
+                e.id
+            ));
+        }
         if e.kind == Kind::Action(ActionKind::Deflect) {
             if let Some(j) = deflectors.insert(e.actor, i) {
                 problems.push(format!(
@@ -195,6 +209,15 @@ pub fn validate(ens: &Ensemble) -> Result<(), Vec<String>> {
                 ));
             }
         }
+    }
+    let mut last = None;
+    for (p, a) in &ens.alignments {
+        if *p as usize >= n || !is_valid_name(a) || last >= Some(*p) {
+            problems.push(format!(
+                "alignment of player {p}: out of range, invalid or out of order"
+            ));
+        }
+        last = Some(*p);
     }
     if problems.is_empty() {
         Ok(())
@@ -364,6 +387,8 @@ struct RawNight {
     format: Format,
     /// The declared players, with the line of the declaration.
     players: Option<(usize, Vec<Tok>)>,
+    /// `alignment:` entries: (player, alignment).
+    alignments: Vec<(Tok, Tok)>,
     effects: Vec<RawEffect>,
 }
 
@@ -393,6 +418,7 @@ fn read_night(cx: &mut Ctx<'_>) -> RawNight {
     let mut raw = RawNight {
         format: Format::Night,
         players: None,
+        alignments: Vec::new(),
         effects: Vec::new(),
     };
     let mut n_effects = 0;
@@ -417,6 +443,29 @@ fn read_night(cx: &mut Ctx<'_>) -> RawNight {
             ws.remove(0);
             if !after.is_empty() {
                 ws.insert(0, (c0 + name.chars().count() + 1, after));
+            }
+            if name == "alignment" {
+                for &(c, w) in &ws {
+                    match w.split_once('=') {
+                        Some((who, what)) => raw.alignments.push((
+                            tok(c, who),
+                            tok(c + who.chars().count() + 1, what),
+                        )),
+                        None => cx.err(
+                            lineno,
+                            c,
+                            format!("`{}`: write alignments as `PLAYER=ALIGNMENT`, e.g. `alignment: Goon=mafia Cop=town`", w.escape_debug()),
+                        ),
+                    }
+                }
+                if ws.is_empty() {
+                    cx.err(
+                        lineno,
+                        c0,
+                        "empty `alignment:` line (write `alignment: Goon=mafia Cop=town`)".into(),
+                    );
+                }
+                continue;
             }
             if name == "players" {
                 if let Some((first, _)) = raw.players {
@@ -557,6 +606,8 @@ struct JsonTop<'a> {
     players: Option<&'a RawValue>,
     #[serde(borrow, default)]
     effects: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    alignment: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -631,6 +682,7 @@ fn read_json(cx: &mut Ctx<'_>) -> RawNight {
     let mut raw = RawNight {
         format: Format::Json,
         players: None,
+        alignments: Vec::new(),
         effects: Vec::new(),
     };
     let src = cx.src;
@@ -655,6 +707,33 @@ fn read_json(cx: &mut Ctx<'_>) -> RawNight {
         let line = cx.pos_of(players).line;
         if let Some(names) = json_names(cx, players, "`players`") {
             raw.players = Some((line, names));
+        }
+    }
+    if let Some(al) = top.alignment {
+        match serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(al.get()) {
+            Ok(map) => {
+                for (who, v) in map {
+                    let p = cx.pos_of(v);
+                    if let Some(what) = json_string(cx, v, "an alignment") {
+                        raw.alignments.push((
+                            Tok {
+                                text: who,
+                                line: p.line,
+                                col: p.col,
+                            },
+                            what,
+                        ));
+                    }
+                }
+            }
+            Err(_) => {
+                let p = cx.pos_of(al);
+                cx.err(
+                    p.line,
+                    p.col,
+                    "`alignment` must be an object from player names to alignments, e.g. {\"Goon\": \"mafia\"}".into(),
+                );
+            }
         }
     }
     let Some(effects) = top.effects else {
@@ -748,9 +827,10 @@ fn read_json(cx: &mut Ctx<'_>) -> RawNight {
 // Shared validation
 // ---------------------------------------------------------------------------------------
 
-const ACTION_LIST: &str = "visit, block, stop, protect, kill, deflect";
+const ACTION_LIST: &str =
+    "visit, block, stop, protect, kill, strongkill, deflect, jail, commute, track, watch, follow, voyeur, investigate";
 const PASSIVE_LIST: &str =
-    "bulletproof, unblockable, reflexive:K with K one of visit, block, stop, protect, kill";
+    "bulletproof, unblockable, immune[K,...], reflexive:K with K one of visit, block, stop, protect, kill, jail";
 
 /// Checks a name's characters; records an error and returns false when it is not valid.
 fn check_name(cx: &mut Ctx<'_>, t: &Tok, what: &str) -> bool {
@@ -782,6 +862,7 @@ fn check_name(cx: &mut Ctx<'_>, t: &Tok, what: &str) -> bool {
 fn arity_problem(kind: Kind, n: usize) -> Option<String> {
     match kind {
         Kind::Action(a) => match a.exact_arity() {
+            Some(0) if n != 0 => Some(format!("`{}` takes no targets, found {n}", a.name())),
             Some(k) if n != k => Some(format!(
                 "`{}` takes exactly {k} target, found {n}",
                 a.name()
@@ -794,41 +875,70 @@ fn arity_problem(kind: Kind, n: usize) -> Option<String> {
     }
 }
 
-/// Resolves a kind keyword (recording an error when it is not one).
-fn resolve_kind(cx: &mut Ctx<'_>, format: Format, e: &RawEffect) -> Option<Kind> {
+/// Resolves a kind word, a role name or a primitive with its modifiers (recording an
+/// error when it is neither).
+fn resolve_kind(cx: &mut Ctx<'_>, format: Format, e: &RawEffect) -> Option<(Kind, Mods)> {
     let t = &e.kind;
     let text = t.text.as_str();
-    let action = ActionKind::from_name(text).map(Kind::Action);
-    let passive = Kind::passive_from_name(text);
+    let role = roles::role(text);
+    let action = match role {
+        Some(r) if !r.passive => parse_kind_word(r.primitive, false),
+        _ => parse_kind_word(text, false),
+    };
+    let passive = match role {
+        Some(r) if r.passive => parse_kind_word(r.primitive, true),
+        _ => parse_kind_word(text, true),
+    };
     let found = match (format, e.passive_kw) {
-        (Format::Night, true) => passive,
-        (Format::Night, false) => action,
-        (Format::Json, _) => action.or(passive),
+        // A passive role may be written with or without `passive`.
+        (Format::Night, true) => passive.clone().ok(),
+        (Format::Night, false) if role.is_some_and(|r| r.passive) => passive.clone().ok(),
+        (Format::Night, false) => action.clone().ok(),
+        (Format::Json, _) => action.clone().or(passive.clone()).ok(),
     };
     if found.is_some() {
         return found;
     }
     let shown = text.escape_debug();
-    let msg = if format == Format::Night && e.passive_kw && action.is_some() {
+    let base = text.split('[').next().unwrap_or(text);
+    let known_base = ActionKind::from_name(base).is_some()
+        || Kind::passive_from_name(base).is_some()
+        || base == "immune"
+        || base == "strongkill"
+        || Info::from_name(base).is_some();
+    let msg = if format == Format::Night && e.passive_kw && action.is_ok() {
         format!("`{shown}` is an action, not a passive (write `ACTOR {shown} TARGET`)")
-    } else if format == Format::Night && passive.is_some() {
+    } else if format == Format::Night && passive.is_ok() {
         format!(
             "`{shown}` is a passive: write `{} passive {shown}`",
             e.actor.text
         )
-    } else if let Some(k) = text.strip_prefix("reflexive:") {
+    } else if let Some(k) = text
+        .strip_prefix("reflexive:")
+        .filter(|_| !text.contains('['))
+    {
         let k = k.escape_debug();
         format!(
-            "bad reflexive kind `{shown}`: `{k}` is not one of visit, block, stop, protect, kill"
+            "bad reflexive kind `{shown}`: `{k}` is not one of visit, block, stop, protect, kill, jail"
         )
+    } else if known_base && text.contains('[') {
+        // The filter is what is wrong: say why.
+        let why = if e.passive_kw || format == Format::Json {
+            passive.clone().err().or(action.clone().err())
+        } else {
+            action.clone().err()
+        };
+        why.unwrap_or_else(|| format!("bad kind `{shown}`"))
+    } else if base == "immune" {
+        "`immune` needs the kinds it turns away, as `immune[visit,block]`".into()
     } else if format == Format::Night && e.passive_kw {
         format!("unknown passive kind `{shown}` (expected {PASSIVE_LIST})")
     } else if format == Format::Json && text == "passive" {
         "unknown kind `passive` (in JSON a passive's kind is its name, e.g. \"bulletproof\")".into()
     } else if format == Format::Night {
-        format!("unknown kind `{shown}` (expected {ACTION_LIST}, or `passive KIND`)")
+        format!("unknown kind `{shown}` (expected {ACTION_LIST}, a role name, or `passive KIND`)")
     } else {
-        format!("unknown kind `{shown}` (expected {ACTION_LIST}, {PASSIVE_LIST})")
+        format!("unknown kind `{shown}` (expected {ACTION_LIST}, {PASSIVE_LIST}, or a role name)")
     };
     cx.err_at(t, msg);
     None
@@ -895,7 +1005,8 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
         }
         let before = cx.error_count();
         let actor = player(cx, &mut ens, &e.actor);
-        let kind = resolve_kind(cx, raw.format, e);
+        let kind_mods = resolve_kind(cx, raw.format, e);
+        let kind = kind_mods.map(|(k, _)| k);
         // A passive's targets are only reported as too many, not also as undeclared.
         let targets: Vec<Option<Player>> = match kind {
             Some(Kind::Passive(_)) => Vec::new(),
@@ -903,10 +1014,13 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
         };
         let id = match &e.id {
             Some(t) => {
-                if check_name(cx, t, "id") && t.text == "players" {
+                if check_name(cx, t, "id") && (t.text == "players" || t.text == "alignment") {
                     cx.err_at(
                         t,
-                        "`players` can not be an effect id (it starts the players line)".into(),
+                        format!(
+                            "`{}` can not be an effect id (it starts the {} line)",
+                            t.text, t.text
+                        ),
                     );
                 }
                 t.text.clone()
@@ -916,6 +1030,7 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
         if let Some(kind) = kind {
             if let Some(msg) = arity_problem(kind, e.targets.len()) {
                 let at = match kind {
+                    Kind::Action(ActionKind::Commute) => &e.targets[0],
                     Kind::Action(_) if e.targets.len() > 1 => &e.targets[1],
                     Kind::Passive(_) => &e.targets[0],
                     _ => &e.kind,
@@ -958,17 +1073,39 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
         if cx.error_count() > before {
             continue;
         }
-        if let (Some(actor), Some(kind)) = (actor, kind) {
+        if let (Some(actor), Some((kind, mods))) = (actor, kind_mods) {
             ens.effects.push(Effect {
                 id,
                 actor,
                 kind,
+                mods,
                 targets: targets.into_iter().flatten().collect(),
                 priority: e.priority.unwrap_or(kind.default_priority()),
                 span: Some(e.start),
             });
         }
     }
+    let mut aligned: HashMap<Player, usize> = HashMap::new();
+    for (who, what) in &raw.alignments {
+        let Some(p) = player(cx, &mut ens, who) else {
+            continue;
+        };
+        if !check_name(cx, what, "alignment") {
+            continue;
+        }
+        if let Some(line) = aligned.insert(p, who.line) {
+            cx.err_at(
+                who,
+                format!(
+                    "the alignment of `{}` is already given (line {line})",
+                    who.text
+                ),
+            );
+            continue;
+        }
+        ens.alignments.push((p, what.text.clone()));
+    }
+    ens.alignments.sort();
     ens
 }
 
@@ -1760,20 +1897,35 @@ V visit rS R1 @9
             })
     }
 
-    const KINDS: [Kind; 13] = [
-        Kind::Action(ActionKind::Visit),
-        Kind::Action(ActionKind::Block),
-        Kind::Action(ActionKind::Stop),
-        Kind::Action(ActionKind::Protect),
-        Kind::Action(ActionKind::Kill),
-        Kind::Action(ActionKind::Deflect),
-        Kind::Passive(PassiveKind::Bulletproof),
-        Kind::Passive(PassiveKind::Unblockable),
-        Kind::Passive(PassiveKind::Reflexive(ActionKind::Visit)),
-        Kind::Passive(PassiveKind::Reflexive(ActionKind::Block)),
-        Kind::Passive(PassiveKind::Reflexive(ActionKind::Stop)),
-        Kind::Passive(PassiveKind::Reflexive(ActionKind::Protect)),
-        Kind::Passive(PassiveKind::Reflexive(ActionKind::Kill)),
+    /// Every kind word the reader knows (modifiers included), and whether it is passive.
+    const KINDS: [(&str, bool); 27] = [
+        ("visit", false),
+        ("block", false),
+        ("stop", false),
+        ("protect", false),
+        ("kill", false),
+        ("deflect", false),
+        ("jail", false),
+        ("commute", false),
+        ("strongkill", false),
+        ("track", false),
+        ("watch", false),
+        ("follow", false),
+        ("voyeur", false),
+        ("investigate", false),
+        ("block[kill]", false),
+        ("stop[visit,kill]", false),
+        ("protect[kill,block]", false),
+        ("jail[kill]", false),
+        ("bulletproof", true),
+        ("unblockable", true),
+        ("immune[visit,block,stop,protect,deflect,jail]", true),
+        ("reflexive:visit", true),
+        ("reflexive:block", true),
+        ("reflexive:stop", true),
+        ("reflexive:protect", true),
+        ("reflexive:kill", true),
+        ("reflexive:kill[kill]", true),
     ];
 
     fn arb_name() -> impl Strategy<Value = String> {
@@ -1809,14 +1961,17 @@ V visit rS R1 @9
                 let mut deflectors = std::collections::HashSet::new();
                 for (i, (actor, k, targets, id, prio)) in effects.into_iter().enumerate() {
                     let actor = actor % np;
-                    let mut kind = KINDS[k];
+                    let (word, passive) = KINDS[k];
+                    let (mut kind, mut mods) = parse_kind_word(word, passive).expect("a kind");
                     if kind == Kind::Action(ActionKind::Deflect) && !deflectors.insert(actor) {
-                        kind = Kind::Action(ActionKind::Visit);
+                        (kind, mods) = (Kind::Action(ActionKind::Visit), Mods::default());
                     }
                     let mut targets: Vec<Player> = targets.into_iter().map(|t| t % np).collect();
                     match kind {
                         Kind::Passive(_) => targets.clear(),
-                        Kind::Action(a) if a.exact_arity() == Some(1) => targets.truncate(1),
+                        Kind::Action(a) if a.exact_arity().is_some() => {
+                            targets.truncate(a.exact_arity().unwrap_or(0))
+                        }
                         _ => {}
                     }
                     let mut id = id.unwrap_or_else(|| format!("e{}", i + 1));
@@ -1828,10 +1983,17 @@ V visit rS R1 @9
                         id,
                         actor,
                         kind,
+                        mods,
                         targets,
                         priority: prio.unwrap_or(kind.default_priority()),
                         span: None,
                     });
+                }
+                for p in 0..np {
+                    if p % 2 == 0 {
+                        let a = if p % 4 == 0 { "mafia" } else { "town" };
+                        ens.alignments.push((p, a.to_string()));
+                    }
                 }
                 ens
             })
@@ -1845,15 +2007,21 @@ V visit rS R1 @9
                 serde_json::json!({
                     "id": e.id,
                     "actor": ens.player_name(e.actor),
-                    "kind": e.kind.to_string(),
+                    "kind": e.kind_word(),
                     "targets": e.targets.iter().map(|&t| ens.player_name(t)).collect::<Vec<_>>(),
                     "priority": e.priority,
                 })
             })
             .collect();
-        serde_json::to_string_pretty(
-            &serde_json::json!({"players": ens.players, "effects": effects}),
-        )
+        serde_json::to_string_pretty(&serde_json::json!({
+            "players": ens.players,
+            "effects": effects,
+            "alignment": ens
+                .alignments
+                .iter()
+                .map(|(p, a)| (ens.player_name(*p).to_string(), serde_json::json!(a)))
+                .collect::<serde_json::Map<_, _>>(),
+        }))
         .unwrap()
     }
 
@@ -1897,8 +2065,9 @@ V visit rS R1 @9
             prop_assert_eq!(validate(&ens), Ok(()));
             let text = to_night(&ens);
             let back = parse_night(&text, path()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let first = if ens.alignments.is_empty() { 2 } else { 3 };
             for (i, e) in back.effects.iter().enumerate() {
-                prop_assert_eq!(e.span, sp(i + 2, 1));
+                prop_assert_eq!(e.span, sp(i + first, 1));
             }
             prop_assert_eq!(unspanned(back), ens.clone());
             let from_json = parse_json(&to_json(&ens), path()).unwrap_or_else(|e| panic!("{e}"));

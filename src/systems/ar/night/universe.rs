@@ -24,7 +24,9 @@
 //! (`Goon kill Cop [e1]`) and its actor (`Doc [e3]`).
 
 use super::deflections::Deflections;
-use super::model::{ActionKind, Effect, Ensemble, Kind, PassiveKind, Player};
+use super::model::{
+    kind_word, ActionKind, Attack, Effect, Ensemble, Kind, Mods, PassiveKind, Player,
+};
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::HashMap;
 
@@ -56,6 +58,8 @@ pub struct UEffect {
     pub actor: Player,
     /// Its kind (an action kind for created effects).
     pub kind: Kind,
+    /// Its kind's modifiers (none for created effects).
+    pub mods: Mods,
     /// Declared targets (`[visitor]` for created effects).
     pub targets: Vec<Player>,
     /// Priority (the passive's for created effects).
@@ -76,6 +80,29 @@ impl UEffect {
     /// Whether it is a declared effect.
     pub fn is_declared(&self) -> bool {
         matches!(self.origin, Origin::Declared(_))
+    }
+
+    /// Its kind as written in night files, modifiers included.
+    pub fn kind_word(&self) -> String {
+        kind_word(self.kind, self.mods)
+    }
+
+    /// The ways it makes actions fail (the kind table's rows for its kind).
+    pub fn attacks(&self) -> impl Iterator<Item = Attack> {
+        Attack::of(self.kind, self.mods)
+    }
+
+    /// Whether `attack` (of effect `a`, a different effect) hits this effect, where it
+    /// looks aside.
+    pub fn hit_by(&self, attack: &Attack, a: &UEffect) -> bool {
+        self.action().is_some_and(|k| {
+            attack.hits(
+                k,
+                self.mods,
+                self.is_submitted_action(),
+                self.actor == a.actor,
+            )
+        })
     }
 }
 
@@ -116,6 +143,7 @@ impl Universe {
                 origin: Origin::Declared(i),
                 actor: e.actor,
                 kind: e.kind,
+                mods: e.mods,
                 targets: e.targets.clone(),
                 priority: e.priority,
             })
@@ -194,6 +222,7 @@ impl Universe {
                         },
                         actor: o,
                         kind: Kind::Action(k),
+                        mods: Mods::default(),
                         targets: vec![visitor],
                         priority,
                     });
@@ -261,6 +290,7 @@ impl Universe {
                     origin,
                     actor: lp(&e.actor),
                     kind: e.kind,
+                    mods: e.mods,
                     targets: e.targets.iter().map(lp).collect(),
                     priority: e.priority,
                 }
@@ -272,6 +302,15 @@ impl Universe {
                 .map(|&p| self.player_name(p).to_string())
                 .collect(),
             effects: ensemble_effects,
+            alignments: players
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &p)| {
+                    self.ensemble
+                        .alignment(p)
+                        .map(|a| (k as Player, a.to_string()))
+                })
+                .collect(),
         };
         let n_declared = ensemble.effects.len();
         let mut deflector = vec![None; players.len()];
@@ -347,11 +386,13 @@ impl Universe {
 pub fn effect_name(u: &Universe, i: Ix) -> String {
     let e = &u.effects[i];
     let actor = u.player_name(e.actor);
-    if e.targets.is_empty() {
-        format!("{actor} passive {} [{}]", e.kind, e.id)
+    if e.action().is_none() {
+        format!("{actor} passive {} [{}]", e.kind_word(), e.id)
+    } else if e.targets.is_empty() {
+        format!("{actor} {} [{}]", e.kind_word(), e.id)
     } else {
         let t: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
-        format!("{actor} {} {} [{}]", e.kind, t.join(" "), e.id)
+        format!("{actor} {} {} [{}]", e.kind_word(), t.join(" "), e.id)
     }
 }
 

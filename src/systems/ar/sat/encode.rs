@@ -1282,6 +1282,7 @@ mod tests {
                 id,
                 actor: p as Player,
                 kind: Kind::Action(ActionKind::Deflect),
+                mods: Default::default(),
                 targets: vec![to as Player],
                 priority: if levels == 0 { 1 } else { (p as u32) % levels },
                 span: None,

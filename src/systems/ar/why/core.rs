@@ -62,6 +62,7 @@ pub fn restrict(e: &Ensemble, keep: &[usize]) -> Ensemble {
     Ensemble {
         players: e.players.clone(),
         effects: keep.iter().map(|&i| e.effects[i].clone()).collect(),
+        alignments: e.alignments.clone(),
     }
 }
 

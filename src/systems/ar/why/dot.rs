@@ -30,10 +30,10 @@ pub fn quote(s: &str) -> String {
 fn colour(k: ActionKind) -> &'static str {
     match k {
         ActionKind::Kill => "red3",
-        ActionKind::Block => "blue3",
+        ActionKind::Block | ActionKind::Jail => "blue3",
         ActionKind::Stop => "darkorange2",
         ActionKind::Protect => "green4",
-        ActionKind::Visit => "gray40",
+        ActionKind::Visit | ActionKind::Commute => "gray40",
         ActionKind::Deflect => "purple3",
     }
 }
@@ -59,7 +59,7 @@ pub fn night(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap, title: &s
         for (i, e) in u.effects.iter().enumerate().take(u.n_declared) {
             if e.actor == p && e.action().is_none() {
                 let mark = if cut.contains(i) { " (CUT)" } else { "" };
-                let _ = write!(label, "\n{} [{}]{mark}", e.kind, e.id);
+                let _ = write!(label, "\n{} [{}]{mark}", e.kind_word(), e.id);
             }
         }
         let dies = dead.iter().any(|d| d == name);
