@@ -52,10 +52,15 @@ struct ArFlags {
     /// Each night has between 1 and this many effects.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     max_effects: u64,
-    /// Action kinds to draw from, comma-separated.
+    /// Action kinds to draw from, comma-separated (also `jail`, `commute`).
     #[arg(long, value_delimiter = ',', value_parser = parse_kind,
           default_value = "visit,block,stop,protect,kill,deflect")]
     kinds: Vec<ActionKind>,
+    /// Probability that an effect carries a modifier (a filter such as `block[kill]`,
+    /// `strongkill`, an information kind such as `track`) and that a passive is an
+    /// `immune[...]` one.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_rate)]
+    modifier_rate: f64,
     /// Probability that an effect is a passive.
     #[arg(long, default_value_t = 0.15, value_parser = parse_rate)]
     passive_rate: f64,
@@ -87,6 +92,7 @@ impl From<&ArFlags> for ArGen {
             kinds: f.kinds.clone(),
             passive_rate: f.passive_rate,
             priority_levels: f.priority_levels,
+            modifier_rate: f.modifier_rate,
         }
     }
 }

@@ -42,6 +42,9 @@ pub struct ArGen {
     pub passive_rate: f64,
     /// Number of distinct priority levels drawn at random (0: the kinds' defaults).
     pub priority_levels: u32,
+    /// Probability that an effect carries a modifier (a filter, `strongkill`, an
+    /// information kind) and that a passive is `immune` (0: none, the default).
+    pub modifier_rate: f64,
 }
 
 impl Default for ArGen {
@@ -50,9 +53,17 @@ impl Default for ArGen {
             players: 6,
             max_effects: 10,
             effects: None,
-            kinds: ActionKind::ALL.to_vec(),
+            kinds: vec![
+                ActionKind::Visit,
+                ActionKind::Block,
+                ActionKind::Stop,
+                ActionKind::Protect,
+                ActionKind::Kill,
+                ActionKind::Deflect,
+            ],
             passive_rate: 0.15,
             priority_levels: 0,
+            modifier_rate: 0.0,
         }
     }
 }
@@ -66,6 +77,7 @@ impl ArGen {
             kinds: self.kinds.clone(),
             passive_rate: self.passive_rate,
             priority_levels: self.priority_levels,
+            modifier_rate: self.modifier_rate,
             ..NightParams::default()
         }
     }

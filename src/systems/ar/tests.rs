@@ -766,3 +766,67 @@ fn a_coarser_grouping_with_one_resolution_less_disagrees() {
     flat.resolutions.pop();
     assert_ne!(Factored::assemble(&n, vec![one_piece(u, flat)]), s);
 }
+
+/// Small nights drawing every action kind (jail, commute and deflect included), every
+/// passive (immune included) and every modifier (filters, `strongkill`, information
+/// kinds), over few players so that they interact.
+fn every_kind_params(effects: usize) -> NightParams {
+    NightParams {
+        players: 2 + effects % 3,
+        priority_levels: 3,
+        ..NightParams::every_kind(0, effects)
+    }
+}
+
+/// Dense nights of every kind, large enough for the split path.
+fn every_kind_dense(effects: usize) -> NightParams {
+    NightParams {
+        players: 3 + effects / 4,
+        ..every_kind_params(effects)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn brute_direct_and_sat_agree_on_every_kind(seed in any::<u64>(), effects in 1usize..10) {
+        let ens = night(&every_kind_params(effects), seed);
+        prop_assume!(Universe::new(&ens).len() <= 13);
+        let (_, b, d) = analyse_all(&ens);
+        prop_assert_eq!(b, d);
+    }
+
+    #[test]
+    fn factorised_answers_equal_brute_force_with_every_kind(
+        seed in any::<u64>(), effects in 1usize..12,
+    ) {
+        let params = NightParams { players: 4 + effects / 2, ..every_kind_params(effects) };
+        let ens = night(&params, seed);
+        prop_assume!(Universe::new(&ens).len() <= 13);
+        check_factorised_against_brute(&ens);
+    }
+
+    #[test]
+    fn pieces_of_every_kind_multiply_to_the_flat_answer(seed in any::<u64>(), effects in 4usize..40) {
+        use crate::systems::ar::answer::pieces::PartAnswer;
+        let ens = night(&every_kind_dense(effects), seed);
+        let u = Universe::new(&ens);
+        let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
+        recheck(&u, &flat);
+        for part in [
+            direct::analyse_part(&u, &Budget::new()).expect("not interrupted"),
+            satsplit::analyse_part(&u, &Budget::new()).expect("not interrupted"),
+        ] {
+            match part {
+                PartAnswer::Flat(a) => prop_assert_eq!(a, flat.clone()),
+                PartAnswer::Split(s) => prop_assert_eq!(s.flatten(), flat.clone()),
+            }
+        }
+        let n = Night::of(&ens);
+        let d = Direct.solve(&n, &Budget::new()).expect("not interrupted");
+        let s = Sat.solve(&n, &Budget::new()).expect("not interrupted");
+        prop_assert_eq!(&d, &s);
+        engine::self_check(&n, &s).map_err(TestCaseError::fail)?;
+    }
+}

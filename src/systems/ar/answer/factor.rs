@@ -225,6 +225,8 @@ pub fn components(u: &Universe) -> Vec<Vec<usize>> {
 #[derive(Clone, Debug, Default)]
 struct Arrivals {
     kinds: u8,
+    /// A `protect` with a filter: it may hit any kind sharing a target, as a stop does.
+    wide: bool,
     blocks: [Option<usize>; 2],
     actors: [Option<Player>; 2],
 }
@@ -249,14 +251,16 @@ impl Arrivals {
         let e = &u.effects[i];
         let k = e.action().expect("arrivals are actions");
         self.kinds |= kind_bit(k);
-        if k == ActionKind::Block {
+        if is_block(k) {
             keep_two(&mut self.blocks, i);
         }
+        self.wide |= is_wide(e);
         keep_two(&mut self.actors, e.actor);
     }
 
     fn merge(&mut self, o: &Arrivals) {
         self.kinds |= o.kinds;
+        self.wide |= o.wide;
         o.blocks
             .iter()
             .flatten()
@@ -280,6 +284,33 @@ impl Arrivals {
     }
 }
 
+/// Whether an action kind blocks its targets' actions (`block`, `jail`).
+fn is_block(k: ActionKind) -> bool {
+    matches!(k, ActionKind::Block | ActionKind::Jail)
+}
+
+/// Whether an action kind protects its targets from kills (`protect`, `jail`).
+#[cfg(test)]
+fn is_protect(k: ActionKind) -> bool {
+    matches!(k, ActionKind::Protect | ActionKind::Jail)
+}
+
+/// A `protect` with a filter (`protect[kill,block]`): joined like a stop, with every
+/// action that may share a target with it.
+fn is_wide(e: &crate::systems::ar::night::universe::UEffect) -> bool {
+    e.action() == Some(ActionKind::Protect) && e.mods.only.is_some()
+}
+
+/// Whether an effect turns away actions of other players aimed at its owner, whatever
+/// their kind (`immune`, `commute`), or is triggered by them (reflexive passives).
+fn watches_visitors(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::Passive(PassiveKind::Reflexive(_) | PassiveKind::Immune)
+            | Kind::Action(ActionKind::Commute)
+    )
+}
+
 /// The rules of [`components`] at player p, over the items that may end there (each an
 /// effect standing for a set already joined, with that set's summary).
 fn join_at(
@@ -299,14 +330,18 @@ fn join_at(
         }
     };
     let first = items[0].0;
-    // Stops and the non-stops that may share p with them.
-    if any(&|a| a.has(ActionKind::Stop)) && any(&|a| a.has_other_than(ActionKind::Stop)) {
+    // Stops (and filtered protects) and the actions that may share p with them.
+    if (any(&|a| a.has(ActionKind::Stop)) && any(&|a| a.has_other_than(ActionKind::Stop)))
+        || (any(&|a| a.wide) && items.len() > 1)
+    {
         join(uf, first, &|_| true);
     }
-    // Protects and kills.
+    // Protects (and jails) and kills.
     let kills = any(&|a| a.has(ActionKind::Kill));
-    if kills && any(&|a| a.has(ActionKind::Protect)) {
-        let f = |a: &Arrivals| a.has(ActionKind::Kill) || a.has(ActionKind::Protect);
+    if kills && any(&|a| a.has(ActionKind::Protect) || a.has(ActionKind::Jail)) {
+        let f = |a: &Arrivals| {
+            a.has(ActionKind::Kill) || a.has(ActionKind::Protect) || a.has(ActionKind::Jail)
+        };
         let with = items.iter().find(|(_, a)| f(a)).expect("some").0;
         join(uf, with, &f);
     }
@@ -331,20 +366,20 @@ fn join_at(
             )
             .collect();
         if victims.iter().any(|&v| blocks[1].is_some() || v != b0) {
-            join(uf, b0, &|a| a.has(ActionKind::Block));
+            join(uf, b0, &|a| {
+                a.has(ActionKind::Block) || a.has(ActionKind::Jail)
+            });
             for v in victims {
                 uf.union(b0, v);
             }
         }
     }
-    for &q in passives {
+    for &q in passives.iter().chain(own_actions) {
         match u.effects[q].kind {
             Kind::Passive(PassiveKind::Bulletproof) if kills => {
                 join(uf, q, &|a| a.has(ActionKind::Kill));
             }
-            Kind::Passive(PassiveKind::Reflexive(_)) => {
-                join(uf, q, &|a| a.other_actor(p));
-            }
+            k if watches_visitors(k) => join(uf, q, &|a| a.other_actor(p)),
             _ => {}
         }
     }
@@ -622,11 +657,22 @@ mod tests {
             if !stops.is_empty() && !others.is_empty() {
                 join_all(&mut uf, &stops, &others);
             }
-            let (kills, protects, blocks) = (
-                of(ActionKind::Kill),
-                of(ActionKind::Protect),
-                of(ActionKind::Block),
-            );
+            let wide: Vec<usize> = h
+                .iter()
+                .copied()
+                .filter(|&i| is_wide(&u.effects[i]))
+                .collect();
+            if !wide.is_empty() && h.len() > 1 {
+                join_all(&mut uf, &wide, h);
+            }
+            let of_any = |f: fn(ActionKind) -> bool| -> Vec<usize> {
+                h.iter()
+                    .copied()
+                    .filter(|&i| kind(i).is_some_and(f))
+                    .collect()
+            };
+            let (kills, protects, blocks) =
+                (of(ActionKind::Kill), of_any(is_protect), of_any(is_block));
             if !kills.is_empty() && !protects.is_empty() {
                 join_all(&mut uf, &protects, &kills);
             }
@@ -646,10 +692,10 @@ mod tests {
             if let Some(d) = u.deflector[p] {
                 join_all(&mut uf, &[d], h);
             }
-            for &q in &passives[p] {
+            for &q in passives[p].iter().chain(&own_actions[p]) {
                 match u.effects[q].kind {
                     Kind::Passive(PassiveKind::Bulletproof) => join_all(&mut uf, &[q], &kills),
-                    Kind::Passive(PassiveKind::Reflexive(_)) => {
+                    k if watches_visitors(k) => {
                         let triggers: Vec<usize> = h
                             .iter()
                             .copied()

@@ -26,7 +26,7 @@
 
 use super::frame::Frame;
 use super::learn::{lit, neg, Learner, Lit, Problem};
-use crate::systems::ar::night::model::{ActionKind, Kind, Player};
+use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::{BTreeSet, HashMap};
@@ -117,30 +117,29 @@ pub(super) fn write(
         for &a in &f.attackers[y] {
             let ja = local[&a];
             let guard = &f.guards[ye.actor as usize];
-            let attack =
-                if u.effects[a].kind == Kind::Action(ActionKind::Block) && !guard.is_empty() {
-                    let o = *open.entry(ye.actor).or_insert_with(|| {
-                        let o = vars;
-                        vars += 1;
-                        phase.push(false);
-                        let mut any = vec![lit(o, true)];
-                        for g in guard {
-                            clauses.push(vec![lit(o, false), lit(live(local[g]), false)]);
-                            any.push(lit(live(local[g]), true));
-                        }
-                        clauses.push(any);
-                        o
-                    });
-                    let h = vars;
+            let attack = if !guard.is_empty() && super::frame::block_only(u, &f.rho, a, y) {
+                let o = *open.entry(ye.actor).or_insert_with(|| {
+                    let o = vars;
                     vars += 1;
                     phase.push(false);
-                    clauses.push(vec![lit(h, false), lit(s(ja), true)]);
-                    clauses.push(vec![lit(h, false), lit(o, true)]);
-                    clauses.push(vec![lit(h, true), lit(s(ja), false), lit(o, false)]);
-                    lit(h, true)
-                } else {
-                    lit(s(ja), true)
-                };
+                    let mut any = vec![lit(o, true)];
+                    for g in guard {
+                        clauses.push(vec![lit(o, false), lit(live(local[g]), false)]);
+                        any.push(lit(live(local[g]), true));
+                    }
+                    clauses.push(any);
+                    o
+                });
+                let h = vars;
+                vars += 1;
+                phase.push(false);
+                clauses.push(vec![lit(h, false), lit(s(ja), true)]);
+                clauses.push(vec![lit(h, false), lit(o, true)]);
+                clauses.push(vec![lit(h, true), lit(s(ja), false), lit(o, false)]);
+                lit(h, true)
+            } else {
+                lit(s(ja), true)
+            };
             clauses.push(vec![neg(attack), lit(s(j), false)]);
             if f.cut_dominance && y < u.n_declared {
                 clauses.push(vec![neg(attack), lit(live(j), true)]);

@@ -7,7 +7,7 @@
 //! Invariants: building polls the budget; every list of edges is sorted; the components
 //! partition the frame's effects.
 
-use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player, Reach};
 use crate::systems::ar::night::resolution::{Cut, TargetMap};
 use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -100,34 +100,28 @@ impl Frame {
             }
             let ae = &u.effects[a];
             let owner = [ae.actor];
-            let (via, pool): (&[Player], &[Vec<Ix>]) = match ae.kind {
-                Kind::Action(ActionKind::Block) => (&rho[a], &by_actor),
-                Kind::Action(ActionKind::Stop | ActionKind::Protect) => (&rho[a], &by_target),
-                Kind::Passive(PassiveKind::Bulletproof) => (&owner, &by_target),
-                _ => continue,
-            };
-            for &t in via {
-                for &y in &pool[t as usize] {
-                    if y == a || stamp[y] == a {
-                        continue;
-                    }
-                    let ye = &u.effects[y];
-                    let yk = ye.action().expect("pools hold actions");
-                    let hit = match ae.kind {
-                        Kind::Action(ActionKind::Block) => {
-                            ye.is_submitted_action()
-                                && (cut_search || unblockable[ye.actor as usize].is_empty())
+            for atk in ae.attacks() {
+                let (via, pool): (&[Player], &[Vec<Ix>]) = match atk.reach {
+                    Reach::Actor => (&rho[a], &by_actor),
+                    Reach::Shared => (&rho[a], &by_target),
+                    Reach::Owner => (&owner, &by_target),
+                };
+                for &t in via {
+                    for &y in &pool[t as usize] {
+                        if y == a || stamp[y] == a {
+                            continue;
                         }
-                        Kind::Action(ActionKind::Stop) => yk != ActionKind::Stop,
-                        Kind::Action(ActionKind::Protect) | Kind::Passive(_) => {
-                            yk == ActionKind::Kill
+                        let ye = &u.effects[y];
+                        // Resolving, a fixed `unblockable` cancels every block on its owner.
+                        let hit = ye.hit_by(&atk, ae)
+                            && (!atk.block
+                                || cut_search
+                                || unblockable[ye.actor as usize].is_empty());
+                        if hit {
+                            stamp[y] = a;
+                            attackers[y].push(a);
+                            attacks[a].push(y);
                         }
-                        _ => false,
-                    };
-                    if hit {
-                        stamp[y] = a;
-                        attackers[y].push(a);
-                        attacks[a].push(y);
                     }
                 }
             }
@@ -146,8 +140,11 @@ impl Frame {
                     budget.check()?;
                 }
                 let owner = u.effects[passive].actor;
+                let only = u.effects[passive].mods.only;
                 for &g in &by_actor[visitor as usize] {
-                    if rho[g].contains(&owner) {
+                    let kind_ok =
+                        only.is_none_or(|o| u.effects[g].action().is_some_and(|k| o.contains(k)));
+                    if kind_ok && rho[g].contains(&owner) {
                         triggers[c].push(g);
                         trig_of[g].push(c);
                     }
@@ -191,9 +188,12 @@ impl Frame {
         // A guard joins the effects its blocks hit (it decides whether they are hit).
         let mut guard_of: Vec<Vec<Ix>> = vec![Vec::new(); n];
         for (y, ys) in attackers.iter().enumerate() {
-            let guarded = ys
-                .iter()
-                .any(|&a| u.effects[a].kind == Kind::Action(ActionKind::Block));
+            let guarded = ys.iter().any(|&a| {
+                matches!(
+                    u.effects[a].kind,
+                    Kind::Action(ActionKind::Block | ActionKind::Jail)
+                )
+            });
             if guarded {
                 guard_of[y].clone_from(&guards[u.effects[y].actor as usize]);
             }
@@ -215,6 +215,20 @@ impl Frame {
             guards,
             rho: rho.clone(),
         })
+    }
+}
+
+/// Whether the attack of `a` on `y` (an edge of the frame) is by the block rule alone, so
+/// that a succeeding `unblockable` of y's actor cancels it: `a` is a block, or a jail
+/// whose protection does not also hit `y` (a kill sharing a final target with it).
+pub(super) fn block_only(u: &Universe, rho: &TargetMap, a: Ix, y: Ix) -> bool {
+    let ae = &u.effects[a];
+    match ae.kind {
+        Kind::Action(ActionKind::Block) => true,
+        Kind::Action(ActionKind::Jail) => !ae.attacks().any(|atk| {
+            !atk.block && u.effects[y].hit_by(&atk, ae) && rho[a].iter().any(|t| rho[y].contains(t))
+        }),
+        _ => false,
     }
 }
 

@@ -35,7 +35,7 @@
 use super::cuts::{self, minimise_with};
 use super::learn::{lit, neg, Learner, Lit, Problem};
 use crate::systems::ar::answer::pieces::Product;
-use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::model::{Kind, PassiveKind, Player, Reach};
 use crate::systems::ar::night::resolution::{
     group_ways, Cut, Resolution, TargetMap, WaysByResolution,
 };
@@ -394,14 +394,21 @@ fn write(
     let mut possible: Vec<Vec<Player>> = vec![Vec::new(); n];
     let mut looked = FixedBitSet::with_capacity(np);
     for (i, e) in u.effects.iter().enumerate().filter(|&(i, _)| !dead[i]) {
-        match e.kind {
-            Kind::Action(ActionKind::Block) => possible[i] = b.possible(i),
-            Kind::Action(ActionKind::Stop | ActionKind::Protect) => {
-                possible[i] = b.possible(i);
-                possible[i].iter().for_each(|&p| looked.insert(p as usize));
+        for atk in e.attacks() {
+            match atk.reach {
+                Reach::Actor => {
+                    if possible[i].is_empty() {
+                        possible[i] = b.possible(i);
+                    }
+                }
+                Reach::Shared => {
+                    if possible[i].is_empty() {
+                        possible[i] = b.possible(i);
+                    }
+                    possible[i].iter().for_each(|&p| looked.insert(p as usize));
+                }
+                Reach::Owner => looked.insert(e.actor as usize),
             }
-            Kind::Passive(PassiveKind::Bulletproof) => looked.insert(e.actor as usize),
-            _ => {}
         }
     }
     let mut by_target: Vec<Vec<Ix>> = vec![Vec::new(); np];
@@ -425,77 +432,77 @@ fn write(
     for a in (0..n).filter(|&a| !dead[a]) {
         let ae = &u.effects[a];
         let owner = [ae.actor];
-        let (via, pool): (&[Player], &[Vec<Ix>]) = match ae.kind {
-            Kind::Action(ActionKind::Block) => (&possible[a], &by_actor),
-            Kind::Action(ActionKind::Stop | ActionKind::Protect) => (&possible[a], &by_target),
-            Kind::Passive(PassiveKind::Bulletproof) => (&owner, &by_target),
-            _ => continue,
-        };
-        let mut ys = Vec::new();
-        for &p in via {
-            for &y in &pool[p as usize] {
-                if y != a && stamp[y] != a {
-                    stamp[y] = a;
-                    ys.push(y);
-                }
-            }
-        }
-        ys.sort_unstable();
-        for y in ys {
-            b.poll()?;
-            let ye = &u.effects[y];
-            let yk = ye.action().expect("pools hold actions");
-            let sa = lit(a, true);
-            let att = match ae.kind {
-                Kind::Action(ActionKind::Block) if ye.is_submitted_action() => {
-                    let guards = &unblockable[ye.actor as usize];
-                    if !guards.is_empty() && !cut_search {
-                        continue; // an unblockable passive that cannot be cut
-                    }
-                    let on = b.at(a, ye.actor)?;
-                    let mut cond = vec![sa, on];
-                    if !guards.is_empty() {
-                        let o = match open.get(&ye.actor) {
-                            Some(&o) => o,
-                            None => {
-                                // Every unblockable passive of the actor is cut.
-                                let o = b.fresh();
-                                let mut any = vec![o];
-                                for &g in guards {
-                                    b.clause(&[neg(o), lit(n + g, false)]);
-                                    any.push(lit(n + g, true));
-                                }
-                                b.clause(&any);
-                                open.insert(ye.actor, o);
-                                o
-                            }
-                        };
-                        cond.push(o);
-                    }
-                    b.and(&cond)
-                }
-                Kind::Action(ActionKind::Stop) if yk != ActionKind::Stop => {
-                    let sh = b.shares(a, y)?;
-                    b.and(&[sa, sh])
-                }
-                Kind::Action(ActionKind::Protect) if yk == ActionKind::Kill => {
-                    let sh = b.shares(a, y)?;
-                    b.and(&[sa, sh])
-                }
-                Kind::Passive(PassiveKind::Bulletproof) if yk == ActionKind::Kill => {
-                    let on = b.at(y, ae.actor)?;
-                    b.and(&[sa, on])
-                }
-                _ => continue,
+        for (row, atk) in ae.attacks().enumerate() {
+            // A jail's two rows are two attacks, each with its own condition.
+            let key = 2 * a + row;
+            let (via, pool): (&[Player], &[Vec<Ix>]) = match atk.reach {
+                Reach::Actor => (&possible[a], &by_actor),
+                Reach::Shared => (&possible[a], &by_target),
+                Reach::Owner => (&owner, &by_target),
             };
-            if att == b.f() {
-                continue;
+            let mut ys = Vec::new();
+            for &p in via {
+                for &y in &pool[p as usize] {
+                    if y != a && stamp[y] != key {
+                        stamp[y] = key;
+                        ys.push(y);
+                    }
+                }
             }
-            b.clause(&[neg(att), lit(y, false)]);
-            if cut_search && y < nd {
-                b.clause(&[neg(att), lit(n + y, true)]);
+            ys.sort_unstable();
+            for y in ys {
+                b.poll()?;
+                let ye = &u.effects[y];
+                if !ye.hit_by(&atk, ae) {
+                    continue;
+                }
+                let sa = lit(a, true);
+                let att = match atk.reach {
+                    Reach::Actor => {
+                        let guards = &unblockable[ye.actor as usize];
+                        if atk.block && !guards.is_empty() && !cut_search {
+                            continue; // an unblockable passive that cannot be cut
+                        }
+                        let on = b.at(a, ye.actor)?;
+                        let mut cond = vec![sa, on];
+                        if atk.block && !guards.is_empty() {
+                            let o = match open.get(&ye.actor) {
+                                Some(&o) => o,
+                                None => {
+                                    // Every unblockable passive of the actor is cut.
+                                    let o = b.fresh();
+                                    let mut any = vec![o];
+                                    for &g in guards {
+                                        b.clause(&[neg(o), lit(n + g, false)]);
+                                        any.push(lit(n + g, true));
+                                    }
+                                    b.clause(&any);
+                                    open.insert(ye.actor, o);
+                                    o
+                                }
+                            };
+                            cond.push(o);
+                        }
+                        b.and(&cond)
+                    }
+                    Reach::Shared => {
+                        let sh = b.shares(a, y)?;
+                        b.and(&[sa, sh])
+                    }
+                    Reach::Owner => {
+                        let on = b.at(y, ae.actor)?;
+                        b.and(&[sa, on])
+                    }
+                };
+                if att == b.f() {
+                    continue;
+                }
+                b.clause(&[neg(att), lit(y, false)]);
+                if cut_search && y < nd {
+                    b.clause(&[neg(att), lit(n + y, true)]);
+                }
+                attacks[y].push(att);
             }
-            attacks[y].push(att);
         }
     }
     for y in 0..n {
@@ -525,8 +532,12 @@ fn write(
         b.clause(&[neg(live), sp]);
         let mut some = vec![neg(live)];
         let mut mine = Vec::new();
+        let only = u.effects[passive].mods.only;
         for &g in &by_actor[visitor as usize] {
             b.poll()?;
+            if only.is_some_and(|o| u.effects[g].action().is_some_and(|k| !o.contains(k))) {
+                continue;
+            }
             let on = b.at(g, owner)?;
             let trig = b.and(&[lit(g, true), on]);
             if trig == b.f() {

@@ -54,12 +54,17 @@ pub enum Rule {
     Protected,
     /// A `bulletproof` passive owned by a kill's final target.
     Bulletproof,
+    /// An `immune` passive owned by a final target of another player's action of a kind
+    /// in its filter.
+    Immune,
+    /// A succeeding `commute` of a final target of another player's action.
+    Commuted,
 }
 
 /// Whether `g`, if it succeeds, makes action `f` fail under the final targets `rho`, and by
-/// which rule (the kind table of `docs/ar.md`). `block` is reported whatever passives the
-/// target has: a succeeding `unblockable` of f's actor cancels it, which
-/// [`fails`] checks against S.
+/// which rule (the kind table of `docs/ar.md`, filters and `strongkill` included).
+/// `block` is reported whatever passives the target has: a succeeding `unblockable` of
+/// f's actor cancels it, which [`fails`] checks against S.
 pub fn attack(u: &Universe, rho: &TargetMap, g: Ix, f: Ix) -> Option<Rule> {
     let fe = &u.effects[f];
     let fk = fe.action()?;
@@ -67,21 +72,51 @@ pub fn attack(u: &Universe, rho: &TargetMap, g: Ix, f: Ix) -> Option<Rule> {
         return None;
     }
     let ge = &u.effects[g];
-    let hit = match ge.kind {
-        Kind::Action(ActionKind::Block) => fe.is_submitted_action() && rho[g].contains(&fe.actor),
-        Kind::Action(ActionKind::Stop) => fk != ActionKind::Stop && shares_target(rho, g, f),
-        Kind::Action(ActionKind::Protect) => fk == ActionKind::Kill && shares_target(rho, g, f),
-        Kind::Passive(PassiveKind::Bulletproof) => {
-            fk == ActionKind::Kill && rho[f].contains(&ge.actor)
-        }
-        _ => false,
+    // The filter written on g (`block[kill]`), else its kind's default victims.
+    let filtered = |default: &dyn Fn(ActionKind) -> bool| match ge.mods.only {
+        Some(only) => only.contains(fk),
+        None => default(fk),
     };
-    hit.then_some(match ge.kind {
-        Kind::Action(ActionKind::Block) => Rule::Blocked,
-        Kind::Action(ActionKind::Stop) => Rule::Stopped,
-        Kind::Action(ActionKind::Protect) => Rule::Protected,
-        _ => Rule::Bulletproof,
-    })
+    // A `strongkill` is stopped by no rule but a commute.
+    let pierce = fe.mods.pierce;
+    let blocks = || {
+        !pierce
+            && fe.is_submitted_action()
+            && rho[g].contains(&fe.actor)
+            && filtered(&|k| k != ActionKind::Commute)
+    };
+    let protects = || !pierce && fk == ActionKind::Kill && filtered(&|_| true);
+    match ge.kind {
+        Kind::Action(ActionKind::Block) => blocks().then_some(Rule::Blocked),
+        // The protection first: unlike the block, no `unblockable` cancels it.
+        Kind::Action(ActionKind::Jail) => {
+            if protects() && shares_target(rho, g, f) {
+                Some(Rule::Protected)
+            } else {
+                blocks().then_some(Rule::Blocked)
+            }
+        }
+        Kind::Action(ActionKind::Stop) => {
+            (!pierce && fk != ActionKind::Stop && filtered(&|_| true) && shares_target(rho, g, f))
+                .then_some(Rule::Stopped)
+        }
+        Kind::Action(ActionKind::Protect) => {
+            (!pierce && filtered(&|k| k == ActionKind::Kill) && shares_target(rho, g, f))
+                .then_some(Rule::Protected)
+        }
+        Kind::Action(ActionKind::Commute) => {
+            (fe.actor != ge.actor && rho[f].contains(&ge.actor)).then_some(Rule::Commuted)
+        }
+        Kind::Passive(PassiveKind::Bulletproof) => {
+            (!pierce && fk == ActionKind::Kill && rho[f].contains(&ge.actor))
+                .then_some(Rule::Bulletproof)
+        }
+        Kind::Passive(PassiveKind::Immune) => {
+            (!pierce && fe.actor != ge.actor && filtered(&|_| false) && rho[f].contains(&ge.actor))
+                .then_some(Rule::Immune)
+        }
+        _ => None,
+    }
 }
 
 /// Whether a succeeding `unblockable` passive of f's actor is in `s`.
@@ -133,9 +168,14 @@ pub fn created_set(
                 continue;
             };
             let owner = u.effects[p].actor;
+            // `reflexive:kill[kill]`: only actions of the filter's kinds trigger it.
+            let only = u.effects[p].mods.only;
             for g in s.ones() {
                 let ge = &u.effects[g];
-                if ge.action().is_none() || is_cut(u, cut, g) || ge.actor == owner {
+                let Some(gk) = ge.action() else {
+                    continue;
+                };
+                if is_cut(u, cut, g) || ge.actor == owner || only.is_some_and(|o| !o.contains(gk)) {
                     continue;
                 }
                 let derived = ge.is_declared() || out.contains(g);
@@ -260,6 +300,8 @@ pub fn rule_words(u: &Universe, rule: Rule, by: Ix) -> String {
         Rule::Stopped => format!("stopped by {}", actor_name(u, by)),
         Rule::Protected => format!("protected by {}", actor_name(u, by)),
         Rule::Bulletproof => format!("{} is bulletproof", actor_name(u, by)),
+        Rule::Immune => format!("{} is immune", actor_name(u, by)),
+        Rule::Commuted => format!("{} commuted", actor_name(u, by)),
     }
 }
 

@@ -3,7 +3,9 @@
 //! Invariant: the output is a valid [`Ensemble`] (arity, at most one `deflect` per player,
 //! unique ids), and is a pure function of the parameters and the seed.
 
-use crate::systems::ar::night::model::{ActionKind, Effect, Ensemble, Kind, Mods, PassiveKind};
+use crate::systems::ar::night::model::{
+    ActionKind, Effect, Ensemble, Info, Kind, KindSet, Mods, PassiveKind,
+};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -23,6 +25,11 @@ pub struct NightParams {
     pub priority_levels: u32,
     /// Largest number of targets of multi-target actions.
     pub max_targets: usize,
+    /// Probability that an effect carries a modifier its kind allows (a filter on a
+    /// block, stop, protect, jail or reflexive passive, `strongkill`, an information
+    /// kind), and that a passive is an `immune` one. 0 draws exactly what the generator
+    /// drew before modifiers existed, seed for seed.
+    pub modifier_rate: f64,
 }
 
 impl Default for NightParams {
@@ -40,6 +47,7 @@ impl Default for NightParams {
             passive_rate: 0.15,
             priority_levels: 0,
             max_targets: 2,
+            modifier_rate: 0.0,
         }
     }
 }
@@ -69,6 +77,52 @@ impl NightParams {
     }
 }
 
+#[cfg(test)]
+impl NightParams {
+    /// Nights that draw every action kind (deflect, jail and commute included), every
+    /// passive and every modifier: the tests' mix for the role vocabulary.
+    pub fn every_kind(players: usize, effects: usize) -> NightParams {
+        NightParams {
+            players,
+            effects,
+            kinds: ActionKind::ALL.to_vec(),
+            passive_rate: 0.25,
+            max_targets: 2,
+            modifier_rate: 0.35,
+            ..NightParams::default()
+        }
+    }
+}
+
+/// A random filter: one to three kinds.
+fn filter(rng: &mut ChaCha8Rng) -> KindSet {
+    let n = rng.gen_range(1..=3);
+    KindSet::from_kinds((0..n).map(|_| ActionKind::ALL[rng.gen_range(0..ActionKind::ALL.len())]))
+}
+
+/// A random modifier for an effect of `kind`, drawn with probability `rate` (no draw at
+/// all when `rate` is 0, so that such nights are those of the generator before
+/// modifiers).
+fn modifiers(rng: &mut ChaCha8Rng, kind: Kind, rate: f64) -> Mods {
+    if rate <= 0.0 || !rng.gen_bool(rate.min(1.0)) {
+        return Mods::default();
+    }
+    let mut m = Mods::default();
+    match kind {
+        Kind::Action(ActionKind::Kill) => m.pierce = true,
+        Kind::Action(ActionKind::Visit) => {
+            m.info = Some(Info::ALL[rng.gen_range(0..Info::ALL.len())]);
+        }
+        k => {
+            let f = filter(rng);
+            if (Mods { only: Some(f), ..m }).allowed_for(k) {
+                m.only = Some(f);
+            }
+        }
+    }
+    m
+}
+
 /// A random night drawn from `params` with the given seed.
 pub fn night(params: &NightParams, seed: u64) -> Ensemble {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -86,7 +140,9 @@ pub fn night(params: &NightParams, seed: u64) -> Ensemble {
         let actor = rng.gen_range(0..np);
         let passive = rng.gen_bool(params.passive_rate.clamp(0.0, 1.0)) || params.kinds.is_empty();
         let (kind, targets) = if passive {
-            let k = match rng.gen_range(0..3) {
+            let options = if params.modifier_rate > 0.0 { 4 } else { 3 };
+            let k = match rng.gen_range(0..options) {
+                3 => PassiveKind::Immune,
                 0 => PassiveKind::Bulletproof,
                 1 => PassiveKind::Unblockable,
                 _ => match reflexive.choose(&mut rng) {
@@ -110,6 +166,10 @@ pub fn night(params: &NightParams, seed: u64) -> Ensemble {
             let targets = (0..arity).map(|_| rng.gen_range(0..np) as u32).collect();
             (Kind::Action(k), targets)
         };
+        let mut mods = modifiers(&mut rng, kind, params.modifier_rate);
+        if kind == Kind::Passive(PassiveKind::Immune) && mods.only.is_none() {
+            mods.only = Some(filter(&mut rng));
+        }
         let priority = if params.priority_levels == 0 {
             kind.default_priority()
         } else {
@@ -119,7 +179,7 @@ pub fn night(params: &NightParams, seed: u64) -> Ensemble {
             id: format!("e{}", i + 1),
             actor: actor as u32,
             kind,
-            mods: Mods::default(),
+            mods,
             targets,
             priority,
             span: None,

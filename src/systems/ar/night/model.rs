@@ -223,8 +223,8 @@ pub struct Mods {
     /// kinds of visiting action that trigger a reflexive passive. `None`: the kind's
     /// default.
     pub only: Option<KindSet>,
-    /// A `strongkill`: a kill that `protect`, `jail`, `bulletproof` and `immune` do not
-    /// stop (blocks and stops still do).
+    /// A `strongkill`: a kill that no rule makes fail but a `commute` (blocks, stops,
+    /// protects, jails, `bulletproof` and `immune` do not touch it).
     pub pierce: bool,
     /// An information action (a `visit` that tells its actor something).
     pub info: Option<Info>,
@@ -270,7 +270,7 @@ pub struct Attack {
     /// Only *submitted* actions (declared, not created), and a succeeding `unblockable`
     /// passive of the victim's actor cancels it: the block rule.
     pub block: bool,
-    /// A piercing kill (`strongkill`) is not hit.
+    /// A piercing kill (`strongkill`) is not hit (every row but `commute`'s).
     pub pierceable: bool,
     /// The owner's own actions are not hit.
     pub others_only: bool,
@@ -295,12 +295,18 @@ impl Attack {
                 .filter(|&k| k != ActionKind::Stop),
         );
         let kills = KindSet::of(ActionKind::Kill);
+        // A commute is not blocked unless a filter names it (the commuter left first).
+        let blockable = KindSet::from_kinds(
+            ActionKind::ALL
+                .into_iter()
+                .filter(|&k| k != ActionKind::Commute),
+        );
         let only = |default: KindSet| mods.only.unwrap_or(default);
         let block = |victims| Attack {
             reach: Reach::Actor,
             victims,
             block: true,
-            pierceable: false,
+            pierceable: true,
             others_only: false,
         };
         let protect = |victims| Attack {
@@ -318,20 +324,20 @@ impl Attack {
             others_only,
         };
         let (a, b) = match kind {
-            Kind::Action(ActionKind::Block) => (Some(block(only(KindSet::ALL))), None),
+            Kind::Action(ActionKind::Block) => (Some(block(only(blockable))), None),
             Kind::Action(ActionKind::Stop) => (
                 Some(Attack {
                     reach: Reach::Shared,
                     victims: only(all_but_stop).and(all_but_stop),
                     block: false,
-                    pierceable: false,
+                    pierceable: true,
                     others_only: false,
                 }),
                 None,
             ),
             Kind::Action(ActionKind::Protect) => (Some(protect(only(kills))), None),
             Kind::Action(ActionKind::Jail) => (
-                Some(block(only(KindSet::ALL))),
+                Some(block(only(blockable))),
                 Some(protect(only(KindSet::ALL).and(kills))),
             ),
             Kind::Action(ActionKind::Commute) => (Some(owner(KindSet::ALL, false, true)), None),

@@ -58,7 +58,7 @@
 //! query), and gives the charge back when dropped.
 
 use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Inputs, Lit, Solver};
-use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::model::{Attack, Kind, PassiveKind, Player, Reach};
 use crate::systems::ar::night::resolution::{
     analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
 };
@@ -497,34 +497,42 @@ impl<'u> Encoding<'u> {
         self.or(&terms)
     }
 
-    /// The extra conditions (besides `s[a]`) under which a makes y fail, or `None` if it
-    /// never does.
-    fn attack_condition(&mut self, a: Ix, y: Ix, unblockable_of: &[Vec<Ix>]) -> Option<Vec<Lit>> {
+    /// The extra conditions (besides `s[a]`) under which a makes y fail by the attack
+    /// `atk` (a row of a's kind), or `None` if it never does.
+    fn attack_condition(
+        &mut self,
+        a: Ix,
+        atk: &Attack,
+        y: Ix,
+        unblockable_of: &[Vec<Ix>],
+    ) -> Option<Vec<Lit>> {
         let u = self.u;
         let (ae, ye) = (&u.effects[a], &u.effects[y]);
-        let yk = ye.action()?;
+        if !ye.hit_by(atk, ae) {
+            return None;
+        }
         let t = self.solver.true_lit();
-        let hit = match ae.kind {
-            Kind::Action(ActionKind::Block) if ye.is_submitted_action() => {
+        let hit = match atk.reach {
+            Reach::Actor => {
                 let on = self.at(a, ye.actor);
                 if on == !t {
                     return None;
                 }
-                let mut guards: Vec<Lit> = unblockable_of[ye.actor as usize]
-                    .iter()
-                    .map(|&g| !self.s[g])
-                    .collect();
+                let mut guards: Vec<Lit> = if atk.block {
+                    unblockable_of[ye.actor as usize]
+                        .iter()
+                        .map(|&g| !self.s[g])
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 if on != t {
                     guards.push(on);
                 }
                 return Some(guards);
             }
-            Kind::Action(ActionKind::Stop) if yk != ActionKind::Stop => self.shares(a, y),
-            Kind::Action(ActionKind::Protect) if yk == ActionKind::Kill => self.shares(a, y),
-            Kind::Passive(PassiveKind::Bulletproof) if yk == ActionKind::Kill => {
-                self.at(y, ae.actor)
-            }
-            _ => !t,
+            Reach::Shared => self.shares(a, y),
+            Reach::Owner => self.at(y, ae.actor),
         };
         if hit == !t {
             None
@@ -548,12 +556,7 @@ impl<'u> Encoding<'u> {
         // action's would be quadratic along a chain of deflections); `by_target` only at
         // the players a stop, protect or bulletproof passive looks at, gathered from the
         // actions aimed at the players whose path passes there.
-        let reads = |i: Ix| {
-            matches!(
-                u.effects[i].kind,
-                Kind::Action(ActionKind::Block | ActionKind::Stop | ActionKind::Protect)
-            )
-        };
+        let reads = |i: Ix| u.effects[i].attacks().any(|a| a.reach != Reach::Owner);
         let possible: Vec<Vec<Player>> = (0..n)
             .map(|i| {
                 if reads(i) {
@@ -578,12 +581,12 @@ impl<'u> Encoding<'u> {
         }
         let mut looked = FixedBitSet::with_capacity(np);
         for (i, e) in u.effects.iter().enumerate() {
-            match e.kind {
-                Kind::Action(ActionKind::Stop | ActionKind::Protect) => {
-                    possible[i].iter().for_each(|&p| looked.insert(p as usize));
+            for atk in e.attacks() {
+                match atk.reach {
+                    Reach::Shared => possible[i].iter().for_each(|&p| looked.insert(p as usize)),
+                    Reach::Owner => looked.insert(e.actor as usize),
+                    Reach::Actor => {}
                 }
-                Kind::Passive(PassiveKind::Bulletproof) => looked.insert(e.actor as usize),
-                _ => {}
             }
         }
         let mut seen = vec![usize::MAX; n];
@@ -609,37 +612,40 @@ impl<'u> Encoding<'u> {
             }
             let ae = &u.effects[a];
             let owner = [ae.actor];
-            let (via, pool): (&[Player], &[Vec<Ix>]) = match ae.kind {
-                Kind::Action(ActionKind::Block) => (reach, &by_actor),
-                Kind::Action(ActionKind::Stop | ActionKind::Protect) => (reach, &by_target),
-                Kind::Passive(PassiveKind::Bulletproof) => (&owner, &by_target),
-                _ => continue,
-            };
-            let mut ys: Vec<Ix> = Vec::new();
-            for &p in via {
-                for &y in &pool[p as usize] {
-                    if y != a && stamp[y] != a {
-                        stamp[y] = a;
-                        ys.push(y);
+            for (row, atk) in ae.attacks().enumerate() {
+                // A jail's two rows are two attacks, each with its own condition.
+                let key = 2 * a + row;
+                let (via, pool): (&[Player], &[Vec<Ix>]) = match atk.reach {
+                    Reach::Actor => (reach, &by_actor),
+                    Reach::Shared => (reach, &by_target),
+                    Reach::Owner => (&owner, &by_target),
+                };
+                let mut ys: Vec<Ix> = Vec::new();
+                for &p in via {
+                    for &y in &pool[p as usize] {
+                        if y != a && stamp[y] != key {
+                            stamp[y] = key;
+                            ys.push(y);
+                        }
                     }
                 }
-            }
-            ys.sort_unstable();
-            for y in ys {
-                if !self.go_on() {
-                    return;
+                ys.sort_unstable();
+                for y in ys {
+                    if !self.go_on() {
+                        return;
+                    }
+                    let Some(mut cond) = self.attack_condition(a, &atk, y, &unblockable_of) else {
+                        continue;
+                    };
+                    let act = if cond.is_empty() {
+                        self.s[a]
+                    } else {
+                        cond.push(self.s[a]);
+                        self.solver.and(&cond)
+                    };
+                    self.solver.add_clause(&[!self.s[y], !act]);
+                    fail_lits[y].push(act);
                 }
-                let Some(mut cond) = self.attack_condition(a, y, &unblockable_of) else {
-                    continue;
-                };
-                let act = if cond.is_empty() {
-                    self.s[a]
-                } else {
-                    cond.push(self.s[a]);
-                    self.solver.and(&cond)
-                };
-                self.solver.add_clause(&[!self.s[y], !act]);
-                fail_lits[y].push(act);
             }
         }
         for (y, fails) in fail_lits.into_iter().enumerate() {
@@ -662,8 +668,12 @@ impl<'u> Encoding<'u> {
             if !self.go_on() {
                 return;
             }
+            let only = u.effects[passive].mods.only;
             let mut any: Vec<Lit> = Vec::new();
             for &g in &by_actor[visitor as usize] {
+                if only.is_some_and(|o| u.effects[g].action().is_some_and(|k| !o.contains(k))) {
+                    continue;
+                }
                 let on = self.at(g, owner);
                 if on == !t {
                     continue;
@@ -947,7 +957,7 @@ mod tests {
     use super::*;
     use crate::systems::ar::judge::{brute, semantics};
     use crate::systems::ar::night::gen::{night, NightParams};
-    use crate::systems::ar::night::model::Ensemble;
+    use crate::systems::ar::night::model::{ActionKind, Ensemble};
     use crate::systems::ar::night::resolution::{sorted_ids, Classification};
     use proptest::prelude::*;
 
@@ -1259,6 +1269,7 @@ mod tests {
                 ActionKind::Visit,
             ],
             max_targets: 2,
+            modifier_rate: 0.0,
         }
     }
 

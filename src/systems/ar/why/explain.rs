@@ -24,6 +24,8 @@ fn rule_id(rule: Rule) -> &'static str {
         Rule::Stopped => "stopped",
         Rule::Protected => "protected",
         Rule::Bulletproof => "bulletproof",
+        Rule::Immune => "immune",
+        Rule::Commuted => "commuted",
     }
 }
 
