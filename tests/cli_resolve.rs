@@ -302,6 +302,70 @@ fn why_flags_on_the_odd_block_cycle() {
     assert_eq!(v["explain"].as_array().map(Vec::len), Some(3));
 }
 
+/// `--results` on the shipped tracker / watcher / cop night (its derivation is in the
+/// file): the text block after the outcome, the same with `--explain` inside the
+/// outcome's explanation, and the `results` field of `--json`.
+#[test]
+fn results_say_what_each_player_learns() {
+    let night = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/instances/ar/results-tracker-watcher-cop.night"
+    );
+    let out = gordian(&["resolve", night, "--results"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // By hand (the file's comments): Doc's protect is blocked by R, so Goon's kill
+    // succeeds; T sees Goon visit Cop; W sees Goon at Cop (Doc's protect never left);
+    // Cop learns Goon is mafia and dies.
+    let block = "results:\n  outcome 1 (probability 1):\n    what each player learns:\n\
+                 \x20     Cop: investigated Goon: mafia  [e5]\n\
+                 \x20          was killed  [e1]\n\
+                 \x20     Doc: was blocked: protect Cop [e2] failed  [e6]\n\
+                 \x20     T: tracked Goon: Goon visited Cop  [e1]\n\
+                 \x20     W: watched Cop: Cop was visited by Goon  [e1, e6]\n";
+    assert!(text.contains(block), "{text}");
+    let out = gordian(&["resolve", night, "--results", "--explain"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "    R block Doc [e6] succeeds: nothing that succeeds stops it\n\
+             \x20   what each player learns:\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "      W: watched Cop: Cop was visited by Goon  [e1, e6]\n\
+             \x20          from Goon kill Cop [e1]; R block Doc [e6]\n"
+        ),
+        "{text}"
+    );
+    let json = gordian(&["resolve", night, "--json", "--results"]);
+    assert_eq!(json.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let r = &v["results"];
+    assert_eq!(r.as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(r[0]["probability"], "1");
+    assert_eq!(
+        r[0]["players"]["T"],
+        serde_json::json!([{"kind": "track", "effect": "e3", "target": "Goon",
+                            "saw": ["Cop"], "by": ["e1"],
+                            "text": "tracked Goon: Goon visited Cop"}])
+    );
+    assert_eq!(r[0]["players"]["W"][0]["saw"], serde_json::json!(["Goon"]));
+    assert_eq!(
+        r[0]["players"]["Cop"][0]["saw"],
+        serde_json::json!(["mafia"])
+    );
+    assert_eq!(r[0]["players"]["Cop"][1]["kind"], "killed");
+    assert_eq!(r[0]["players"]["Doc"][0]["by"], serde_json::json!(["e6"]));
+    let keys: Vec<&String> = r[0]["players"].as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 4, "Goon and R learn nothing: {keys:?}");
+    // A picture on standard output replaces the report: not with --results.
+    let out = gordian(&["resolve", night, "--dot", "-", "--results"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// gordian run in `dir` (so that a file wrongly named `-` would show there).
 fn gordian_in(dir: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gordian"))

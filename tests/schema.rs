@@ -325,6 +325,7 @@ fn resolve_json_validates_on_every_shipped_night_with_every_output_option() {
                 "--engine",
                 "all",
                 "--explain",
+                "--results",
                 "--seed",
                 "0",
             ],

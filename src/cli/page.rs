@@ -42,6 +42,9 @@ struct Request {
     /// The seed of the reproducible random pick (nights).
     #[serde(default)]
     seed: Option<u64>,
+    /// Also say what each player learns (nights: `resolve --results`).
+    #[serde(default)]
+    results: bool,
 }
 
 /// A request as the systems see it.
@@ -54,6 +57,8 @@ pub(super) struct Input<'a> {
     pub timeout: Option<Duration>,
     /// The seed of the pick.
     pub seed: Option<u64>,
+    /// What each player learns (nights: `resolve --results`).
+    pub results: bool,
 }
 
 /// The name an instance is read as when the request names none.
@@ -113,6 +118,7 @@ fn answer(request: &str) -> Result<Value, Value> {
         text: &req.text,
         timeout,
         seed: req.seed,
+        results: req.results,
     };
     (registry::get(system).page)(&input)
 }
@@ -205,12 +211,14 @@ pub(super) fn first_error<S: System>(file: &Path, text: &str) -> (usize, usize) 
     }
 }
 
-/// A night, as `gordian resolve FILE --explain` and `--explain --json` answer it, with the
-/// picture of `--dot` (the CLI's defaults: both engines, a 10 s grace, the memory bound).
+/// A night, as `gordian resolve FILE --explain` and `--explain --json` answer it (with
+/// `--results` when the request asks for `results`), with the picture of `--dot` (the
+/// CLI's defaults: both engines, a 10 s grace, the memory bound).
 pub(super) fn night(input: &Input) -> Result<Value, Value> {
     let budget = Budget::with_max_memory(DEFAULT_MAX_MEMORY);
     let why = super::why::Args {
         explain: true,
+        results: input.results,
         picture: true,
         ..Default::default()
     };
@@ -258,6 +266,9 @@ pub(super) fn night(input: &Input) -> Result<Value, Value> {
     let report = render(false)?;
     let answer: Value = serde_json::from_str(&render(true)?).unwrap_or(Value::Null);
     let mut command = String::from("gordian resolve FILE --explain --json");
+    if input.results {
+        command.push_str(" --results");
+    }
     if let Some(s) = input.seed {
         command.push_str(&format!(" --seed {s}"));
     }
@@ -392,6 +403,30 @@ mod tests {
         assert_eq!(r["cross_checked"], true);
         assert!(r["dot"].as_str().unwrap().starts_with("digraph"));
         assert!(r["report"].as_str().unwrap().contains("why:"));
+    }
+
+    #[test]
+    fn results_are_asked_for_as_resolve_results() {
+        // A tracker on a killer whose kill is protected: the kill still visited Cop
+        // (docs/ar.md, What each player learns), so T sees Cop; Cop was saved.
+        let text = "players: M D C T\nM kill C\nD protect C\nT track M\n";
+        let r = ask(json!({"text": text, "name": "n.night", "results": true}));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(
+            r["command"],
+            "gordian resolve FILE --explain --json --results"
+        );
+        let report = r["report"].as_str().unwrap();
+        assert!(
+            report.contains("T: tracked M: M visited C  [e1]"),
+            "{report}"
+        );
+        assert_eq!(
+            r["answer"]["results"][0]["players"]["T"][0]["saw"],
+            json!(["C"])
+        );
+        let r = ask(json!({"text": text, "name": "n.night"}));
+        assert!(r["answer"].get("results").is_none(), "{r}");
     }
 
     #[test]

@@ -294,7 +294,7 @@ pub(super) fn render(
 /// night: up to this many flat entries (see `answer::flat_entries`).
 const WHY_UP_TO: u64 = 4096;
 
-/// What `--explain`, `--certify`, `--dot`, `--svg` add: computed on the component itself
+/// What `--explain`, `--results`, `--certify`, `--dot`, `--svg` add: computed on the component itself
 /// for a night of one component, else on the flat answer of the whole night.
 fn why(how: &How, what: &str, n: &Night, f: &Factored) -> Result<super::why::Extras, Failed> {
     let w = how.why;
@@ -321,7 +321,8 @@ fn why(how: &How, what: &str, n: &Night, f: &Factored) -> Result<super::why::Ext
             None => String::new(),
         };
         return Err(fail(format!(
-            "--explain, --certify, --dot and --svg need the whole night's flat answer, and \
+            "--explain, --results, --certify, --dot and --svg need the whole night's flat \
+             answer, and \
              this one has {entries} entries over {} independent components{pieces} (at \
              most {WHY_UP_TO}); split the night into its components (see the report) and \
              ask about each",

@@ -1,5 +1,6 @@
 //! The "why" flags of `gordian resolve`: `--explain` (why each effect of each outcome ended
-//! as it did, and for a paradox its minimal core with the derivation), `--certify DIR`
+//! as it did, and for a paradox its minimal core with the derivation), `--results` (what
+//! each player learns in each outcome, with the effects it comes from), `--certify DIR`
 //! (checked unsatisfiability proofs of a paradox verdict), `--dot FILE` / `--svg FILE`
 //! (a picture of the night under one outcome; `-` writes it to standard output in place
 //! of the report). Computes text and JSON additions for the report, and the picture for
@@ -7,7 +8,7 @@
 
 use crate::systems::ar::answer::report::{outcomes, pick};
 use crate::systems::ar::sat::certify;
-use crate::systems::ar::why::{dot, explain};
+use crate::systems::ar::why::{dot, explain, results};
 use crate::systems::ar::{Analysis, Cut, Universe};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -21,6 +22,12 @@ pub struct Args {
     /// derivation of why it has no resolution.
     #[arg(long)]
     pub explain: bool,
+    /// Say what each player learns in each outcome: the results of their information
+    /// actions (track, watch, follow, voyeur, investigate) and the notices blocked,
+    /// stopped, killed and saved, each with the effects it comes from (with --explain,
+    /// inside each outcome's explanation).
+    #[arg(long)]
+    pub results: bool,
     /// For a paradox: write checked proofs (no resolution; no cheaper cut at each priority
     /// level) to this directory, as DIMACS + varisat proof + DRAT (several files: a
     /// directory, never `-`).
@@ -43,6 +50,7 @@ impl Args {
     /// Whether the flags ask for anything.
     pub fn wanted(&self) -> bool {
         self.explain
+            || self.results
             || self.certify.is_some()
             || self.dot.is_some()
             || self.svg.is_some()
@@ -77,7 +85,11 @@ impl Args {
         } else {
             return Ok(());
         };
-        for (other, set) in [("--json", json), ("--explain", self.explain)] {
+        for (other, set) in [
+            ("--json", json),
+            ("--explain", self.explain),
+            ("--results", self.results),
+        ] {
             if set {
                 return Err(super::stdout_taken(flag, what, other));
             }
@@ -107,13 +119,26 @@ pub fn run(args: &Args, u: &Universe, a: &Analysis, seed: Option<u64>) -> Result
     let outs = outcomes(u, a, &empty);
     if args.explain {
         let (text, js) = explain::why_outcomes(u, &outs);
-        ex.text.push_str(&text);
-        ex.json.push(("explain", js));
+        if args.results {
+            // The results inside each outcome's explanation.
+            let (text, rs) = results::results_outcomes(u, &outs, true);
+            ex.text.push_str(&text);
+            ex.json.push(("explain", js));
+            ex.json.push(("results", rs));
+        } else {
+            ex.text.push_str(&text);
+            ex.json.push(("explain", js));
+        }
         if a.resolutions.is_empty() {
             let (text, js) = explain::why_core(u)?;
             ex.text.push_str(&text);
             ex.json.push(("core", js));
         }
+    }
+    if args.results && !args.explain {
+        let (text, rs) = results::results_outcomes(u, &outs, false);
+        ex.text.push_str(&text);
+        ex.json.push(("results", rs));
     }
     if let Some(dir) = &args.certify {
         certify_to(u, a, dir, &mut ex)?;

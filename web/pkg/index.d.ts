@@ -20,6 +20,9 @@ export interface SolveOptions {
   timeoutMs?: number | null;
   /** Seed of the reproducible random pick of a night's outcome. */
   seed?: number | null;
+  /** A night: also say what each player learns (`gordian resolve FILE --results`: the
+   * report's `what each player learns:` lines and the answer's `results`). */
+  results?: boolean;
 }
 
 /** An answered instance. */

@@ -73,7 +73,8 @@ function guarded(f) {
  * Solves one instance given as text. `options`: `system` ('ar', 'fft', 'lancer',
  * 'foeman', 'ff8'; default: recognised from `name`'s extension, else from the text),
  * `name` (the file name errors are located in), `timeoutMs`, `seed` (the reproducible
- * pick of a night). Returns the response object (see index.d.ts): `ok`, `status` (the
+ * pick of a night), `results` (a night: also what each player learns, as
+ * `gordian resolve FILE --results`). Returns the response object (see index.d.ts): `ok`, `status` (the
  * report's first line), `report`, `answer` (the CLI's `--json`), `dot`, ... or, for an
  * instance that cannot be answered, `ok: false` with `kind`, `status` and located `errors`.
  * Synchronous: in a browser, call it from a Web Worker.
@@ -89,6 +90,7 @@ export function solve(text, options = {}) {
     name: options.name ?? null,
     timeout_ms: options.timeoutMs ?? null,
     seed: options.seed ?? null,
+    results: options.results ?? false,
   };
   return JSON.parse(guarded(() => rawSolve(JSON.stringify(request))));
 }

@@ -6,3 +6,4 @@
 pub mod core;
 pub mod dot;
 pub mod explain;
+pub mod results;
