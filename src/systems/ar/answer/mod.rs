@@ -315,25 +315,40 @@ fn summary_json<'a>(n: &'a Night, f: &'a Factored) -> Vec<(&'static str, Entry<'
     if f.refined.is_some() {
         totals["pieces"] = json!(n.parts.len());
     }
-    vec![
+    let mut head = vec![
         ("classification", v(json!(f.classification().name()))),
         ("players", v(json!(u.ensemble.players))),
-        ("effects", Entry::Effects(report::effects_view(u))),
-        ("totals", v(totals)),
-        (
-            "cut_cost",
-            v(f.cost(n).map_or(Value::Null, |c| level_cost(levels, &c))),
-        ),
-        (
-            "death_chances",
-            v(Value::Array(
-                death_chances(n, f)
-                    .into_iter()
-                    .map(|(who, p)| json!({"player": who, "probability": p.to_string()}))
-                    .collect(),
-            )),
-        ),
-    ]
+    ];
+    // Only a night with `alignment:` lines has the field (the JSON reads back as the
+    // night; nights without alignments print as before).
+    if !u.ensemble.alignments.is_empty() {
+        let map: serde_json::Map<String, Value> = u
+            .ensemble
+            .alignments
+            .iter()
+            .map(|(p, a)| (u.player_name(*p).to_string(), json!(a)))
+            .collect();
+        head.push(("alignment", v(Value::Object(map))));
+    }
+    head.into_iter()
+        .chain([
+            ("effects", Entry::Effects(report::effects_view(u))),
+            ("totals", v(totals)),
+            (
+                "cut_cost",
+                v(f.cost(n).map_or(Value::Null, |c| level_cost(levels, &c))),
+            ),
+            (
+                "death_chances",
+                v(Value::Array(
+                    death_chances(n, f)
+                        .into_iter()
+                        .map(|(who, p)| json!({"player": who, "probability": p.to_string()}))
+                        .collect(),
+                )),
+            ),
+        ])
+        .collect()
 }
 
 /// One component: its effects, classification, exact counts and cost over the whole

@@ -1290,6 +1290,48 @@ mod tests {
         error_table(UNKNOWN_KINDS, |s| parse_night(s, path()));
     }
 
+    /// Filters, modifiers, role names and alignment lines that are not right.
+    #[rustfmt::skip]
+    const BAD_ROLES_AND_MODIFIERS: &[Case] = &[
+        ("K block[kil] G", 1, 3, "`kil` in `block[kil]` is not an action kind"),
+        ("K block[kill G", 1, 3, "a filter ends with `]`"),
+        ("G kill[kill] V", 1, 3, "`kill` takes no filter"),
+        ("A passive immune", 1, 11, "`immune` needs the kinds it turns away"),
+        ("A passive bulletproof[kill]", 1, 11, "`bulletproof` takes no filter"),
+        ("C commute G", 1, 11, "`commute` takes no targets, found 1"),
+        ("C commuter G", 1, 12, "`commute` takes no targets, found 1"),
+        ("S strongman X Y", 1, 15, "`kill` takes exactly 1 target, found 2"),
+        ("B passive doctor", 1, 11, "`doctor` is an action, not a passive"),
+        ("alignment: Goon\nGoon kill V", 1, 12, "write alignments as `PLAYER=ALIGNMENT`"),
+        ("alignment:\nGoon kill V", 1, 1, "empty `alignment:` line"),
+        ("alignment: Goon=mafia Goon=town\nGoon kill V", 1, 23, "the alignment of `Goon` is already given (line 1)"),
+        ("players: Goon V\nalignment: Cop=town\nGoon kill V", 2, 12, "undeclared player `Cop`"),
+        ("alignment: Goon=ma!fia\nGoon kill V", 1, 17, "invalid character '!' in alignment"),
+    ];
+
+    #[test]
+    fn bad_roles_and_modifiers() {
+        error_table(BAD_ROLES_AND_MODIFIERS, |s| parse_night(s, path()));
+    }
+
+    /// A role name reads exactly as its primitive (the property the role table promises):
+    /// the same ensemble, kind, modifiers and default priority.
+    #[test]
+    fn roles_read_as_their_primitives() {
+        for r in super::roles::ROLES {
+            let (kind, _) = parse_kind_word(r.primitive, r.passive).expect("a primitive");
+            let targets = match kind {
+                Kind::Action(a) if a.exact_arity() == Some(0) => "",
+                Kind::Action(_) => " B",
+                Kind::Passive(_) => "",
+            };
+            let written = if r.passive { "passive " } else { "" };
+            let by_role = night(&format!("A {}{targets}\nA visit B", r.name));
+            let by_kind = night(&format!("A {written}{}{targets}\nA visit B", r.primitive));
+            assert_eq!(unspanned(by_role), unspanned(by_kind), "{}", r.name);
+        }
+    }
+
     /// Too many or too few targets.
     #[rustfmt::skip]
     const WRONG_ARITY: &[Case] = &[

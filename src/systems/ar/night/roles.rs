@@ -127,4 +127,24 @@ mod tests {
             assert!(ROLES[..i].iter().all(|q| q.name != r.name), "{}", r.name);
         }
     }
+
+    /// docs/ar.md's role table is this table: one row per role, in order, with its
+    /// primitive and summary.
+    #[test]
+    fn the_rules_page_lists_every_role() {
+        let doc = include_str!("../../../../docs/ar.md");
+        let mut at = 0;
+        for r in ROLES {
+            let written = if r.passive {
+                format!("passive {}", r.primitive)
+            } else {
+                r.primitive.to_string()
+            };
+            let row = format!("| `{}` | `{written}` | {} |", r.name, r.summary);
+            let found = doc[at..]
+                .find(&row)
+                .unwrap_or_else(|| panic!("docs/ar.md lacks, or misorders, the row {row}"));
+            at += found + row.len();
+        }
+    }
 }
