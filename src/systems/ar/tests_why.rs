@@ -96,6 +96,8 @@ fn the_core_is_the_smallest_paradox_among_the_subsets_deletion_leaves() {
 ///   without the visit nothing is created, without either passive the chain breaks.
 const PARADOXES: &[(&str, &[&[&str]])] = &[
     ("odd-block-cycle.night", &[&["e1", "e2", "e3"]]),
+    // Three jails in a circle: the jail's block part makes the odd cycle.
+    ("role-jail-odd-cycle.night", &[&["e1", "e2", "e3"]]),
     // Three independent components; only the circle of blocks X, Y, Z has no resolution.
     ("independent-components.night", &[&["e6", "e7", "e8"]]),
     (
@@ -187,6 +189,7 @@ fn shapes_of_shipped_cores() {
         );
     };
     cycle("odd-block-cycle.night", 3);
+    cycle("role-jail-odd-cycle.night", 3);
     cycle("odd-block-cycle-5.night", 5);
     cycle("odd-block-cycle-7.night", 7);
     cycle("block-stop-odd-cycle.night", 3);

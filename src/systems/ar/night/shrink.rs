@@ -3,21 +3,28 @@
 //!
 //! The simpler nights of a night (its [`candidates`]), in the order tried: drop one
 //! effect; drop one target of a multi-target action; drop a player no effect mentions;
-//! merge two players (the later one becomes the earlier one everywhere); lower one
-//! effect's priority to 0, or else by one.
+//! merge two players (the later one becomes the earlier one everywhere); drop an
+//! effect's modifier (a filter, `strongkill`'s pierce, an information kind) or a
+//! player's alignment; lower one effect's priority to 0, or else by one.
 //!
 //! Invariants: every candidate is a valid ensemble (`parse::validate`), so every step and
 //! the result are valid; each candidate is strictly smaller by [`size`] (the count of
-//! effects, targets and players plus the sum of priorities), so shrinking terminates. Effect ids and player
+//! effects, targets, players, modifiers and alignments plus the sum of priorities), so
+//! shrinking terminates. Effect ids and player
 //! names are kept, so the result can be traced back to the original.
 
-use crate::systems::ar::night::model::{Ensemble, Player};
+use crate::systems::ar::night::model::{Ensemble, Mods, Player};
 use crate::systems::ar::night::parse;
 
-/// The measure every candidate decreases: effects + targets + players + the sum of
-/// priorities.
+/// The measure every candidate decreases: effects + targets + players + modifiers +
+/// alignments + the sum of priorities.
 pub fn size(ens: &Ensemble) -> usize {
-    ens.effects.len()
+    let mods = |m: &Mods| {
+        usize::from(m.only.is_some()) + usize::from(m.pierce) + usize::from(m.info.is_some())
+    };
+    ens.effects.iter().map(|e| mods(&e.mods)).sum::<usize>()
+        + ens.alignments.len()
+        + ens.effects.len()
         + ens.effects.iter().map(|e| e.targets.len()).sum::<usize>()
         + ens.players.len()
         + ens
@@ -65,6 +72,26 @@ pub fn candidates(ens: &Ensemble) -> Vec<Ensemble> {
             }
         }
     }
+    // Drop a modifier (an `immune` keeps its filter: it needs one) or an alignment.
+    for (i, e) in ens.effects.iter().enumerate() {
+        let m = e.mods;
+        for plain in [
+            Mods { only: None, ..m },
+            Mods { pierce: false, ..m },
+            Mods { info: None, ..m },
+        ] {
+            if plain != m {
+                let mut c = ens.clone();
+                c.effects[i].mods = plain;
+                out.push(c);
+            }
+        }
+    }
+    for k in 0..ens.alignments.len() {
+        let mut c = ens.clone();
+        c.alignments.remove(k);
+        out.push(c);
+    }
     // Lower a priority.
     for (i, e) in ens.effects.iter().enumerate() {
         if e.priority > 0 {
@@ -93,6 +120,11 @@ fn merge_or_remove(ens: &Ensemble, gone: Player, into: Option<Player>) -> Ensemb
     };
     let mut c = ens.clone();
     c.players.remove(gone as usize);
+    // The gone player's alignment goes (a merged player keeps its own).
+    c.alignments.retain(|&(p, _)| p != gone);
+    for (p, _) in &mut c.alignments {
+        *p = map(*p);
+    }
     for e in &mut c.effects {
         e.actor = map(e.actor);
         for t in &mut e.targets {
