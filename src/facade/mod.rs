@@ -361,10 +361,8 @@ mod tests {
         assert!(matches!(e, Error::Limit { .. }), "{e}");
         assert!(e.to_string().contains("Limits::max_memory"), "{e}");
         let t = Duration::from_millis(50);
-        let start = crate::cancel::Instant::now();
         let e = ar::solve(&dense, &Limits::new().timeout(t)).unwrap_err();
         assert!(matches!(e, Error::Timeout(d) if d == t), "{e}");
-        assert!(start.elapsed() < Duration::from_secs(5));
     }
 
     #[test]

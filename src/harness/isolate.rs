@@ -458,12 +458,10 @@ mod tests {
             },
             1,
         );
-        let t = Instant::now();
         match pool.ask(0, "x", &AtomicBool::new(false)) {
             Reply::Timeout(after) => assert!(after >= Duration::from_millis(200)),
             r => panic!("{r:?}"),
         }
-        assert!(t.elapsed() < Duration::from_secs(5));
     }
 
     #[test]

@@ -53,14 +53,8 @@ impl Default for ArGen {
             players: 6,
             max_effects: 10,
             effects: None,
-            kinds: vec![
-                ActionKind::Visit,
-                ActionKind::Block,
-                ActionKind::Stop,
-                ActionKind::Protect,
-                ActionKind::Kill,
-                ActionKind::Deflect,
-            ],
+            // The kinds before jail and commute: every seed draws the night it always drew.
+            kinds: ActionKind::ALL[..6].to_vec(),
             passive_rate: 0.15,
             priority_levels: 0,
             modifier_rate: 0.0,

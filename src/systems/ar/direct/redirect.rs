@@ -847,7 +847,6 @@ mod tests {
             text.push_str(&format!("D{i} deflect D{}\n", i + 1));
         }
         let u = universe(&text);
-        let start = std::time::Instant::now();
         let none = Cut::with_capacity(u.n_declared);
         let (w, _) = write(&u, &none, false, &Budget::new()).expect("not interrupted");
         assert_eq!(
@@ -860,7 +859,6 @@ mod tests {
         assert_eq!(rs[0].ways.len(), 1);
         assert_eq!(rs[0].succeeded.count_ones(..), u.len());
         assert_eq!(rs[0].deaths(&u, &rs[0].ways[0]), ["D10000"]);
-        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     /// Equal to brute force (every subset and every processing order) on small random
