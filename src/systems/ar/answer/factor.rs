@@ -94,8 +94,20 @@ pub struct Refined {
 /// linear time. At a player without a deflection, what may end there is what is aimed at
 /// it plus, per tree whose paths end there, that tree's summary: one item each. The
 /// components are exactly those of the rules above (tested against listing every action).
+///
+/// A night with a redirection other than a plain deflection (`swap`, `redirect`,
+/// `guard`, `deflect X to Y`, a filtered `deflect`; [`Universe::general`]) is one
+/// component: such redirections move slots by processing order, which the rules above do
+/// not follow.
 pub fn components(u: &Universe) -> Vec<Vec<usize>> {
     let n = u.len();
+    if u.general.is_some() {
+        return if n == 0 {
+            Vec::new()
+        } else {
+            vec![(0..n).collect()]
+        };
+    }
     let np = u.n_players();
     let d = &u.deflections;
     let mut uf = UnionFind::<usize>::new(n);
@@ -224,7 +236,7 @@ pub fn components(u: &Universe) -> Vec<Vec<usize>> {
 /// this victim" and "an action of another player").
 #[derive(Clone, Debug, Default)]
 struct Arrivals {
-    kinds: u8,
+    kinds: u16,
     /// A `protect` with a filter: it may hit any kind sharing a target, as a stop does.
     wide: bool,
     blocks: [Option<usize>; 2],
@@ -239,7 +251,7 @@ fn keep_two<T: PartialEq + Copy>(two: &mut [Option<T>; 2], x: T) {
     }
 }
 
-fn kind_bit(k: ActionKind) -> u8 {
+fn kind_bit(k: ActionKind) -> u16 {
     1 << ActionKind::ALL
         .iter()
         .position(|&x| x == k)

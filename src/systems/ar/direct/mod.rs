@@ -51,7 +51,7 @@ pub mod split;
 
 use self::frame::Frame;
 use crate::systems::ar::answer::pieces::PartAnswer;
-use crate::systems::ar::night::model::{ActionKind, Player};
+use crate::systems::ar::night::model::{ActionKind, End, Player, Redirection};
 use crate::systems::ar::night::resolution::{
     analyse_with, declared_map, group_ways, restrict, Analysis, Cut, Resolution, Resolver,
     TargetMap, WaysByResolution,
@@ -60,7 +60,7 @@ use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use itertools::Itertools;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 const UNKNOWN: u8 = 0;
 const TRUE: u8 = 1;
@@ -446,12 +446,13 @@ const FRAMES_UP_TO: usize = 1;
 
 /// Whether E[cut] has too many deflections for frames (see [`FRAMES_UP_TO`]).
 fn lazy(u: &Universe, cut: &Cut) -> bool {
-    u.deflector
-        .iter()
-        .flatten()
-        .filter(|&&g| !cut.contains(g))
-        .nth(FRAMES_UP_TO)
-        .is_some()
+    u.general.is_none()
+        && u.deflector
+            .iter()
+            .flatten()
+            .filter(|&&g| !cut.contains(g))
+            .nth(FRAMES_UP_TO)
+            .is_some()
 }
 
 /// Every acceptable resolution of E[cut].
@@ -575,6 +576,87 @@ fn redirections(u: &Universe, base: &TargetMap, on: &[Ix]) -> Vec<TargetMap> {
     maps.into_iter().collect()
 }
 
+/// The distinct final maps of one set of active redirections `on` when the night has
+/// more than plain deflections: the maps every processing order of `on` reaches, applied
+/// step by step ([`process`]). Orders that reach the same map after the same set of
+/// redirections continue alike, so the search runs over (set processed, map) states, one
+/// layer per set size: at most 2^|on| sets, each with the distinct maps its orders reach
+/// (usually one), instead of |on|! orders.
+fn processed(
+    u: &Universe,
+    base: &TargetMap,
+    on: &[Ix],
+    budget: &Budget,
+) -> Result<Vec<TargetMap>, Interrupted> {
+    let mut layer: HashSet<(u64, TargetMap)> = HashSet::from([(0, base.clone())]);
+    // The layer held now is charged to the memory meter, and given back once replaced.
+    let mut held = 0;
+    for _ in 0..on.len() {
+        let mut next = HashSet::new();
+        for (done, rho) in &layer {
+            budget.check()?;
+            for (b, &g) in on.iter().enumerate() {
+                if done >> b & 1 == 1 {
+                    continue;
+                }
+                let mut after = rho.clone();
+                process(u, &mut after, g);
+                next.insert((done | 1 << b, after));
+            }
+        }
+        let bytes = next.len() as u64 * (u.map_bytes() + 8);
+        budget.release(held);
+        budget.charge("redirection orders", bytes)?;
+        held = bytes;
+        layer = next;
+    }
+    budget.release(held);
+    let maps: BTreeSet<TargetMap> = layer.into_iter().map(|(_, m)| m).collect();
+    Ok(maps.into_iter().collect())
+}
+
+/// Processes one active redirection `g` on `rho`: the slots of every other action whose
+/// kind g moves ([`Redirection::moves`]) go where g's [`Redirection`] sends them, g's own
+/// slots read at their current values.
+fn process(u: &Universe, rho: &mut TargetMap, g: Ix) {
+    let ge = &u.effects[g];
+    let kind = ge.action().expect("redirections are actions");
+    let how = Redirection::of(kind, ge.targets.len()).expect("a redirection");
+    let at = |rho: &TargetMap, end: End| match end {
+        End::Actor => ge.actor,
+        End::Slot(k) => rho[g][k],
+    };
+    // A redirection's own slots are read before any slot moves (it never moves itself).
+    let (a, b) = match how {
+        Redirection::Move { from, to } => (at(rho, from), at(rho, to)),
+        Redirection::Swap | Redirection::Steer => (rho[g][0], rho[g][1]),
+    };
+    for (h, slots) in rho.iter_mut().enumerate() {
+        let he = &u.effects[h];
+        let Some(hk) = he.action() else { continue };
+        if h == g || slots.is_empty() || !Redirection::moves(kind, ge.mods, hk, he.mods) {
+            continue;
+        }
+        match how {
+            Redirection::Move { .. } => slots.iter_mut().filter(|t| **t == a).for_each(|t| *t = b),
+            Redirection::Swap => slots.iter_mut().for_each(|t| {
+                *t = if *t == a {
+                    b
+                } else if *t == b {
+                    a
+                } else {
+                    *t
+                }
+            }),
+            Redirection::Steer => {
+                if he.actor == a {
+                    slots.iter_mut().for_each(|t| *t = b);
+                }
+            }
+        }
+    }
+}
+
 /// The success label of every uncut `deflect`, and the final targets they produce.
 pub type RedirectionFrame = (Vec<(Ix, bool)>, TargetMap);
 
@@ -592,9 +674,17 @@ pub fn redirection_frames(
             slots.clear(); // a cut effect targets nobody
         }
     }
-    let deflects: Vec<Ix> = (0..u.n_declared)
-        .filter(|&i| u.effects[i].action() == Some(ActionKind::Deflect) && !cut.contains(i))
-        .collect();
+    let deflects: Vec<Ix> = match &u.general {
+        Some(g) => g
+            .redirections
+            .iter()
+            .copied()
+            .filter(|&i| !cut.contains(i))
+            .collect(),
+        None => (0..u.n_declared)
+            .filter(|&i| u.effects[i].action() == Some(ActionKind::Deflect) && !cut.contains(i))
+            .collect(),
+    };
     let mut frames = Vec::new();
     // Each frame holds its own list of which deflections are active, besides its map.
     let active_bytes = 24 + (deflects.len() * std::mem::size_of::<(Ix, bool)>()) as u64;
@@ -606,7 +696,11 @@ pub fn redirection_frames(
             .collect();
         let on: Vec<Ix> = active.iter().filter(|a| a.1).map(|a| a.0).collect();
         budget.check()?;
-        let maps = redirections(u, &base, &on);
+        let maps = if u.general.is_some() {
+            processed(u, &base, &on, budget)?
+        } else {
+            redirections(u, &base, &on)
+        };
         budget.charge(
             "redirection frames",
             maps.len() as u64 * (u.map_bytes() + active_bytes),
@@ -717,7 +811,7 @@ const FLAT_UP_TO: f64 = 1.0;
 /// frame without deflections, else the component written once by [`self::redirect`]), as
 /// pieces when that product is large; otherwise [`analyse`].
 pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
-    if u.len() < SPLIT_FROM {
+    if u.len() < SPLIT_FROM || u.general.is_some() {
         return analyse(u, budget).map(PartAnswer::Flat);
     }
     let products = if u.has_deflections() {

@@ -195,7 +195,18 @@ pub fn created_set(
 }
 
 /// Redirection: every distinct final-target map over R's (uncut) action slots, one per
-/// processing order of the active deflections (the `deflect` effects in S).
+/// processing order of the active redirections (the `deflect`, `swap`, `redirect` and
+/// `guard` effects in S). Processing g changes the slots of every action h != g whose
+/// kind g moves (g's filter, by default every kind; a `guard` moves kills, never a
+/// strongkill), reading g's own slots at their current values:
+///
+/// * `deflect T` (actor d): slots at d move to g's slot;
+/// * `deflect X to Y`: slots at g's first slot move to its second;
+/// * `guard X`: slots at g's slot move to g's actor;
+/// * `swap X Y`: slots at the first move to the second and those at the second to the
+///   first, at once;
+/// * `redirect X to Y`: every slot of h moves to g's second slot when h's actor is at
+///   g's first slot.
 pub fn redirections(
     u: &Universe,
     cut: &Cut,
@@ -205,28 +216,61 @@ pub fn redirections(
     let start = declared_targets(u, cut, present);
     let active: Vec<Ix> = s
         .ones()
-        .filter(|&g| kind_of(u, g) == Kind::Action(ActionKind::Deflect) && !is_cut(u, cut, g))
+        .filter(|&g| u.effects[g].action().is_some_and(is_redirection) && !is_cut(u, cut, g))
         .collect();
     let mut maps = BTreeSet::new();
     for order in active.iter().copied().permutations(active.len()) {
         let mut rho = start.clone();
         for &g in &order {
-            let d = u.effects[g].actor;
-            let to = rho[g][0];
-            for (h, slots) in rho.iter_mut().enumerate() {
-                if h == g {
-                    continue;
-                }
-                for t in slots.iter_mut() {
-                    if *t == d {
-                        *t = to;
-                    }
-                }
-            }
+            process(u, &mut rho, g);
         }
         maps.insert(rho);
     }
     maps.into_iter().collect()
+}
+
+fn is_redirection(k: ActionKind) -> bool {
+    matches!(
+        k,
+        ActionKind::Deflect | ActionKind::Swap | ActionKind::Redirect | ActionKind::Guard
+    )
+}
+
+/// Processes one active redirection g on `rho` (see [`redirections`]).
+fn process(u: &Universe, rho: &mut TargetMap, g: Ix) {
+    let ge = &u.effects[g];
+    let kind = ge.action().expect("a redirection is an action");
+    let mine = rho[g].clone();
+    let moves = |h: Ix| -> bool {
+        let he = &u.effects[h];
+        let Some(hk) = he.action() else {
+            return false;
+        };
+        let default_all = kind != ActionKind::Guard;
+        let listed = match ge.mods.only {
+            Some(set) => set.contains(hk),
+            None => default_all || hk == ActionKind::Kill,
+        };
+        listed && !(kind == ActionKind::Guard && he.mods.pierce)
+    };
+    for (h, slots) in rho.iter_mut().enumerate() {
+        if h == g || slots.is_empty() || !moves(h) {
+            continue;
+        }
+        let actor = u.effects[h].actor;
+        for t in slots.iter_mut() {
+            let now = *t;
+            *t = match (kind, mine.len()) {
+                (ActionKind::Deflect, 1) if now == ge.actor => mine[0],
+                (ActionKind::Deflect, 2) if now == mine[0] => mine[1],
+                (ActionKind::Guard, _) if now == mine[0] => ge.actor,
+                (ActionKind::Swap, _) if now == mine[0] => mine[1],
+                (ActionKind::Swap, _) if now == mine[1] => mine[0],
+                (ActionKind::Redirect, _) if actor == mine[0] => mine[1],
+                _ => now,
+            };
+        }
+    }
 }
 
 /// Why a candidate is not acceptable.

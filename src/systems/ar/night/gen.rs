@@ -153,14 +153,20 @@ pub fn night(params: &NightParams, seed: u64) -> Ensemble {
             (Kind::Passive(k), Vec::new())
         } else {
             let mut k = *params.kinds.choose(&mut rng).expect("kinds is not empty");
-            if k == ActionKind::Deflect && has_deflect[actor] {
+            // `deflect X to Y` is drawn like a modifier (never when the rate is 0, so that
+            // such nights are those of the generator before it existed).
+            let two = k == ActionKind::Deflect
+                && params.modifier_rate > 0.0
+                && rng.gen_bool(params.modifier_rate.min(1.0));
+            if k == ActionKind::Deflect && !two && has_deflect[actor] {
                 k = ActionKind::Visit;
             }
-            if k == ActionKind::Deflect {
+            if k == ActionKind::Deflect && !two {
                 has_deflect[actor] = true;
             }
             let arity = match k.exact_arity() {
                 Some(a) => a,
+                None if k == ActionKind::Deflect => 1 + usize::from(two),
                 None => rng.gen_range(1..=params.max_targets.max(1)),
             };
             let targets = (0..arity).map(|_| rng.gen_range(0..np) as u32).collect();

@@ -2,9 +2,10 @@
 //!
 //! Invariants of a validated [`Ensemble`] (established by `parse::validate`, relied on by
 //! every engine): ids are unique; every target and actor is an index into `players`;
-//! actions have the arity of their kind (`kill` and `deflect` exactly one target, `commute`
-//! none, the others at least one); passives have no targets; a player has at most one
-//! `deflect`; an effect's [`Mods`] are those its kind allows ([`Mods::allowed_for`]).
+//! actions have the arity of their kind ([`ActionKind::arity`]: `kill` and `guard` one
+//! target, `swap` and `redirect` two, `deflect` one or two, `commute` none, the others at
+//! least one); passives have no targets; a player has at most one one-target `deflect`;
+//! an effect's [`Mods`] are those its kind allows ([`Mods::allowed_for`]).
 //!
 //! [`Attack`] is the one table of how an effect makes actions fail (which victims it
 //! looks for, where, of which kinds, and what cancels it): the engines and the component
@@ -40,11 +41,18 @@ pub enum ActionKind {
     /// No targets: every action of another player aimed at the actor fails (the
     /// Commuter is not at home).
     Commute,
+    /// Two targets X Y (the Bus Driver): actions aimed at X land on Y and actions aimed
+    /// at Y land on X.
+    Swap,
+    /// Two targets X Y (the Redirector, Puppeteer, Witch): X's actions land on Y.
+    Redirect,
+    /// One target X (the Bodyguard): kills aimed at X land on the actor instead.
+    Guard,
 }
 
 impl ActionKind {
     /// All action kinds, in declaration order.
-    pub const ALL: [ActionKind; 8] = [
+    pub const ALL: [ActionKind; 11] = [
         ActionKind::Visit,
         ActionKind::Block,
         ActionKind::Stop,
@@ -53,6 +61,9 @@ impl ActionKind {
         ActionKind::Deflect,
         ActionKind::Jail,
         ActionKind::Commute,
+        ActionKind::Swap,
+        ActionKind::Redirect,
+        ActionKind::Guard,
     ];
 
     /// The keyword used in night files.
@@ -66,6 +77,9 @@ impl ActionKind {
             ActionKind::Deflect => "deflect",
             ActionKind::Jail => "jail",
             ActionKind::Commute => "commute",
+            ActionKind::Swap => "swap",
+            ActionKind::Redirect => "redirect",
+            ActionKind::Guard => "guard",
         }
     }
 
@@ -74,48 +88,148 @@ impl ActionKind {
         ActionKind::ALL.into_iter().find(|k| k.name() == s)
     }
 
-    /// Default priority (after the Modbot / NAR order): deflect and commute 1, block and
-    /// jail 2, stop 3, protect 4, kill 5, visit 6.
+    /// Default priority (after the Modbot / NAR order): the redirections (deflect, swap,
+    /// redirect) and commute 1, block and jail 2, stop 3, protect and guard 4, kill 5,
+    /// visit 6.
     pub fn default_priority(self) -> u32 {
         match self {
-            ActionKind::Deflect | ActionKind::Commute => 1,
+            ActionKind::Deflect | ActionKind::Commute | ActionKind::Swap | ActionKind::Redirect => {
+                1
+            }
             ActionKind::Block | ActionKind::Jail => 2,
             ActionKind::Stop => 3,
-            ActionKind::Protect => 4,
+            ActionKind::Protect | ActionKind::Guard => 4,
             ActionKind::Kill => 5,
             ActionKind::Visit => 6,
         }
     }
 
-    /// Exactly one target (`kill`, `deflect`), none (`commute`), or at least one (the
-    /// others).
+    /// Exactly one target (`kill`, `guard`), two (`swap`, `redirect`), none (`commute`),
+    /// or `None`: see [`ActionKind::arity`] (`deflect` takes one or two, the others at
+    /// least one).
     pub fn exact_arity(self) -> Option<usize> {
         match self {
-            ActionKind::Kill | ActionKind::Deflect => Some(1),
+            ActionKind::Kill | ActionKind::Guard => Some(1),
+            ActionKind::Swap | ActionKind::Redirect => Some(2),
             ActionKind::Commute => Some(0),
             _ => None,
         }
     }
 
-    /// Whether a reflexive passive may create an effect of this kind (one target, aimed
-    /// back at the visitor: not `deflect`, whose target is not a visit, nor `commute`).
-    pub fn reflexive_allowed(self) -> bool {
-        !matches!(self, ActionKind::Deflect | ActionKind::Commute)
+    /// The least and the most targets (`usize::MAX`: no bound).
+    pub fn arity(self) -> (usize, usize) {
+        match (self, self.exact_arity()) {
+            (_, Some(k)) => (k, k),
+            (ActionKind::Deflect, None) => (1, 2),
+            _ => (1, usize::MAX),
+        }
     }
 
-    fn bit(self) -> u8 {
-        1 << (self as u8)
+    /// Whether a reflexive passive may create an effect of this kind (one target, aimed
+    /// back at the visitor): not a redirection (`deflect`, `swap`, `redirect`, `guard`:
+    /// created effects never redirect), nor `commute`.
+    pub fn reflexive_allowed(self) -> bool {
+        !self.redirects() && self != ActionKind::Commute
+    }
+
+    /// Whether actions of this kind move other actions' targets (`deflect`, `swap`,
+    /// `redirect`, `guard`).
+    pub fn redirects(self) -> bool {
+        matches!(
+            self,
+            ActionKind::Deflect | ActionKind::Swap | ActionKind::Redirect | ActionKind::Guard
+        )
+    }
+
+    fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+}
+
+/// One end of a [`Redirection::Move`]: a player named by the redirection's own actor, or
+/// by one of its target slots (read at its *current* value when the redirection is
+/// processed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The redirection's actor (fixed).
+    Actor,
+    /// The current value of this target slot.
+    Slot(usize),
+}
+
+/// What processing one active redirection does to the slots of the *other* actions (of
+/// the kinds it moves, [`Redirection::moves`]): the one description of `deflect`, `swap`,
+/// `redirect` and `guard` the engines read (the judge states it on its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Redirection {
+    /// Every slot at `from` moves to `to` (`deflect T`: from the actor to slot 0;
+    /// `deflect X to Y`: slot 0 to slot 1; `guard X`: slot 0 to the actor).
+    Move {
+        /// Where the slots it moves are.
+        from: End,
+        /// Where they go.
+        to: End,
+    },
+    /// Slots at slot 0's player move to slot 1's and those at slot 1's to slot 0's, at
+    /// once (`swap X Y`).
+    Swap,
+    /// Every slot of every action whose actor is slot 0's player moves to slot 1's
+    /// (`redirect X to Y`).
+    Steer,
+}
+
+impl Redirection {
+    /// The redirection of an action of kind `kind` with `arity` targets, if it redirects.
+    pub fn of(kind: ActionKind, arity: usize) -> Option<Redirection> {
+        Some(match (kind, arity) {
+            (ActionKind::Deflect, 1) => Redirection::Move {
+                from: End::Actor,
+                to: End::Slot(0),
+            },
+            (ActionKind::Deflect, _) => Redirection::Move {
+                from: End::Slot(0),
+                to: End::Slot(1),
+            },
+            (ActionKind::Guard, _) => Redirection::Move {
+                from: End::Slot(0),
+                to: End::Actor,
+            },
+            (ActionKind::Swap, _) => Redirection::Swap,
+            (ActionKind::Redirect, _) => Redirection::Steer,
+            _ => return None,
+        })
+    }
+
+    /// Whether a redirection of kind `kind` with modifiers `mods` moves the slots of an
+    /// action of kind `victim` with modifiers `vmods`: the kinds of its filter (default
+    /// every kind; `guard`: `kill`), and a `guard` never moves a piercing kill (a
+    /// Strongman's kill is not stopped by a Bodyguard).
+    pub fn moves(kind: ActionKind, mods: Mods, victim: ActionKind, vmods: Mods) -> bool {
+        let default = if kind == ActionKind::Guard {
+            KindSet::of(ActionKind::Kill)
+        } else {
+            KindSet::ALL
+        };
+        mods.only.unwrap_or(default).contains(victim)
+            && !(kind == ActionKind::Guard && vmods.pierce)
+    }
+
+    /// Whether this is the plain deflection of the ?AR essay (`deflect T` without a
+    /// filter), which the engines' deflection graph handles; every other redirection is
+    /// solved by processing orders.
+    pub fn is_plain_deflection(kind: ActionKind, arity: usize, mods: Mods) -> bool {
+        kind == ActionKind::Deflect && arity == 1 && mods.only.is_none()
     }
 }
 
 /// A set of action kinds: the kinds a filter lets through (`block[kill]`,
 /// `immune[visit,block]`, `reflexive:kill[kill]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct KindSet(u8);
+pub struct KindSet(u16);
 
 impl KindSet {
     /// Every action kind.
-    pub const ALL: KindSet = KindSet(0xff);
+    pub const ALL: KindSet = KindSet((1 << ActionKind::ALL.len()) - 1);
 
     /// The empty set.
     pub const NONE: KindSet = KindSet(0);
@@ -219,9 +333,9 @@ impl Info {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Mods {
     /// The filter written in brackets: the kinds a `block`, `stop`, `protect` or `jail`
-    /// makes fail, the kinds an `immune` passive turns away (always set for it), or the
-    /// kinds of visiting action that trigger a reflexive passive. `None`: the kind's
-    /// default.
+    /// makes fail, the kinds a redirection moves, the kinds an `immune` passive turns
+    /// away (always set for it), or the kinds of visiting action that trigger a reflexive
+    /// passive. `None`: the kind's default.
     pub only: Option<KindSet>,
     /// A `strongkill`: a kill that no rule makes fail but a `commute` (blocks, stops,
     /// protects, jails, `bulletproof` and `immune` do not touch it).
@@ -232,13 +346,20 @@ pub struct Mods {
 
 impl Mods {
     /// Whether a kind may carry these modifiers: a filter on `block`, `stop`, `protect`,
-    /// `jail`, `immune` and reflexive passives; pierce on `kill`; information on `visit`.
+    /// `jail`, the redirections, `immune` and reflexive passives; pierce on `kill`; information on `visit`.
     pub fn allowed_for(self, kind: Kind) -> bool {
         let filter_ok = self.only.is_none()
             || matches!(
                 kind,
                 Kind::Action(
-                    ActionKind::Block | ActionKind::Stop | ActionKind::Protect | ActionKind::Jail
+                    ActionKind::Block
+                        | ActionKind::Stop
+                        | ActionKind::Protect
+                        | ActionKind::Jail
+                        | ActionKind::Deflect
+                        | ActionKind::Swap
+                        | ActionKind::Redirect
+                        | ActionKind::Guard
                 ) | Kind::Passive(PassiveKind::Immune | PassiveKind::Reflexive(_))
             );
         let immune_ok = kind != Kind::Passive(PassiveKind::Immune) || self.only.is_some();
@@ -446,7 +567,7 @@ pub fn parse_kind_word(word: &str, passive: bool) -> Result<(Kind, Mods), String
                 .ok_or_else(|| format!("`{word}`: a filter ends with `]`"))?;
             let set = KindSet::parse(inner).map_err(|bad| {
                 format!(
-                    "`{bad}` in `{word}` is not an action kind (a filter lists kinds: visit, block, stop, protect, kill, deflect, jail, commute)"
+                    "`{bad}` in `{word}` is not an action kind (a filter lists kinds: visit, block, stop, protect, kill, deflect, jail, commute, swap, redirect, guard)"
                 )
             })?;
             (b, Some(set))
@@ -474,7 +595,7 @@ pub fn parse_kind_word(word: &str, passive: bool) -> Result<(Kind, Mods), String
     }
     if !mods.allowed_for(kind) {
         return Err(format!(
-            "`{base}` takes no filter (filters go on block, stop, protect, jail, immune and reflexive passives)"
+            "`{base}` takes no filter (filters go on block, stop, protect, jail, the redirections, immune and reflexive passives)"
         ));
     }
     Ok((kind, mods))

@@ -25,7 +25,10 @@
 //!   `cut: R3 block R1`. A first word `players:` always starts the players line, so
 //!   `players` can not be an effect id (in JSON either, so that every ensemble can be
 //!   written back as a night file). It is still a valid player name.
-//! * Action kinds: `visit`, `block`, `stop`, `protect`, `kill`, `deflect`. Passives are
+//! * Action kinds: `visit`, `block`, `stop`, `protect`, `kill`, `deflect`, `jail`,
+//!   `commute`, `swap`, `redirect`, `guard` (and `strongkill`, the information kinds and
+//!   the role names of `roles.rs`). `deflect X to Y` and `redirect X to Y` take `to` as a
+//!   keyword between their two targets (optional: `redirect X Y` reads the same). Passives are
 //!   written `ACTOR passive KIND` with KIND one of `bulletproof`, `unblockable`,
 //!   `reflexive:K` (K in `visit`, `block`, `stop`, `protect`, `kill`). `passive` is a
 //!   keyword only in the kind position: a player may be called `passive`, `block`, ...
@@ -41,9 +44,10 @@
 //! * Ids must be unique whatever their origin: an explicit `e3:` on one effect collides
 //!   with the default id of the third effect. The error is reported at the later of the
 //!   two effects (at its id if explicit, else at the start of its line).
-//! * Arity: `kill` and `deflect` exactly one target, the other actions at least one,
-//!   passives none. A target may repeat and a player may target itself.
-//! * A player may have at most one `deflect` (the error points at the second).
+//! * Arity: `kill` and `guard` exactly one target, `swap` and `redirect` two, `deflect`
+//!   one or two, `commute` none, the other actions at least one, passives none. A target
+//!   may repeat and a player may target itself.
+//! * A player may have at most one one-target `deflect` (the error points at the second).
 //! * An empty file (or one with only a players line) is a valid, empty ensemble.
 //!
 //! "Missing" errors (no actor, no kind, nothing after `ID:`) point at the place where the
@@ -155,7 +159,14 @@ pub fn to_night(ens: &Ensemble) -> String {
                 let _ = write!(out, " passive {}", e.kind_word());
             }
         }
-        for &t in &e.targets {
+        let to = matches!(
+            e.kind,
+            Kind::Action(ActionKind::Deflect | ActionKind::Redirect)
+        ) && e.targets.len() == 2;
+        for (k, &t) in e.targets.iter().enumerate() {
+            if to && k == 1 {
+                out.push_str(" to");
+            }
             out.push(' ');
             out.push_str(name(t));
         }
@@ -201,7 +212,7 @@ pub fn validate(ens: &Ensemble) -> Result<(), Vec<String>> {
                 e.id
             ));
         }
-        if e.kind == Kind::Action(ActionKind::Deflect) {
+        if e.kind == Kind::Action(ActionKind::Deflect) && e.targets.len() == 1 {
             if let Some(j) = deflectors.insert(e.actor, i) {
                 problems.push(format!(
                     "effects {j} and {i}: two deflections by player {}",
@@ -586,13 +597,26 @@ fn night_effect<'w>(
             )
         })?;
     }
+    let mut targets: Vec<(usize, &str)> = it.collect();
+    // `deflect X to Y`, `redirect X to Y`: the `to` is a keyword between two targets.
+    if !passive_kw && targets.len() == 3 && targets[1].1 == "to" && reads_to(kind.1) {
+        targets.remove(1);
+    }
     Ok(NightWords {
         actor,
         passive_kw,
         kind,
-        targets: it.collect(),
+        targets,
         priority,
     })
+}
+
+/// Whether a kind word (or role name) writes its two targets as `X to Y`: `deflect` and
+/// `redirect`, with or without a filter, and their roles.
+fn reads_to(word: &str) -> bool {
+    let base = word.split_once('[').map_or(word, |(b, _)| b);
+    let primitive = roles::role(base).map_or(base, |r| r.primitive);
+    matches!(primitive, "deflect" | "redirect")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -828,7 +852,7 @@ fn read_json(cx: &mut Ctx<'_>) -> RawNight {
 // ---------------------------------------------------------------------------------------
 
 const ACTION_LIST: &str =
-    "visit, block, stop, protect, kill, strongkill, deflect, jail, commute, track, watch, follow, voyeur, investigate";
+    "visit, block, stop, protect, kill, strongkill, deflect, jail, commute, swap, redirect, guard, track, watch, follow, voyeur, investigate";
 const PASSIVE_LIST: &str =
     "bulletproof, unblockable, immune[K,...], reflexive:K with K one of visit, block, stop, protect, kill, jail";
 
@@ -861,13 +885,19 @@ fn check_name(cx: &mut Ctx<'_>, t: &Tok, what: &str) -> bool {
 /// The message for a wrong number of targets, if any.
 fn arity_problem(kind: Kind, n: usize) -> Option<String> {
     match kind {
-        Kind::Action(a) => match a.exact_arity() {
-            Some(0) if n != 0 => Some(format!("`{}` takes no targets, found {n}", a.name())),
-            Some(k) if n != k => Some(format!(
-                "`{}` takes exactly {k} target, found {n}",
+        Kind::Action(a) => match a.arity() {
+            (0, 0) if n != 0 => Some(format!("`{}` takes no targets, found {n}", a.name())),
+            (k, l) if k == l && n != k => Some(format!(
+                "`{}` takes exactly {k} target{}, found {n}",
+                a.name(),
+                if k == 1 { "" } else { "s" }
+            )),
+            (k, l) if l != usize::MAX && (n < k || n > l) => Some(format!(
+                "`{}` takes {k} or {l} targets (`{} X to Y`), found {n}",
+                a.name(),
                 a.name()
             )),
-            None if n == 0 => Some(format!("`{}` needs at least one target", a.name())),
+            (_, usize::MAX) if n == 0 => Some(format!("`{}` needs at least one target", a.name())),
             _ => None,
         },
         Kind::Passive(_) if n > 0 => Some(format!("passive `{kind}` takes no targets")),
@@ -1037,12 +1067,13 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
                 };
                 cx.err_at(at, msg);
             }
-            if let (Kind::Action(ActionKind::Deflect), Some(a)) = (kind, actor) {
+            if let (Kind::Action(ActionKind::Deflect), Some(a), 1) = (kind, actor, e.targets.len())
+            {
                 if let Some(&line) = deflectors.get(&a) {
                     cx.err_at(
                         &e.kind,
                         format!(
-                            "player `{}` already deflects (line {line}); a player may have at most one `deflect`",
+                            "player `{}` already deflects (line {line}); a player may have at most one one-target `deflect`",
                             e.actor.text
                         ),
                     );
@@ -1321,9 +1352,8 @@ mod tests {
         for r in super::roles::ROLES {
             let (kind, _) = parse_kind_word(r.primitive, r.passive).expect("a primitive");
             let targets = match kind {
-                Kind::Action(a) if a.exact_arity() == Some(0) => "",
-                Kind::Action(_) => " B",
-                Kind::Passive(_) => "",
+                Kind::Action(a) => " B".repeat(a.arity().0),
+                Kind::Passive(_) => String::new(),
             };
             let written = if r.passive { "passive " } else { "" };
             let by_role = night(&format!("A {}{targets}\nA visit B", r.name));
@@ -1337,7 +1367,12 @@ mod tests {
     const WRONG_ARITY: &[Case] = &[
         ("K kill", 1, 3, "`kill` takes exactly 1 target, found 0"),
         ("K kill A B", 1, 10, "`kill` takes exactly 1 target, found 2"),
-        ("D deflect A B C", 1, 13, "`deflect` takes exactly 1 target, found 3"),
+        ("D deflect A B C", 1, 13, "`deflect` takes 1 or 2 targets (`deflect X to Y`), found 3"),
+        ("D deflect A to B C", 1, 13, "`deflect` takes 1 or 2 targets (`deflect X to Y`), found 4"),
+        ("B swap A", 1, 3, "`swap` takes exactly 2 targets, found 1"),
+        ("B bus_driver A C D", 1, 16, "`swap` takes exactly 2 targets, found 3"),
+        ("R redirect A", 1, 3, "`redirect` takes exactly 2 targets, found 1"),
+        ("G bodyguard A B", 1, 15, "`guard` takes exactly 1 target, found 2"),
         ("B block", 1, 3, "`block` needs at least one target"),
         ("B visit # nobody", 1, 3, "`visit` needs at least one target"),
         ("V passive bulletproof X", 1, 23, "passive `bulletproof` takes no targets"),
@@ -1782,7 +1817,8 @@ V visit rS R1 @9
         bad.effects[1].kind = Kind::Action(ActionKind::Deflect);
         bad.effects[1].actor = 0;
         bad.effects[1].id = "e1".into();
-        bad.effects[0].targets.push(9);
+        bad.effects[0].targets = vec![9];
+        bad.effects[0].mods.pierce = true;
         let problems = validate(&bad).unwrap_err();
         assert_eq!(problems.len(), 4, "{problems:#?}");
     }
@@ -1940,7 +1976,12 @@ V visit rS R1 @9
     }
 
     /// Every kind word the reader knows (modifiers included), and whether it is passive.
-    const KINDS: [(&str, bool); 27] = [
+    const KINDS: [(&str, bool); 32] = [
+        ("swap", false),
+        ("redirect", false),
+        ("guard", false),
+        ("deflect[kill]", false),
+        ("guard[kill,visit]", false),
         ("visit", false),
         ("block", false),
         ("stop", false),
@@ -1961,7 +2002,10 @@ V visit rS R1 @9
         ("jail[kill]", false),
         ("bulletproof", true),
         ("unblockable", true),
-        ("immune[visit,block,stop,protect,deflect,jail]", true),
+        (
+            "immune[visit,block,stop,protect,deflect,jail,swap,redirect,guard]",
+            true,
+        ),
         ("reflexive:visit", true),
         ("reflexive:block", true),
         ("reflexive:stop", true),
@@ -1973,7 +2017,7 @@ V visit rS R1 @9
     fn arb_name() -> impl Strategy<Value = String> {
         prop_oneof![
             4 => "[A-Za-z0-9_.-]{1,6}",
-            1 => prop::sample::select(vec!["passive", "players", "block", "e1", "e2", "..."])
+            1 => prop::sample::select(vec!["passive", "players", "block", "e1", "e2", "...", "to"])
                 .prop_map(str::to_string),
         ]
     }
@@ -2005,16 +2049,23 @@ V visit rS R1 @9
                     let actor = actor % np;
                     let (word, passive) = KINDS[k];
                     let (mut kind, mut mods) = parse_kind_word(word, passive).expect("a kind");
-                    if kind == Kind::Action(ActionKind::Deflect) && !deflectors.insert(actor) {
+                    let mut targets: Vec<Player> = targets.into_iter().map(|t| t % np).collect();
+                    // A one-target deflection at most once per player.
+                    if kind == Kind::Action(ActionKind::Deflect)
+                        && targets.len() == 1
+                        && !deflectors.insert(actor)
+                    {
                         (kind, mods) = (Kind::Action(ActionKind::Visit), Mods::default());
                     }
-                    let mut targets: Vec<Player> = targets.into_iter().map(|t| t % np).collect();
                     match kind {
                         Kind::Passive(_) => targets.clear(),
-                        Kind::Action(a) if a.exact_arity().is_some() => {
-                            targets.truncate(a.exact_arity().unwrap_or(0))
+                        Kind::Action(a) => {
+                            let (least, most) = a.arity();
+                            targets.truncate(most);
+                            while targets.len() < least {
+                                targets.push(actor);
+                            }
                         }
-                        _ => {}
                     }
                     let mut id = id.unwrap_or_else(|| format!("e{}", i + 1));
                     while id == "players" || ids.contains(&id) {

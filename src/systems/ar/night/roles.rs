@@ -77,7 +77,27 @@ pub const ROLES: &[Role] = &[
     action(
         "deflector",
         "deflect",
-        "actions aimed at the deflector go to the target instead",
+        "with one target T, actions aimed at the deflector go to T; with two, `X to Y`, actions aimed at X go to Y",
+    ),
+    action(
+        "bus_driver",
+        "swap",
+        "two targets X Y: actions aimed at X land on Y, and those aimed at Y on X",
+    ),
+    action(
+        "redirector",
+        "redirect",
+        "two targets, `X to Y`: X's actions land on Y",
+    ),
+    action(
+        "puppeteer",
+        "redirect",
+        "the same as redirector",
+    ),
+    action(
+        "bodyguard",
+        "guard",
+        "kills aimed at the target land on the bodyguard instead (not a strongkill)",
     ),
     action(
         "tracker",
@@ -93,7 +113,7 @@ pub const ROLES: &[Role] = &[
     action("cop", "investigate", "learns the target's alignment"),
     passive(
         "ascetic",
-        "immune[visit,block,stop,protect,deflect,jail]",
+        "immune[visit,block,stop,protect,deflect,jail,swap,redirect,guard]",
         "every action on the ascetic fails, except kills",
     ),
     passive(

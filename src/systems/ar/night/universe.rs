@@ -25,7 +25,7 @@
 
 use super::deflections::Deflections;
 use super::model::{
-    kind_word, ActionKind, Attack, Effect, Ensemble, Kind, Mods, PassiveKind, Player,
+    kind_word, ActionKind, Attack, Effect, Ensemble, Kind, Mods, PassiveKind, Player, Redirection,
 };
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::HashMap;
@@ -115,13 +115,45 @@ pub struct Universe {
     pub effects: Vec<UEffect>,
     /// How many effects are declared.
     pub n_declared: usize,
-    /// `deflector[p]`: the universe index of player p's `deflect` action, if any.
+    /// `deflector[p]`: the universe index of player p's plain `deflect` action (one
+    /// target, no filter), if any.
     pub deflector: Vec<Option<Ix>>,
     /// The deflection graph: `reach(p)`, the players a slot declared at p can end at (p
-    /// first, in path order), without storing it (linear in the players).
+    /// first, in path order), without storing it (linear in the players). Plain
+    /// deflections only (`deflect T`); see `general` for the others.
     pub deflections: Box<Deflections>,
+    /// When the night has a redirection other than a plain deflection (`swap`,
+    /// `redirect`, `guard`, `deflect X to Y`, a filtered `deflect`): every redirection
+    /// effect (plain deflections included), solved by processing orders; `None` for
+    /// nights of plain deflections only, which the deflection graph answers.
+    pub general: Option<Box<General>>,
     created_index: HashMap<(Ix, Player), Ix>,
     levels: Vec<u32>,
+}
+
+/// The redirections of a night that has more than plain deflections (see
+/// [`Universe::general`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct General {
+    /// Every declared redirection effect (`deflect`, `swap`, `redirect`, `guard`), in
+    /// order.
+    pub redirections: Vec<Ix>,
+    /// The players a redirection can move a slot to (its declared targets, and a
+    /// `guard`'s actor), sorted: a slot declared at p can end at p or at one of these,
+    /// whatever the success set and the processing order.
+    pub hub: Vec<Player>,
+}
+
+impl General {
+    /// Whether a slot declared at `p` may end at `q`.
+    pub fn may_end(&self, p: Player, q: Player) -> bool {
+        p == q || self.hub.binary_search(&q).is_ok()
+    }
+
+    /// The players a slot declared at `p` may end at (`p` first, then the hub).
+    pub fn ends(&self, p: Player) -> impl Iterator<Item = Player> + '_ {
+        std::iter::once(p).chain(self.hub.iter().copied().filter(move |&q| q != p))
+    }
 }
 
 impl Universe {
@@ -150,11 +182,27 @@ impl Universe {
             .collect();
         let n_declared = effects.len();
         let mut deflector = vec![None; n_players];
+        let mut plain_only = true;
+        let mut redirections = Vec::new();
+        let mut hub = Vec::new();
         for (i, e) in effects.iter().enumerate() {
-            if e.action() == Some(ActionKind::Deflect) {
+            let Some(k) = e.action().filter(|k| k.redirects()) else {
+                continue;
+            };
+            redirections.push(i);
+            hub.extend_from_slice(&e.targets);
+            if k == ActionKind::Guard {
+                hub.push(e.actor);
+            }
+            if Redirection::is_plain_deflection(k, e.targets.len(), e.mods) {
                 deflector[e.actor as usize] = Some(i);
+            } else {
+                plain_only = false;
             }
         }
+        hub.sort_unstable();
+        hub.dedup();
+        let general = (!plain_only).then(|| Box::new(General { redirections, hub }));
         budget.check()?;
         let deflections = Box::new(Deflections::new(
             deflector
@@ -194,11 +242,16 @@ impl Universe {
             let visitor = g.actor;
             let mut owners: Vec<Player> = Vec::new();
             for &t in &g.targets {
-                deflections.marked_on_reach(t, &first_owner, &owners_on_cycle, |o| {
-                    if o != visitor {
-                        owners.push(o);
+                match &general {
+                    Some(gen) => {
+                        owners.extend(gen.ends(t).filter(|&o| o != visitor && owner[o as usize]))
                     }
-                });
+                    None => deflections.marked_on_reach(t, &first_owner, &owners_on_cycle, |o| {
+                        if o != visitor {
+                            owners.push(o);
+                        }
+                    }),
+                }
             }
             owners.sort_unstable();
             owners.dedup();
@@ -235,6 +288,7 @@ impl Universe {
             n_declared,
             deflector,
             deflections,
+            general,
             created_index,
             levels: ensemble.priority_levels(),
         })
@@ -330,6 +384,9 @@ impl Universe {
             n_declared,
             deflector,
             deflections: Box::new(Deflections::none(players.len())),
+            // Pieces come from components the product form answers, which never have
+            // general redirections.
+            general: None,
             created_index,
         };
         (universe, players)
@@ -392,7 +449,12 @@ pub fn effect_name(u: &Universe, i: Ix) -> String {
         format!("{actor} {} [{}]", e.kind_word(), e.id)
     } else {
         let t: Vec<&str> = e.targets.iter().map(|&p| u.player_name(p)).collect();
-        format!("{actor} {} {} [{}]", e.kind_word(), t.join(" "), e.id)
+        // `deflect X to Y`, `redirect X to Y`, as written in night files.
+        let sep = match e.action() {
+            Some(ActionKind::Deflect | ActionKind::Redirect) if t.len() == 2 => " to ",
+            _ => " ",
+        };
+        format!("{actor} {} {} [{}]", e.kind_word(), t.join(sep), e.id)
     }
 }
 

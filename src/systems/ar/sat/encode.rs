@@ -58,7 +58,9 @@
 //! query), and gives the charge back when dropped.
 
 use crate::sat::{enumerate_projected, lexmin, EnumerationEnd, Inputs, Lit, Solver};
-use crate::systems::ar::night::model::{Attack, Kind, PassiveKind, Player, Reach};
+use crate::systems::ar::night::model::{
+    Attack, End, Kind, PassiveKind, Player, Reach, Redirection,
+};
 use crate::systems::ar::night::resolution::{
     analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
 };
@@ -105,6 +107,11 @@ pub struct Encoding<'u> {
     built: FixedBitSet,
     /// Cache of [`Encoding::at`].
     at_cache: HashMap<(Ix, Player), Lit>,
+    /// For a night with general redirections ([`Universe::general`]): the final positions
+    /// of every slot of every action (`fin[i][k]`), from the processing-order layers of
+    /// [`Encoding::encode_general`], and the slots that can move (projected, in order).
+    /// `None` for nights of plain deflections, whose final positions are `end`.
+    general: Option<GeneralSlots>,
     /// Polled while encoding and charged for the solver's clauses and variables as they
     /// are added (the encoding can be quadratic: the one-hot final positions of a long
     /// chain of deflections, the derivation levels of a large cycle of created effects)
@@ -117,6 +124,17 @@ pub struct Encoding<'u> {
     charged: u64,
     /// The solver's clause count when it was last charged.
     metered_at: usize,
+}
+
+/// The final positions of every action slot under general redirection (see
+/// [`Encoding::encode_general`]).
+struct GeneralSlots {
+    /// `fin[i][k]`: where slot k of universe effect i ends (a single constant-true entry
+    /// for a slot no redirection can move).
+    fin: Vec<Vec<Positions>>,
+    /// The slots that can move, `(effect, slot)`: their `fin` literals are projected, in
+    /// this order.
+    movable: Vec<(Ix, usize)>,
 }
 
 /// Exactly-one constraints up to this many literals are pairwise; longer ones use a
@@ -169,11 +187,16 @@ impl<'u> Encoding<'u> {
             stop_cache: HashMap::new(),
             built: FixedBitSet::with_capacity(u.n_players()),
             at_cache: HashMap::new(),
+            general: None,
             budget: budget.clone(),
             charged: 0,
             metered_at: 0,
         };
-        enc.encode_redirection();
+        if u.general.is_some() {
+            enc.encode_general();
+        } else {
+            enc.encode_redirection();
+        }
         enc.encode();
         enc.meter();
         enc
@@ -377,6 +400,182 @@ impl<'u> Encoding<'u> {
         }
     }
 
+    /// General redirection (`swap`, `redirect`, `guard`, `deflect X to Y`, filtered
+    /// deflections): the processing order as r steps, r the number of redirections. A
+    /// one-hot `pos[g][k]` ("g is processed at step k") is a permutation; each slot has
+    /// one-hot positions at every step (its declared target at step 0, `fin` after step
+    /// r), and step k applies the redirection g processed there when g succeeds, reading
+    /// g's own slots at step k, exactly as `docs/ar.md` states it:
+    ///
+    /// * `Move { from, to }`: a slot at g's `from` goes to g's `to`;
+    /// * `Swap`: a slot at slot 0's player goes to slot 1's, and back;
+    /// * `Steer`: every slot of an action whose actor is at slot 0 goes to slot 1.
+    ///
+    /// A slot no redirection can move from its declared target never moves (no layers).
+    /// Final positions are projected, orders are not: each way is enumerated once.
+    fn encode_general(&mut self) {
+        let u = self.u;
+        let Some(gen) = u.general.as_deref() else {
+            return;
+        };
+        let reds = gen.redirections.clone();
+        let r = reds.len();
+        let t = self.solver.true_lit();
+        let f = !t;
+        let n = u.len();
+        let how: Vec<Redirection> = reds
+            .iter()
+            .map(|&g| {
+                let e = &u.effects[g];
+                let k = e.action().expect("a redirection is an action");
+                Redirection::of(k, e.targets.len()).expect("a redirection")
+            })
+            .collect();
+        let can_move = |g: usize, h: Ix| -> bool {
+            let (ge, he) = (&u.effects[reds[g]], &u.effects[h]);
+            reds[g] != h
+                && he.action().is_some_and(|hk| {
+                    Redirection::moves(ge.action().expect("an action"), ge.mods, hk, he.mods)
+                })
+        };
+        // Which slots can ever move: at step 0 each is at its declared target, so one that
+        // no redirection can move from there stays there.
+        let first_moves = |g: usize, h: Ix, d: Player| -> bool {
+            let ge = &u.effects[reds[g]];
+            can_move(g, h)
+                && match how[g] {
+                    Redirection::Move {
+                        from: End::Actor, ..
+                    } => d == ge.actor,
+                    Redirection::Move { .. } | Redirection::Swap => {
+                        gen.hub.binary_search(&d).is_ok()
+                    }
+                    Redirection::Steer => gen.hub.binary_search(&u.effects[h].actor).is_ok(),
+                }
+        };
+        let mut cur: Vec<Vec<Positions>> = (0..n)
+            .map(|i| {
+                let e = &u.effects[i];
+                if e.action().is_some() {
+                    e.targets.iter().map(|&d| vec![(d, t)]).collect()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let mut movable: Vec<(Ix, usize)> = Vec::new();
+        for (i, e) in u.effects.iter().enumerate() {
+            if e.action().is_none() {
+                continue;
+            }
+            for (k, &d) in e.targets.iter().enumerate() {
+                if (0..r).any(|g| first_moves(g, i, d)) {
+                    movable.push((i, k));
+                }
+            }
+        }
+        // The permutation: pos[g][k].
+        let pos: Vec<Vec<Lit>> = if r == 1 {
+            vec![vec![t]]
+        } else {
+            (0..r)
+                .map(|_| (0..r).map(|_| self.solver.new_lit()).collect())
+                .collect()
+        };
+        if r > 1 {
+            for row in &pos {
+                self.exactly_one(row);
+            }
+            for k in 0..r {
+                let col: Vec<Lit> = pos.iter().map(|row| row[k]).collect();
+                self.exactly_one(&col);
+            }
+        }
+        for step in 0..r {
+            // The next positions of every movable slot.
+            let mut next: Vec<(Ix, usize, Positions)> = Vec::with_capacity(movable.len());
+            for &(h, k) in &movable {
+                if !self.go_on() {
+                    return;
+                }
+                let d = u.effects[h].targets[k];
+                let new: Positions = gen.ends(d).map(|p| (p, self.solver.new_lit())).collect();
+                let lits: Vec<Lit> = new.iter().map(|&(_, l)| l).collect();
+                self.exactly_one(&lits);
+                let old = cur[h][k].clone();
+                for g in 0..r {
+                    let o = pos[g][step];
+                    let sg = self.s[reds[g]];
+                    let mine: Vec<Positions> = cur[reds[g]].clone();
+                    let ga = u.effects[reds[g]].actor;
+                    let lit_of = |pos: &Positions, p: Player| lit_at(pos, p, f);
+                    let moved = can_move(g, h);
+                    for &(v, ov) in &old {
+                        let nv = lit_of(&new, v);
+                        if !moved {
+                            self.clause(&[!o, !ov, nv]);
+                            continue;
+                        }
+                        // Not processed here, or failing: the slot stays.
+                        self.clause(&[!o, sg, !ov, nv]);
+                        match how[g] {
+                            Redirection::Move { from, to } => {
+                                let from_v = match from {
+                                    End::Actor => {
+                                        if v == ga {
+                                            t
+                                        } else {
+                                            f
+                                        }
+                                    }
+                                    End::Slot(j) => lit_of(&mine[j], v),
+                                };
+                                self.clause(&[!o, !sg, !ov, from_v, nv]);
+                                match to {
+                                    End::Actor => {
+                                        let na = lit_of(&new, ga);
+                                        self.clause(&[!o, !sg, !ov, !from_v, na]);
+                                    }
+                                    End::Slot(j) => {
+                                        for &(q, lq) in &mine[j] {
+                                            let nq = lit_of(&new, q);
+                                            self.clause(&[!o, !sg, !ov, !from_v, !lq, nq]);
+                                        }
+                                    }
+                                }
+                            }
+                            Redirection::Swap => {
+                                let (a_v, b_v) = (lit_of(&mine[0], v), lit_of(&mine[1], v));
+                                self.clause(&[!o, !sg, !ov, a_v, b_v, nv]);
+                                for &(q, lq) in &mine[1] {
+                                    let nq = lit_of(&new, q);
+                                    self.clause(&[!o, !sg, !ov, !a_v, !lq, nq]);
+                                }
+                                for &(q, lq) in &mine[0] {
+                                    let nq = lit_of(&new, q);
+                                    self.clause(&[!o, !sg, !ov, !b_v, !lq, nq]);
+                                }
+                            }
+                            Redirection::Steer => {
+                                let a_w = lit_of(&mine[0], u.effects[h].actor);
+                                self.clause(&[!o, !sg, a_w, !ov, nv]);
+                                for &(q, lq) in &mine[1] {
+                                    let nq = lit_of(&new, q);
+                                    self.clause(&[!o, !sg, !a_w, !lq, nq]);
+                                }
+                            }
+                        }
+                    }
+                }
+                next.push((h, k, new));
+            }
+            for (h, k, new) in next {
+                cur[h][k] = new;
+            }
+        }
+        self.general = Some(GeneralSlots { fin: cur, movable });
+    }
+
     /// The literal "a slot that reaches p stops at p": p's deflection is inactive, or p is
     /// on a cycle of deflections that are all active and is the one processed last.
     fn stop_at(&mut self, p: Player) -> Lit {
@@ -446,11 +645,16 @@ impl<'u> Encoding<'u> {
             return l;
         }
         let f = self.solver.false_lit();
-        let targets = self.u.effects[i].targets.clone();
-        let lits: Vec<Lit> = targets
-            .iter()
-            .map(|&d| lit_at(self.ends(d), p, f))
-            .collect();
+        let lits: Vec<Lit> = match &self.general {
+            Some(g) => g.fin[i].iter().map(|pos| lit_at(pos, p, f)).collect(),
+            None => {
+                let targets = self.u.effects[i].targets.clone();
+                targets
+                    .iter()
+                    .map(|&d| lit_at(self.ends(d), p, f))
+                    .collect()
+            }
+        };
         let l = self.or(&lits);
         self.at_cache.insert((i, p), l);
         l
@@ -468,11 +672,18 @@ impl<'u> Encoding<'u> {
 
     /// The players effect `i` can finally target.
     fn possible(&self, i: Ix) -> Vec<Player> {
-        let mut v: Vec<Player> = self.u.effects[i]
-            .targets
-            .iter()
-            .flat_map(|&d| self.reach_of(d))
-            .collect();
+        let mut v: Vec<Player> = match &self.u.general {
+            Some(g) => self.u.effects[i]
+                .targets
+                .iter()
+                .flat_map(|&d| g.ends(d))
+                .collect(),
+            None => self.u.effects[i]
+                .targets
+                .iter()
+                .flat_map(|&d| self.reach_of(d))
+                .collect(),
+        };
         v.sort_unstable();
         v.dedup();
         v
@@ -595,14 +806,22 @@ impl<'u> Encoding<'u> {
                 return;
             }
             let pool = &mut by_target[p];
-            u.deflections.upstream(p as Player, |q| {
+            let mut add = |q: Player| {
                 for &i in &aimed[q as usize] {
                     if seen[i] != p {
                         seen[i] = p;
                         pool.push(i);
                     }
                 }
-            });
+            };
+            match &u.general {
+                // A slot may end at p if declared there, or anywhere when p is in the hub.
+                Some(g) if g.hub.binary_search(&(p as Player)).is_ok() => {
+                    (0..np as Player).for_each(add)
+                }
+                Some(_) => add(p as Player),
+                None => u.deflections.upstream(p as Player, add),
+            }
         }
         let mut fail_lits: Vec<Vec<Lit>> = vec![Vec::new(); n];
         let mut stamp = vec![usize::MAX; n];
@@ -777,6 +996,11 @@ impl<'u> Encoding<'u> {
         for last in self.choices() {
             p.extend_from_slice(last);
         }
+        if let Some(g) = &self.general {
+            for &(i, k) in &g.movable {
+                p.extend(g.fin[i][k].iter().map(|&(_, l)| l));
+            }
+        }
         p
     }
 
@@ -813,12 +1037,37 @@ impl<'u> Encoding<'u> {
                 .expect("exactly one member of a cycle is processed last");
             last.push(members[k]);
         }
+        let keep = |i: Ix| {
+            let is_cut = i < u.n_declared && cut.contains(i);
+            present.contains(i) && !is_cut && u.effects[i].action().is_some()
+        };
+        if let Some(g) = &self.general {
+            // The final position of every movable slot, read off its one-hot literals.
+            let mut way: TargetMap = (0..n)
+                .map(|i| {
+                    if keep(i) {
+                        u.effects[i].targets.clone()
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect();
+            for &(i, k) in &g.movable {
+                let pos = &g.fin[i][k];
+                let (vals, tail) = rest.split_at(pos.len());
+                rest = tail;
+                if keep(i) {
+                    let at = vals.iter().position(|&b| b).expect("a slot ends somewhere");
+                    way[i][k] = pos[at].0;
+                }
+            }
+            return (present, succeeded, way);
+        }
         let end = self.final_positions(&succeeded, &last);
         let way = (0..n)
             .map(|i| {
                 let e = &u.effects[i];
-                let is_cut = i < u.n_declared && cut.contains(i);
-                if present.contains(i) && !is_cut && e.action().is_some() {
+                if keep(i) {
                     e.targets.iter().map(|&d| end[d as usize]).collect()
                 } else {
                     Vec::new()
@@ -890,9 +1139,21 @@ impl<'u> Encoding<'u> {
             let (present, succeeded, way) = self.decode_resolution(v, cut);
             grouped.entry((present, succeeded)).or_default().push(way);
         }
+        if self.general.is_some() {
+            // Slots outside R (or cut) move too, under general redirection: models that
+            // differ only there are one way.
+            for ways in grouped.values_mut() {
+                ways.sort();
+                ways.dedup();
+            }
+        }
         let rs = group_ways(self.u, grouped);
-        // Slots outside R never move, so no two models decode to the same way.
-        debug_assert_eq!(models.len(), rs.iter().map(|r| r.ways.len()).sum::<usize>());
+        // Slots outside R never move with plain deflections, so no two models decode to
+        // the same way.
+        debug_assert!(
+            self.general.is_some()
+                || models.len() == rs.iter().map(|r| r.ways.len()).sum::<usize>()
+        );
         Ok(rs)
     }
 

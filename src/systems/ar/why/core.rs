@@ -586,7 +586,7 @@ fn shape(u: &Universe, d: &Derivation) -> Shape {
         let att: Vec<Vec<Ix>> = (0..n)
             .map(|f| attackers(u, &rho, f).into_iter().map(|(g, _)| g).collect())
             .collect();
-        if !u.has_deflections() && att.iter().all(|a| a.len() == 1) {
+        if !u.has_deflections() && u.general.is_none() && att.iter().all(|a| a.len() == 1) {
             // victim of g: the f with att[f] == [g]
             let mut order = vec![0];
             while order.len() < n {

@@ -32,9 +32,9 @@ fn colour(k: ActionKind) -> &'static str {
         ActionKind::Kill => "red3",
         ActionKind::Block | ActionKind::Jail => "blue3",
         ActionKind::Stop => "darkorange2",
-        ActionKind::Protect => "green4",
+        ActionKind::Protect | ActionKind::Guard => "green4",
         ActionKind::Visit | ActionKind::Commute => "gray40",
-        ActionKind::Deflect => "purple3",
+        ActionKind::Deflect | ActionKind::Swap | ActionKind::Redirect => "purple3",
     }
 }
 
