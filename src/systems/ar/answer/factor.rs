@@ -78,6 +78,8 @@ pub struct Refined {
 /// * a `protect` and the kills that may share a final target with it;
 /// * a `block` that may end at p and p's submitted actions and `unblockable` passives;
 /// * a `bulletproof` passive of p and the kills that may end at p;
+/// * a `hide` or `babysit` and the kills that may end at its target or at its actor
+///   (a hider dies with its target, a babysat player with its babysitter);
 /// * p's `deflect` and every action that may end at p (it may be redirected);
 /// * a reflexive passive of p, the actions of other players that may end at p (they
 ///   trigger it) and the effects it may create.
@@ -304,7 +306,10 @@ fn is_block(k: ActionKind) -> bool {
 /// Whether an action kind protects its targets from kills (`protect`, `jail`).
 #[cfg(test)]
 fn is_protect(k: ActionKind) -> bool {
-    matches!(k, ActionKind::Protect | ActionKind::Jail)
+    matches!(
+        k,
+        ActionKind::Protect | ActionKind::Jail | ActionKind::Hide | ActionKind::Babysit
+    )
 }
 
 /// A `protect` with a filter (`protect[kill,block]`): joined like a stop, with every
@@ -350,10 +355,16 @@ fn join_at(
     }
     // Protects (and jails) and kills.
     let kills = any(&|a| a.has(ActionKind::Kill));
-    if kills && any(&|a| a.has(ActionKind::Protect) || a.has(ActionKind::Jail)) {
-        let f = |a: &Arrivals| {
-            a.has(ActionKind::Kill) || a.has(ActionKind::Protect) || a.has(ActionKind::Jail)
-        };
+    // (A hide and a babysit too: the hider dies with a killed target, the babysit
+    // protects it.)
+    let shields = |a: &Arrivals| {
+        a.has(ActionKind::Protect)
+            || a.has(ActionKind::Jail)
+            || a.has(ActionKind::Hide)
+            || a.has(ActionKind::Babysit)
+    };
+    if kills && any(&shields) {
+        let f = |a: &Arrivals| a.has(ActionKind::Kill) || shields(a);
         let with = items.iter().find(|(_, a)| f(a)).expect("some").0;
         join(uf, with, &f);
     }
@@ -388,7 +399,11 @@ fn join_at(
     }
     for &q in passives.iter().chain(own_actions) {
         match u.effects[q].kind {
-            Kind::Passive(PassiveKind::Bulletproof) if kills => {
+            // The kills on p: a hide of p turns them away, a babysit of p dies with them.
+            Kind::Passive(PassiveKind::Bulletproof)
+            | Kind::Action(ActionKind::Hide | ActionKind::Babysit)
+                if kills =>
+            {
                 join(uf, q, &|a| a.has(ActionKind::Kill));
             }
             k if watches_visitors(k) => join(uf, q, &|a| a.other_actor(p)),
@@ -706,7 +721,10 @@ mod tests {
             }
             for &q in passives[p].iter().chain(&own_actions[p]) {
                 match u.effects[q].kind {
-                    Kind::Passive(PassiveKind::Bulletproof) => join_all(&mut uf, &[q], &kills),
+                    Kind::Passive(PassiveKind::Bulletproof)
+                    | Kind::Action(ActionKind::Hide | ActionKind::Babysit) => {
+                        join_all(&mut uf, &[q], &kills)
+                    }
                     k if watches_visitors(k) => {
                         let triggers: Vec<usize> = h
                             .iter()

@@ -811,7 +811,7 @@ const FLAT_UP_TO: f64 = 1.0;
 /// frame without deflections, else the component written once by [`self::redirect`]), as
 /// pieces when that product is large; otherwise [`analyse`].
 pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
-    if u.len() < SPLIT_FROM || u.general.is_some() {
+    if u.len() < SPLIT_FROM || u.general.is_some() || u.links_deaths() {
         return analyse(u, budget).map(PartAnswer::Flat);
     }
     let products = if u.has_deflections() {

@@ -59,6 +59,8 @@ pub enum Rule {
     Immune,
     /// A succeeding `commute` of a final target of another player's action.
     Commuted,
+    /// A succeeding `hide` of a kill's final target (the hider is not at home).
+    Hidden,
 }
 
 /// Whether `g`, if it succeeds, makes action `f` fail under the final targets `rho`, and by
@@ -106,6 +108,17 @@ pub fn attack(u: &Universe, rho: &TargetMap, g: Ix, f: Ix) -> Option<Rule> {
         }
         Kind::Action(ActionKind::Commute) => {
             (fe.actor != ge.actor && rho[f].contains(&ge.actor)).then_some(Rule::Commuted)
+        }
+        // Kills on a hider fail (a strongkill is a kill no rule but a commute stops).
+        Kind::Action(ActionKind::Hide) => (!pierce
+            && fk == ActionKind::Kill
+            && fe.actor != ge.actor
+            && rho[f].contains(&ge.actor))
+        .then_some(Rule::Hidden),
+        // A babysitter protects like a doctor.
+        Kind::Action(ActionKind::Babysit) => {
+            (!pierce && fk == ActionKind::Kill && shares_target(rho, g, f))
+                .then_some(Rule::Protected)
         }
         Kind::Passive(PassiveKind::Bulletproof) => {
             (!pierce && fk == ActionKind::Kill && rho[f].contains(&ge.actor))
@@ -229,7 +242,8 @@ pub fn redirections(
     maps.into_iter().collect()
 }
 
-fn is_redirection(k: ActionKind) -> bool {
+/// Whether actions of kind `k` redirect (`deflect`, `swap`, `redirect`, `guard`).
+pub fn is_redirection(k: ActionKind) -> bool {
     matches!(
         k,
         ActionKind::Deflect | ActionKind::Swap | ActionKind::Redirect | ActionKind::Guard
@@ -237,7 +251,7 @@ fn is_redirection(k: ActionKind) -> bool {
 }
 
 /// Processes one active redirection g on `rho` (see [`redirections`]).
-fn process(u: &Universe, rho: &mut TargetMap, g: Ix) {
+pub fn process(u: &Universe, rho: &mut TargetMap, g: Ix) {
     let ge = &u.effects[g];
     let kind = ge.action().expect("a redirection is an action");
     let mine = rho[g].clone();
@@ -346,6 +360,7 @@ pub fn rule_words(u: &Universe, rule: Rule, by: Ix) -> String {
         Rule::Bulletproof => format!("{} is bulletproof", actor_name(u, by)),
         Rule::Immune => format!("{} is immune", actor_name(u, by)),
         Rule::Commuted => format!("{} commuted", actor_name(u, by)),
+        Rule::Hidden => format!("{} is hiding", actor_name(u, by)),
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Invariants of a validated [`Ensemble`] (established by `parse::validate`, relied on by
 //! every engine): ids are unique; every target and actor is an index into `players`;
-//! actions have the arity of their kind ([`ActionKind::arity`]: `kill` and `guard` one
+//! actions have the arity of their kind ([`ActionKind::arity`]: `kill`, `guard`, `hide` and `babysit` one
 //! target, `swap` and `redirect` two, `deflect` one or two, `commute` none, the others at
 //! least one); passives have no targets; a player has at most one one-target `deflect`;
 //! an effect's [`Mods`] are those its kind allows ([`Mods::allowed_for`]).
@@ -48,11 +48,17 @@ pub enum ActionKind {
     Redirect,
     /// One target X (the Bodyguard): kills aimed at X land on the actor instead.
     Guard,
+    /// One target T (the Hider): kills aimed at the actor fail, and the actor dies when
+    /// T is killed.
+    Hide,
+    /// One target T (the Babysitter): kills sharing a target with it fail (a protect),
+    /// and T dies when the actor is killed.
+    Babysit,
 }
 
 impl ActionKind {
     /// All action kinds, in declaration order.
-    pub const ALL: [ActionKind; 11] = [
+    pub const ALL: [ActionKind; 13] = [
         ActionKind::Visit,
         ActionKind::Block,
         ActionKind::Stop,
@@ -64,6 +70,8 @@ impl ActionKind {
         ActionKind::Swap,
         ActionKind::Redirect,
         ActionKind::Guard,
+        ActionKind::Hide,
+        ActionKind::Babysit,
     ];
 
     /// The keyword used in night files.
@@ -80,6 +88,8 @@ impl ActionKind {
             ActionKind::Swap => "swap",
             ActionKind::Redirect => "redirect",
             ActionKind::Guard => "guard",
+            ActionKind::Hide => "hide",
+            ActionKind::Babysit => "babysit",
         }
     }
 
@@ -89,8 +99,8 @@ impl ActionKind {
     }
 
     /// Default priority (after the Modbot / NAR order): the redirections (deflect, swap,
-    /// redirect) and commute 1, block and jail 2, stop 3, protect and guard 4, kill 5,
-    /// visit 6.
+    /// redirect) and commute 1, block and jail 2, stop 3, protect, guard, hide and
+    /// babysit 4, kill 5, visit 6.
     pub fn default_priority(self) -> u32 {
         match self {
             ActionKind::Deflect | ActionKind::Commute | ActionKind::Swap | ActionKind::Redirect => {
@@ -98,7 +108,7 @@ impl ActionKind {
             }
             ActionKind::Block | ActionKind::Jail => 2,
             ActionKind::Stop => 3,
-            ActionKind::Protect | ActionKind::Guard => 4,
+            ActionKind::Protect | ActionKind::Guard | ActionKind::Hide | ActionKind::Babysit => 4,
             ActionKind::Kill => 5,
             ActionKind::Visit => 6,
         }
@@ -109,7 +119,9 @@ impl ActionKind {
     /// least one).
     pub fn exact_arity(self) -> Option<usize> {
         match self {
-            ActionKind::Kill | ActionKind::Guard => Some(1),
+            ActionKind::Kill | ActionKind::Guard | ActionKind::Hide | ActionKind::Babysit => {
+                Some(1)
+            }
             ActionKind::Swap | ActionKind::Redirect => Some(2),
             ActionKind::Commute => Some(0),
             _ => None,
@@ -127,9 +139,19 @@ impl ActionKind {
 
     /// Whether a reflexive passive may create an effect of this kind (one target, aimed
     /// back at the visitor): not a redirection (`deflect`, `swap`, `redirect`, `guard`:
-    /// created effects never redirect), nor `commute`.
+    /// created effects never redirect), nor `commute`, `hide` or `babysit` (a choice of
+    /// where to spend the night).
     pub fn reflexive_allowed(self) -> bool {
-        !self.redirects() && self != ActionKind::Commute
+        !self.redirects()
+            && !matches!(
+                self,
+                ActionKind::Commute | ActionKind::Hide | ActionKind::Babysit
+            )
+    }
+
+    /// Whether actions of this kind link deaths (`hide`, `babysit`).
+    pub fn links_deaths(self) -> bool {
+        matches!(self, ActionKind::Hide | ActionKind::Babysit)
     }
 
     /// Whether actions of this kind move other actions' targets (`deflect`, `swap`,
@@ -377,7 +399,7 @@ pub enum Reach {
     /// The actions sharing a final target with the attacker (`stop`, `protect`).
     Shared,
     /// The actions with the attacker's owner among their final targets (`bulletproof`,
-    /// `immune`, `commute`).
+    /// `immune`, `commute`, `hide`).
     Owner,
 }
 
@@ -462,6 +484,8 @@ impl Attack {
                 Some(protect(only(KindSet::ALL).and(kills))),
             ),
             Kind::Action(ActionKind::Commute) => (Some(owner(KindSet::ALL, false, true)), None),
+            Kind::Action(ActionKind::Hide) => (Some(owner(kills, true, true)), None),
+            Kind::Action(ActionKind::Babysit) => (Some(protect(kills)), None),
             Kind::Passive(PassiveKind::Bulletproof) => (Some(owner(kills, true, false)), None),
             Kind::Passive(PassiveKind::Immune) => {
                 (Some(owner(only(KindSet::NONE), true, true)), None)
@@ -567,7 +591,7 @@ pub fn parse_kind_word(word: &str, passive: bool) -> Result<(Kind, Mods), String
                 .ok_or_else(|| format!("`{word}`: a filter ends with `]`"))?;
             let set = KindSet::parse(inner).map_err(|bad| {
                 format!(
-                    "`{bad}` in `{word}` is not an action kind (a filter lists kinds: visit, block, stop, protect, kill, deflect, jail, commute, swap, redirect, guard)"
+                    "`{bad}` in `{word}` is not an action kind (a filter lists kinds: visit, block, stop, protect, kill, deflect, jail, commute, swap, redirect, guard, hide, babysit)"
                 )
             })?;
             (b, Some(set))

@@ -26,7 +26,7 @@
 //!   `players` can not be an effect id (in JSON either, so that every ensemble can be
 //!   written back as a night file). It is still a valid player name.
 //! * Action kinds: `visit`, `block`, `stop`, `protect`, `kill`, `deflect`, `jail`,
-//!   `commute`, `swap`, `redirect`, `guard` (and `strongkill`, the information kinds and
+//!   `commute`, `swap`, `redirect`, `guard`, `hide`, `babysit` (and `strongkill`, the information kinds and
 //!   the role names of `roles.rs`). `deflect X to Y` and `redirect X to Y` take `to` as a
 //!   keyword between their two targets (optional: `redirect X Y` reads the same). Passives are
 //!   written `ACTOR passive KIND` with KIND one of `bulletproof`, `unblockable`,
@@ -44,7 +44,7 @@
 //! * Ids must be unique whatever their origin: an explicit `e3:` on one effect collides
 //!   with the default id of the third effect. The error is reported at the later of the
 //!   two effects (at its id if explicit, else at the start of its line).
-//! * Arity: `kill` and `guard` exactly one target, `swap` and `redirect` two, `deflect`
+//! * Arity: `kill`, `guard`, `hide` and `babysit` exactly one target, `swap` and `redirect` two, `deflect`
 //!   one or two, `commute` none, the other actions at least one, passives none. A target
 //!   may repeat and a player may target itself.
 //! * A player may have at most one one-target `deflect` (the error points at the second).
@@ -852,7 +852,7 @@ fn read_json(cx: &mut Ctx<'_>) -> RawNight {
 // ---------------------------------------------------------------------------------------
 
 const ACTION_LIST: &str =
-    "visit, block, stop, protect, kill, strongkill, deflect, jail, commute, swap, redirect, guard, track, watch, follow, voyeur, investigate";
+    "visit, block, stop, protect, kill, strongkill, deflect, jail, commute, swap, redirect, guard, hide, babysit, track, watch, follow, voyeur, investigate";
 const PASSIVE_LIST: &str =
     "bulletproof, unblockable, immune[K,...], reflexive:K with K one of visit, block, stop, protect, kill, jail";
 
@@ -1976,7 +1976,9 @@ V visit rS R1 @9
     }
 
     /// Every kind word the reader knows (modifiers included), and whether it is passive.
-    const KINDS: [(&str, bool); 32] = [
+    const KINDS: [(&str, bool); 34] = [
+        ("hide", false),
+        ("babysit", false),
         ("swap", false),
         ("redirect", false),
         ("guard", false),
@@ -2003,7 +2005,7 @@ V visit rS R1 @9
         ("bulletproof", true),
         ("unblockable", true),
         (
-            "immune[visit,block,stop,protect,deflect,jail,swap,redirect,guard]",
+            "immune[visit,block,stop,protect,deflect,jail,swap,redirect,guard,hide,babysit]",
             true,
         ),
         ("reflexive:visit", true),

@@ -68,13 +68,36 @@ impl Resolution {
         sorted_ids(u, self.succeeded.ones())
     }
 
-    /// Deaths of one way: players targeted by a succeeding kill, sorted by name.
+    /// Deaths of one way, sorted by name: the players a succeeding kill finally targets
+    /// (killed), the actor of a succeeding `hide` whose final target is killed, and the
+    /// final target of a succeeding `babysit` whose actor is killed. Links go one step:
+    /// a death by a link does not carry on through another link.
     pub fn deaths(&self, u: &Universe, way: &TargetMap) -> Vec<String> {
-        let mut dead: Vec<String> = self
-            .succeeded
-            .ones()
-            .filter(|&i| u.effects[i].action() == Some(ActionKind::Kill))
-            .flat_map(|i| way[i].iter().map(|&p| u.player_name(p).to_string()))
+        let of = |k: ActionKind| {
+            self.succeeded
+                .ones()
+                .filter(move |&i| u.effects[i].action() == Some(k))
+        };
+        let mut killed: Vec<Player> = of(ActionKind::Kill)
+            .flat_map(|i| way[i].iter().copied())
+            .collect();
+        killed.sort_unstable();
+        killed.dedup();
+        let is_killed = |p: &Player| killed.binary_search(p).is_ok();
+        let mut dead: Vec<Player> = killed.clone();
+        dead.extend(
+            of(ActionKind::Hide)
+                .filter(|&g| way[g].iter().any(is_killed))
+                .map(|g| u.effects[g].actor),
+        );
+        dead.extend(
+            of(ActionKind::Babysit)
+                .filter(|&g| is_killed(&u.effects[g].actor))
+                .flat_map(|g| way[g].iter().copied()),
+        );
+        let mut dead: Vec<String> = dead
+            .into_iter()
+            .map(|p| u.player_name(p).to_string())
             .collect();
         dead.sort();
         dead.dedup();

@@ -100,6 +100,16 @@ pub const ROLES: &[Role] = &[
         "kills aimed at the target land on the bodyguard instead (not a strongkill)",
     ),
     action(
+        "hider",
+        "hide",
+        "kills on the hider fail, but the hider dies if the target is killed",
+    ),
+    action(
+        "babysitter",
+        "babysit",
+        "kills on the target fail, but the target dies if the babysitter is killed",
+    ),
+    action(
         "tracker",
         "track",
         "learns where the target's actions landed",
@@ -113,7 +123,7 @@ pub const ROLES: &[Role] = &[
     action("cop", "investigate", "learns the target's alignment"),
     passive(
         "ascetic",
-        "immune[visit,block,stop,protect,deflect,jail,swap,redirect,guard]",
+        "immune[visit,block,stop,protect,deflect,jail,swap,redirect,guard,hide,babysit]",
         "every action on the ascetic fails, except kills",
     ),
     passive(

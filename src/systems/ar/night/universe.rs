@@ -427,6 +427,15 @@ impl Universe {
         self.deflector.iter().any(Option::is_some)
     }
 
+    /// Whether the night has a `hide` or `babysit` (deaths that follow another
+    /// player's): its components are answered flat, never as pieces, so that a linked
+    /// death is read where its kill is.
+    pub fn links_deaths(&self) -> bool {
+        self.effects
+            .iter()
+            .any(|e| e.action().is_some_and(ActionKind::links_deaths))
+    }
+
     /// The name of a player.
     pub fn player_name(&self, p: Player) -> &str {
         self.ensemble.player_name(p)

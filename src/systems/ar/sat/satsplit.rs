@@ -58,7 +58,7 @@ const FLAT_UP_TO: f64 = 1.0;
 /// One component's answer by the SAT engine: flat for small components, else as pieces
 /// (flattened when the product is small).
 pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
-    if u.len() < SPLIT_FROM || u.general.is_some() {
+    if u.len() < SPLIT_FROM || u.general.is_some() || u.links_deaths() {
         return encode::analyse(u, budget).map(PartAnswer::Flat);
     }
     let mut enc = Encoding::new(u, budget);

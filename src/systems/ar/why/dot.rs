@@ -32,8 +32,8 @@ fn colour(k: ActionKind) -> &'static str {
         ActionKind::Kill => "red3",
         ActionKind::Block | ActionKind::Jail => "blue3",
         ActionKind::Stop => "darkorange2",
-        ActionKind::Protect | ActionKind::Guard => "green4",
-        ActionKind::Visit | ActionKind::Commute => "gray40",
+        ActionKind::Protect | ActionKind::Guard | ActionKind::Babysit => "green4",
+        ActionKind::Visit | ActionKind::Commute | ActionKind::Hide => "gray40",
         ActionKind::Deflect | ActionKind::Swap | ActionKind::Redirect => "purple3",
     }
 }

@@ -15,6 +15,7 @@ use crate::systems::ar::judge::semantics::{self, rule_words, Rule};
 use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
 use crate::systems::ar::night::resolution::{Cut, Resolution, TargetMap};
 use crate::systems::ar::night::universe::{effect_name, Ix, Origin, Universe};
+use itertools::Itertools;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -26,6 +27,7 @@ fn rule_id(rule: Rule) -> &'static str {
         Rule::Bulletproof => "bulletproof",
         Rule::Immune => "immune",
         Rule::Commuted => "commuted",
+        Rule::Hidden => "hidden",
     }
 }
 
@@ -191,8 +193,13 @@ fn creations(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Cr
 }
 
 /// The deflections each moved slot went through: from the declared target, along the
-/// succeeding deflections' declared targets, until the slot's final target.
+/// succeeding deflections' declared targets, until the slot's final target. With
+/// redirections other than plain deflections, the steps of one processing order that
+/// gives this way ([`replayed`]).
 fn redirects(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Redirect> {
+    if u.general.is_some() {
+        return replayed(u, cut, r, way);
+    }
     let mut out = Vec::new();
     for i in r.present.ones() {
         if semantics::is_cut(u, cut, i) || u.effects[i].action().is_none() {
@@ -221,6 +228,83 @@ fn redirects(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Re
         }
     }
     out
+}
+
+/// Orders of more succeeding redirections than this are not replayed: the moved slots
+/// are then listed with their final targets only.
+const REPLAY_UP_TO: usize = 8;
+
+/// The moved slots of `way` with the steps that moved them, replaying the first
+/// processing order of the succeeding redirections (at most [`REPLAY_UP_TO`]) that gives
+/// `way` (by the judge's [`semantics::process`]).
+fn replayed(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Redirect> {
+    let active: Vec<Ix> = r
+        .succeeded
+        .ones()
+        .filter(|&g| {
+            !semantics::is_cut(u, cut, g)
+                && u.effects[g].action().is_some_and(semantics::is_redirection)
+        })
+        .collect();
+    let start = semantics::declared_targets(u, cut, &r.present);
+    let mut steps: Vec<Vec<Vec<(Ix, Player)>>> = Vec::new();
+    if active.len() <= REPLAY_UP_TO {
+        for order in active.iter().copied().permutations(active.len()) {
+            let mut rho = start.clone();
+            let mut moved: Vec<Vec<Vec<(Ix, Player)>>> =
+                rho.iter().map(|s| vec![Vec::new(); s.len()]).collect();
+            for &g in &order {
+                let before = rho.clone();
+                semantics::process(u, &mut rho, g);
+                for (i, slots) in rho.iter().enumerate() {
+                    for (k, &t) in slots.iter().enumerate() {
+                        if t != before[i][k] {
+                            moved[i][k].push((g, t));
+                        }
+                    }
+                }
+            }
+            if &rho == way {
+                steps = moved;
+                break;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for i in r.present.ones() {
+        if semantics::is_cut(u, cut, i) || u.effects[i].action().is_none() {
+            continue;
+        }
+        for (k, &d) in u.effects[i].targets.iter().enumerate() {
+            let Some(&fin) = way[i].get(k) else { continue };
+            let path = steps
+                .get(i)
+                .and_then(|s| s.get(k))
+                .cloned()
+                .unwrap_or_default();
+            if fin == d && path.is_empty() {
+                continue;
+            }
+            out.push(Redirect {
+                effect: i,
+                slot: k,
+                declared: d,
+                path,
+            });
+        }
+    }
+    out
+}
+
+/// The verb of a redirection step in the text form: "deflects", "swaps", "redirects",
+/// "guards".
+fn verb(k: Option<ActionKind>) -> &'static str {
+    match k {
+        Some(ActionKind::Swap) => "swaps",
+        Some(ActionKind::Redirect) => "redirects",
+        Some(ActionKind::Guard) => "guards",
+        _ => "deflects",
+    }
 }
 
 impl Explanation {
@@ -271,22 +355,40 @@ impl Explanation {
                 .iter()
                 .map(|&(g, to)| {
                     format!(
-                        "{} deflects [{}] to {}",
+                        "{} {} [{}] to {}",
                         u.player_name(u.effects[g].actor),
+                        verb(u.effects[g].action()),
                         u.effects[g].id,
                         u.player_name(to)
                     )
                 })
                 .collect();
             let fin = r.path.last().map_or(r.declared, |&(_, p)| p);
-            let _ = writeln!(
-                out,
-                "{indent}{} goes to {} instead of {}: {}",
-                effect_name(u, r.effect),
-                u.player_name(fin),
-                u.player_name(r.declared),
-                hops.join(", then ")
-            );
+            let line = if fin == r.declared {
+                // Moved away and back (a swap undone by a later step).
+                format!(
+                    "{indent}{} stays at {}: {}",
+                    effect_name(u, r.effect),
+                    u.player_name(fin),
+                    hops.join(", then ")
+                )
+            } else if hops.is_empty() {
+                format!(
+                    "{indent}{} goes to {} instead of {}",
+                    effect_name(u, r.effect),
+                    u.player_name(fin),
+                    u.player_name(r.declared)
+                )
+            } else {
+                format!(
+                    "{indent}{} goes to {} instead of {}: {}",
+                    effect_name(u, r.effect),
+                    u.player_name(fin),
+                    u.player_name(r.declared),
+                    hops.join(", then ")
+                )
+            };
+            let _ = writeln!(out, "{line}");
         }
         out
     }

@@ -61,6 +61,14 @@ pub enum Learned {
     },
     /// The player dies.
     Killed,
+    /// The player dies with another: a `hide` behind a player who is killed, or a
+    /// `babysit` whose babysitter is killed.
+    DiedWith {
+        /// The `hide` or `babysit` that links the deaths.
+        link: Ix,
+        /// The killed player the death follows.
+        with: Player,
+    },
     /// A kill that reached the player failed because of a protect, jail, bulletproof or
     /// immune.
     Saved {
@@ -150,8 +158,9 @@ fn fate(u: &Universe, r: &Resolution, way: &TargetMap, f: Ix) -> Fate {
         } else if u.effects[f].action() == Some(ActionKind::Kill)
             && matches!(
                 gk,
-                Kind::Action(ActionKind::Protect | ActionKind::Jail)
-                    | Kind::Passive(PassiveKind::Bulletproof | PassiveKind::Immune)
+                Kind::Action(
+                    ActionKind::Protect | ActionKind::Jail | ActionKind::Hide | ActionKind::Babysit
+                ) | Kind::Passive(PassiveKind::Bulletproof | PassiveKind::Immune)
             )
         {
             out.savers.push(g);
@@ -344,6 +353,38 @@ pub fn results(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Resu
             }
         }
     }
+    // Died with another (one step, as `Resolution::deaths`): a hider whose final target
+    // is killed, the final target of a babysitter who is killed.
+    let mut linked: Vec<(Player, Ix, Player)> = Vec::new();
+    for &g in &n.live {
+        if !s.contains(g) {
+            continue;
+        }
+        let actor = u.effects[g].actor;
+        match u.effects[g].action() {
+            Some(ActionKind::Hide) => {
+                for &t in &way[g] {
+                    if !killers[t as usize].is_empty() {
+                        linked.push((actor, g, t));
+                    }
+                }
+            }
+            Some(ActionKind::Babysit) if !killers[actor as usize].is_empty() => {
+                for &t in &way[g] {
+                    linked.push((t, g, actor));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (x, g, with) in linked {
+        let mut by = vec![g];
+        by.extend(&killers[with as usize]);
+        per[x as usize].push(Item {
+            what: Learned::DiedWith { link: g, with },
+            by: sorted_ix(by),
+        });
+    }
     for (x, ks) in killers.into_iter().enumerate() {
         if !ks.is_empty() {
             per[x].push(Item {
@@ -410,6 +451,7 @@ impl Learned {
             Learned::Blocked { .. } => "blocked",
             Learned::Stopped { .. } => "stopped",
             Learned::Killed => "killed",
+            Learned::DiedWith { .. } => "died_with",
             Learned::Saved { .. } => "saved",
         }
     }
@@ -453,6 +495,18 @@ impl Learned {
                 format!("was stopped: {} failed", action_words(u, *effect))
             }
             Learned::Killed => "was killed".to_string(),
+            Learned::DiedWith { link, with } => {
+                let how = if u.effects[*link].action() == Some(ActionKind::Hide) {
+                    "hid behind"
+                } else {
+                    "was babysat by"
+                };
+                format!(
+                    "died with {}: {how} {}, who was killed",
+                    u.player_name(*with),
+                    u.player_name(*with)
+                )
+            }
             Learned::Saved { kill } => format!(
                 "was saved: {} {} failed",
                 u.player_name(u.effects[*kill].actor),
@@ -536,6 +590,9 @@ impl Results {
                         }
                         Learned::Saved { kill } => (id(*kill), Value::Null, Value::Null),
                         Learned::Killed => (Value::Null, Value::Null, Value::Null),
+                        Learned::DiedWith { link, with } => {
+                            (id(*link), json!(u.player_name(*with)), Value::Null)
+                        }
                     };
                     let mut by: Vec<&str> =
                         item.by.iter().map(|&g| u.effects[g].id.as_str()).collect();
