@@ -73,6 +73,17 @@ impl Resolution {
     /// final target of a succeeding `babysit` whose actor is killed. Links go one step:
     /// a death by a link does not carry on through another link.
     pub fn deaths(&self, u: &Universe, way: &TargetMap) -> Vec<String> {
+        if !u.links_deaths() {
+            let mut dead: Vec<String> = self
+                .succeeded
+                .ones()
+                .filter(|&i| u.effects[i].action() == Some(ActionKind::Kill))
+                .flat_map(|i| way[i].iter().map(|&p| u.player_name(p).to_string()))
+                .collect();
+            dead.sort();
+            dead.dedup();
+            return dead;
+        }
         let of = |k: ActionKind| {
             self.succeeded
                 .ones()

@@ -127,8 +127,17 @@ pub struct Universe {
     /// effect (plain deflections included), solved by processing orders; `None` for
     /// nights of plain deflections only, which the deflection graph answers.
     pub general: Option<Box<General>>,
+    /// Whether some effect is a `hide` or `babysit` ([`Universe::links_deaths`]).
+    links: bool,
     created_index: HashMap<(Ix, Player), Ix>,
     levels: Vec<u32>,
+}
+
+/// Whether an ensemble has a `hide` or `babysit`.
+fn has_links(ens: &Ensemble) -> bool {
+    ens.effects
+        .iter()
+        .any(|e| e.kind.action().is_some_and(ActionKind::links_deaths))
 }
 
 /// The redirections of a night that has more than plain deflections (see
@@ -289,6 +298,7 @@ impl Universe {
             deflector,
             deflections,
             general,
+            links: has_links(ensemble),
             created_index,
             levels: ensemble.priority_levels(),
         })
@@ -377,6 +387,7 @@ impl Universe {
                 created_index.insert((passive, visitor), i);
             }
         }
+        let links = has_links(&ensemble);
         let universe = Universe {
             levels: ensemble.priority_levels(),
             ensemble,
@@ -387,6 +398,7 @@ impl Universe {
             // Pieces come from components the product form answers, which never have
             // general redirections.
             general: None,
+            links,
             created_index,
         };
         (universe, players)
@@ -431,9 +443,7 @@ impl Universe {
     /// player's): its components are answered flat, never as pieces, so that a linked
     /// death is read where its kill is.
     pub fn links_deaths(&self) -> bool {
-        self.effects
-            .iter()
-            .any(|e| e.action().is_some_and(ActionKind::links_deaths))
+        self.links
     }
 
     /// The name of a player.
