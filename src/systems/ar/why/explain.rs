@@ -197,9 +197,11 @@ fn creations(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Cr
 /// redirections other than plain deflections, the steps of one processing order that
 /// gives this way ([`replayed`]).
 fn redirects(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Redirect> {
-    if u.general.is_some() {
-        return replayed(u, cut, r, way);
-    }
+    let steps = if u.general.is_some() {
+        replayed(u, cut, r, way)
+    } else {
+        Vec::new()
+    };
     let mut out = Vec::new();
     for i in r.present.ones() {
         if semantics::is_cut(u, cut, i) || u.effects[i].action().is_none() {
@@ -207,81 +209,15 @@ fn redirects(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Re
         }
         for (k, &d) in u.effects[i].targets.iter().enumerate() {
             let Some(&fin) = way[i].get(k) else { continue };
-            if fin == d {
-                continue;
-            }
-            let mut path = Vec::new();
-            let mut cur = d;
-            while cur != fin && path.len() <= u.n_players() {
-                let Some(g) = u.deflector[cur as usize].filter(|&g| r.succeeded.contains(g)) else {
-                    break;
-                };
-                cur = u.effects[g].targets[0];
-                path.push((g, cur));
-            }
-            out.push(Redirect {
-                effect: i,
-                slot: k,
-                declared: d,
-                path,
-            });
-        }
-    }
-    out
-}
-
-/// Orders of more succeeding redirections than this are not replayed: the moved slots
-/// are then listed with their final targets only.
-const REPLAY_UP_TO: usize = 8;
-
-/// The moved slots of `way` with the steps that moved them, replaying the first
-/// processing order of the succeeding redirections (at most [`REPLAY_UP_TO`]) that gives
-/// `way` (by the judge's [`semantics::process`]).
-fn replayed(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Redirect> {
-    let active: Vec<Ix> = r
-        .succeeded
-        .ones()
-        .filter(|&g| {
-            !semantics::is_cut(u, cut, g)
-                && u.effects[g].action().is_some_and(semantics::is_redirection)
-        })
-        .collect();
-    let start = semantics::declared_targets(u, cut, &r.present);
-    let mut steps: Vec<Vec<Vec<(Ix, Player)>>> = Vec::new();
-    if active.len() <= REPLAY_UP_TO {
-        for order in active.iter().copied().permutations(active.len()) {
-            let mut rho = start.clone();
-            let mut moved: Vec<Vec<Vec<(Ix, Player)>>> =
-                rho.iter().map(|s| vec![Vec::new(); s.len()]).collect();
-            for &g in &order {
-                let before = rho.clone();
-                semantics::process(u, &mut rho, g);
-                for (i, slots) in rho.iter().enumerate() {
-                    for (k, &t) in slots.iter().enumerate() {
-                        if t != before[i][k] {
-                            moved[i][k].push((g, t));
-                        }
-                    }
-                }
-            }
-            if &rho == way {
-                steps = moved;
-                break;
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for i in r.present.ones() {
-        if semantics::is_cut(u, cut, i) || u.effects[i].action().is_none() {
-            continue;
-        }
-        for (k, &d) in u.effects[i].targets.iter().enumerate() {
-            let Some(&fin) = way[i].get(k) else { continue };
-            let path = steps
-                .get(i)
-                .and_then(|s| s.get(k))
-                .cloned()
-                .unwrap_or_default();
+            let path = if u.general.is_some() {
+                steps
+                    .get(i)
+                    .and_then(|s| s.get(k))
+                    .cloned()
+                    .unwrap_or_default()
+            } else {
+                deflection_path(u, r, d, fin)
+            };
             if fin == d && path.is_empty() {
                 continue;
             }
@@ -294,6 +230,67 @@ fn replayed(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Red
         }
     }
     out
+}
+
+/// The succeeding plain deflections a slot passes from `d` to `fin`.
+fn deflection_path(u: &Universe, r: &Resolution, d: Player, fin: Player) -> Vec<(Ix, Player)> {
+    let mut path = Vec::new();
+    let mut cur = d;
+    while cur != fin && path.len() <= u.n_players() {
+        let Some(g) = u.deflector[cur as usize].filter(|&g| r.succeeded.contains(g)) else {
+            break;
+        };
+        cur = u.effects[g].targets[0];
+        path.push((g, cur));
+    }
+    path
+}
+
+/// Orders of more succeeding redirections than this are not replayed: the moved slots
+/// are then listed with their final targets only.
+const REPLAY_UP_TO: usize = 8;
+
+/// For every slot of `way`, the steps that moved it (redirection, where to), replaying
+/// the first processing order of the succeeding redirections (at most [`REPLAY_UP_TO`])
+/// that gives `way` (by the judge's [`semantics::process`]); empty when none is replayed.
+fn replayed(
+    u: &Universe,
+    cut: &Cut,
+    r: &Resolution,
+    way: &TargetMap,
+) -> Vec<Vec<Vec<(Ix, Player)>>> {
+    let active: Vec<Ix> = r
+        .succeeded
+        .ones()
+        .filter(|&g| {
+            !semantics::is_cut(u, cut, g)
+                && u.effects[g].action().is_some_and(semantics::is_redirection)
+        })
+        .collect();
+    if active.len() > REPLAY_UP_TO {
+        return Vec::new();
+    }
+    let start = semantics::declared_targets(u, cut, &r.present);
+    for order in active.iter().copied().permutations(active.len()) {
+        let mut rho = start.clone();
+        let mut moved: Vec<Vec<Vec<(Ix, Player)>>> =
+            rho.iter().map(|s| vec![Vec::new(); s.len()]).collect();
+        for &g in &order {
+            let before = rho.clone();
+            semantics::process(u, &mut rho, g);
+            for (i, slots) in rho.iter().enumerate() {
+                for (k, &t) in slots.iter().enumerate() {
+                    if t != before[i][k] {
+                        moved[i][k].push((g, t));
+                    }
+                }
+            }
+        }
+        if &rho == way {
+            return moved;
+        }
+    }
+    Vec::new()
 }
 
 /// The verb of a redirection step in the text form: "deflects", "swaps", "redirects",
