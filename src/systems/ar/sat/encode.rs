@@ -490,6 +490,27 @@ impl<'u> Encoding<'u> {
                 let col: Vec<Lit> = pos.iter().map(|row| row[k]).collect();
                 self.exactly_one(&col);
             }
+            // Symmetry: a failing redirection moves nothing, so only the order of the
+            // succeeding ones matters. Keep one order per order of those: the succeeding
+            // first, then the failing ones by index.
+            let succ: Vec<Lit> = reds.iter().map(|&g| self.s[g]).collect();
+            let act_at: Vec<Lit> = (0..r)
+                .map(|k| {
+                    let terms: Vec<Lit> = (0..r).map(|g| self.and(&[pos[g][k], succ[g]])).collect();
+                    self.or(&terms)
+                })
+                .collect();
+            for k in 0..r - 1 {
+                if !self.go_on() {
+                    return;
+                }
+                self.clause(&[!act_at[k + 1], act_at[k]]);
+                for g in 0..r {
+                    for h in 0..g {
+                        self.clause(&[!pos[g][k], !pos[h][k + 1], succ[g], succ[h]]);
+                    }
+                }
+            }
         }
         for step in 0..r {
             // The next positions of every movable slot.
