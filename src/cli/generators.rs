@@ -52,7 +52,8 @@ struct ArFlags {
     /// Each night has between 1 and this many effects.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     max_effects: u64,
-    /// Action kinds to draw from, comma-separated (also `jail`, `commute`, `swap`, `redirect`, `guard`).
+    /// Action kinds to draw from, comma-separated (also `jail`, `commute`, `swap`, `redirect`,
+    /// `guard`, `hide`, `babysit`).
     #[arg(long, value_delimiter = ',', value_parser = parse_kind,
           default_value = "visit,block,stop,protect,kill,deflect")]
     kinds: Vec<ActionKind>,
