@@ -422,6 +422,38 @@ fn good_nights() -> Vec<Value> {
                            {"actor": "rS", "kind": "reflexive:stop", "targets": [], "priority": null},
                            {"actor": "V", "kind": "deflect", "targets": ["R1"], "id": null}]}),
         json!({"effects": [{"actor": "A", "kind": "kill", "targets": ["B"]}], "comment": "ignored"}),
+        // The redirections: `swap X Y`, `redirect X to Y` (no `to` in JSON), `guard X`,
+        // `deflect X to Y` beside the one-target `deflect T`, filters on each, their
+        // roles; `hide` and `babysit`; the ascetic's immune list written out. A few
+        // redirections a night: the engines try their processing orders.
+        json!({"players": ["BD", "BD2", "K", "A", "B", "C"],
+               "effects": [{"actor": "BD", "kind": "swap", "targets": ["A", "B"]},
+                           {"actor": "BD2", "kind": "bus_driver", "targets": ["B", "C"]},
+                           {"actor": "K", "kind": "kill", "targets": ["B"]}]}),
+        json!({"effects": [{"actor": "R", "kind": "redirect", "targets": ["K", "C"]},
+                           {"actor": "R2", "kind": "redirector", "targets": ["A", "B"]},
+                           {"actor": "P", "kind": "puppeteer", "targets": ["K", "A"]},
+                           {"actor": "K", "kind": "kill", "targets": ["A"]}]}),
+        json!({"effects": [{"actor": "P", "kind": "redirect[kill,visit]", "targets": ["K", "B"]},
+                           {"actor": "G", "kind": "guard", "targets": ["A"]},
+                           {"actor": "G2", "kind": "bodyguard", "targets": ["B"]},
+                           {"actor": "K", "kind": "kill", "targets": ["A"]}]}),
+        json!({"effects": [{"actor": "G", "kind": "guard[kill]", "targets": ["C"]},
+                           {"actor": "D", "kind": "deflect", "targets": ["A", "C"]},
+                           {"actor": "D", "kind": "deflector", "targets": ["B", "C"]},
+                           {"actor": "D", "kind": "deflect[kill]", "targets": ["K", "A"]},
+                           {"actor": "K", "kind": "kill", "targets": ["A"]}]}),
+        json!({"effects": [{"actor": "K", "kind": "swap[kill,swap,redirect,guard,hide,babysit]", "targets": ["C", "Asc"]},
+                           {"actor": "D", "kind": "deflect", "targets": ["K"]},
+                           {"actor": "K", "kind": "block[swap,redirect,guard]", "targets": ["BD"]},
+                           {"actor": "K", "kind": "kill", "targets": ["A"]},
+                           {"actor": "H", "kind": "hide", "targets": ["A"]},
+                           {"actor": "H", "kind": "babysitter", "targets": ["B"]},
+                           {"actor": "A", "kind": "hider", "targets": ["C"]},
+                           {"actor": "B", "kind": "babysit", "targets": ["C"]},
+                           {"actor": "Asc", "kind": "immune[visit,block,stop,protect,deflect,jail,swap,redirect,guard,hide,babysit]"},
+                           {"actor": "C", "kind": "ascetic"},
+                           {"actor": "B", "kind": "reflexive:kill[swap,guard]"}]}),
     ]
 }
 
@@ -455,6 +487,50 @@ fn bad_nights() -> Vec<(&'static str, Value)> {
         (
             "a kill with two targets",
             e(json!({"actor": "A", "kind": "kill", "targets": ["B", "C"]})),
+        ),
+        (
+            "a swap with one target",
+            e(json!({"actor": "A", "kind": "swap", "targets": ["B"]})),
+        ),
+        (
+            "a bus driver with three targets",
+            e(json!({"actor": "A", "kind": "bus_driver", "targets": ["B", "C", "D"]})),
+        ),
+        (
+            "a redirect written with `to`",
+            e(json!({"actor": "A", "kind": "redirect", "targets": ["B", "to", "C"]})),
+        ),
+        (
+            "a filtered redirect with one target",
+            e(json!({"actor": "A", "kind": "redirect[kill]", "targets": ["B"]})),
+        ),
+        (
+            "a guard with two targets",
+            e(json!({"actor": "A", "kind": "bodyguard", "targets": ["B", "C"]})),
+        ),
+        (
+            "a deflect with three targets",
+            e(json!({"actor": "A", "kind": "deflect[kill]", "targets": ["B", "C", "D"]})),
+        ),
+        (
+            "a filter on a kill",
+            e(json!({"actor": "A", "kind": "kill[swap]", "targets": ["B"]})),
+        ),
+        (
+            "an unknown kind in a redirection's filter",
+            e(json!({"actor": "A", "kind": "swap[bus]", "targets": ["B", "C"]})),
+        ),
+        (
+            "a hider with two targets",
+            e(json!({"actor": "A", "kind": "hider", "targets": ["B", "C"]})),
+        ),
+        (
+            "a filter on a babysit",
+            e(json!({"actor": "A", "kind": "babysit[kill]", "targets": ["B"]})),
+        ),
+        (
+            "reflexive:swap",
+            e(json!({"actor": "A", "kind": "reflexive:swap"})),
         ),
         (
             "a block without targets",
