@@ -366,6 +366,72 @@ fn results_say_what_each_player_learns() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// What each player learns follows the final targets a swap and a redirect give (the
+/// hand derivation is in the night's comments): Red steers RB's block on Cop to A and
+/// BD's swap of A and B moves it on to B, so B is blocked and Cop is not; Cop's
+/// investigation and W's watch of A land on B; T sees RB visit B; W sees the swap, the
+/// redirect (its second target swapped to B), the block and the investigation at B.
+#[test]
+fn results_follow_a_swap_and_a_redirect() {
+    let night = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/instances/ar/results-swap-redirect.night"
+    );
+    let block = "results:\n  outcome 1 (probability 1):\n    what each player learns:\n\
+                 \x20     Cop: investigated B: mafia  [e4]\n\
+                 \x20     T: tracked RB: RB visited B  [e3]\n\
+                 \x20     W: watched B: B was visited by BD, Cop, RB, Red  [e1, e2, e3, e4]\n\
+                 \x20     B: was blocked: kill Cop [e7] failed  [e3]\n";
+    // Every engine alone, and all of them cross-checked, tell the same.
+    for engine in ["direct", "sat", "brute", "all"] {
+        let out = gordian(&["resolve", night, "--results", "--engine", engine]);
+        assert_eq!(out.status.code(), Some(0), "--engine {engine}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(block), "--engine {engine}:\n{text}");
+        // BD, Red, RB and A learn nothing.
+        for quiet in ["BD: ", "Red: ", "RB: ", "A: "] {
+            assert!(
+                !text.contains(&format!("      {quiet}")),
+                "{quiet}learns nothing:\n{text}"
+            );
+        }
+    }
+    let json = gordian(&["resolve", night, "--json", "--results"]);
+    assert_eq!(json.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(
+        v["results"],
+        serde_json::json!([{
+            "probability": "1",
+            "cut": [],
+            "players": {
+                "Cop": [{"kind": "investigate", "effect": "e4", "target": "B",
+                         "saw": ["mafia"], "by": ["e4"],
+                         "text": "investigated B: mafia"}],
+                "T": [{"kind": "track", "effect": "e5", "target": "RB",
+                       "saw": ["B"], "by": ["e3"],
+                       "text": "tracked RB: RB visited B"}],
+                "W": [{"kind": "watch", "effect": "e6", "target": "B",
+                       "saw": ["BD", "Cop", "RB", "Red"], "by": ["e1", "e2", "e3", "e4"],
+                       "text": "watched B: B was visited by BD, Cop, RB, Red"}],
+                "B": [{"kind": "blocked", "effect": "e7", "target": null,
+                       "saw": null, "by": ["e3"],
+                       "text": "was blocked: kill Cop [e7] failed"}]
+            }
+        }]),
+        "{}",
+        v["results"]
+    );
+    // The final targets the results follow: one way, the same for both processing orders.
+    assert_eq!(
+        v["resolutions"][0]["ways"],
+        serde_json::json!([{"final_targets": {"e1": ["A", "B"], "e2": ["RB", "B"],
+                                              "e3": ["B"], "e4": ["B"], "e5": ["RB"],
+                                              "e6": ["B"], "e7": ["Cop"]},
+                            "deaths": []}])
+    );
+}
+
 /// gordian run in `dir` (so that a file wrongly named `-` would show there).
 fn gordian_in(dir: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gordian"))
