@@ -1065,6 +1065,11 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
                     Kind::Passive(_) => &e.targets[0],
                     _ => &e.kind,
                 };
+                // A role's arity is its primitive's: say which primitive.
+                let msg = match roles::role(&e.kind.text) {
+                    Some(r) => format!("{msg} (`{}` is written as `{}`)", r.name, r.primitive),
+                    None => msg,
+                };
                 cx.err_at(at, msg);
             }
             if let (Kind::Action(ActionKind::Deflect), Some(a), 1) = (kind, actor, e.targets.len())
