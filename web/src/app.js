@@ -1,7 +1,8 @@
 // app.js: the behaviour of the gordian playground page.
 // Owns: the editor (line numbers, error marks), the shipped-instance list, running a request
 // in the Web Worker (worker.js) with Cancel and a time limit, showing the answer (status line,
-// report, picture, Download JSON), and share links (#system=..&name=..&z=1&text=<base64url>).
+// report, picture, Download JSON), the "What each player learns" checkbox (a night's
+// `--results`), and share links (#system=..&name=..&results=1&z=1&text=<base64url>).
 // Nothing here talks to a server other than the one this page came from (static files only).
 
 // ---------------------------------------------------------------------------------------------
@@ -34,6 +35,7 @@ const els = {
   system: $('system'),
   name: $('name'),
   timeout: $('timeout'),
+  results: $('results'),
   resolve: $('resolve'),
   cancel: $('cancel'),
   share: $('share'),
@@ -291,6 +293,9 @@ function resolve() {
     name: currentName(),
     timeout_ms: limitMs,
     seed: null,
+    // A night: also what each player learns (`gordian resolve FILE --results`); the
+    // other systems have no results and ignore it.
+    results: els.results.checked,
   };
   const id = nextId++;
   run = {
@@ -529,7 +534,8 @@ els.downloadDot.addEventListener('click', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Share links: the instance travels in the URL fragment, which browsers never send to servers.
-//   #system=ar&name=x.night&z=1&text=<base64url>   z=1: the bytes are deflate-raw compressed
+//   #system=ar&name=x.night&results=1&z=1&text=<base64url>   z=1: the bytes are deflate-raw
+//   compressed; results=1: "What each player learns" is ticked
 
 function toBase64Url(bytes) {
   let bin = '';
@@ -571,6 +577,7 @@ async function shareFragment() {
   if (system) params.set('system', system);
   const name = els.name.value.trim();
   if (name) params.set('name', name);
+  if (els.results.checked) params.set('results', '1');
   if (compressed) params.set('z', '1');
   params.set('text', toBase64Url(payload));
   return params.toString();
@@ -612,6 +619,7 @@ async function loadFromFragment() {
     els.system.value = SYSTEMS.some((s) => s.id === system) ? system : '';
     const sys = SYSTEMS.find((s) => s.id === system);
     els.name.value = params.get('name') || (sys ? `shared.${sys.ext}` : 'shared.night');
+    els.results.checked = params.get('results') === '1';
     setEditorText(text);
     clearResult();
     setStatus('Loaded the instance from the link: press Resolve.', 'idle');

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { load, solve, systems, detect, version } from '../pkg/index.js';
@@ -55,6 +56,38 @@ test('every shipped night answers as `gordian resolve --explain --json` does', (
     const r = solve(readFileSync(path.join(root, file), 'utf8'), { name: f });
     assert.equal(r.ok, true, f);
     assert.deepEqual(r.answer, JSON.parse(cli('resolve', file, '--explain', '--json')), f);
+  }
+});
+
+test('a redirect: the redirector sends the Goon\'s kill to the bystander', () => {
+  // By hand (docs/ar.md, "Coherent redirection"): nothing blocks Red, so e1 succeeds and,
+  // processed, moves every slot of Goon's actions to By: the kill e2 lands on By, who
+  // dies; Vic lives. The redirect visits Goon and By. One resolution, one way.
+  const night = 'players: Red Goon Vic By\nRed redirect Goon to By\nGoon kill Vic\n';
+  const r = solve(night, { name: 'redirect.night', results: true });
+  assert.equal(r.ok, true, r.report);
+  assert.equal(r.status, 'non-paradox: exactly one resolution');
+  assert.equal(r.command, 'gordian resolve FILE --explain --json --results');
+  assert.deepEqual(r.answer.effects.map((e) => [e.kind, e.targets]), [['redirect', ['Goon', 'By']], ['kill', ['Vic']]]);
+  assert.deepEqual(r.answer.resolutions[0].ways,
+    [{ final_targets: { e1: ['Goon', 'By'], e2: ['By'] }, deaths: ['By'] }]);
+  assert.deepEqual(r.answer.death_probabilities, [{ deaths: ['By'], probability: '1' }]);
+  assert.deepEqual(r.answer.results[0].players,
+    { By: [{ kind: 'killed', effect: null, target: null, saw: null, by: ['e2'], text: 'was killed' }] });
+  assert.equal(r.cross_checked, true);
+  // `to` is optional and the roles read as the kind: the same answer.
+  for (const same of ['Red redirect Goon By', 'Red redirector Goon to By', 'Red puppeteer Goon By']) {
+    const s = solve(night.replace('Red redirect Goon to By', same), { name: 'redirect.night', results: true });
+    assert.deepEqual(s.answer, r.answer, same);
+  }
+  // And the CLI answers the same file the same way.
+  const dir = mkdtempSync(path.join(tmpdir(), 'gordian-npm-redirect-'));
+  try {
+    const file = path.join(dir, 'redirect.night');
+    writeFileSync(file, night);
+    assert.deepEqual(r.answer, JSON.parse(cli('resolve', file, '--explain', '--json', '--results')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -4,7 +4,9 @@
 // Owns: (1) every shipped instance answers as the CLI does, (2) a malformed night is located
 // in the editor, (3) Cancel stops a long run and the page stays usable, (4) a share link
 // round-trips, (5) no request leaves localhost, no page throws, the page works without Graphviz,
-// (6) with GORDIAN_SCREENSHOT=1, docs/img/playground.png is taken (deflect-stop-paradox.night).
+// (6) the role instances (bus driver, redirector, bodyguard, ...) are in the list, a bus-driver
+// night typed into the page kills John, and "What each player learns" asks for `--results`,
+// (7) with GORDIAN_SCREENSHOT=1, docs/img/playground.png is taken (deflect-stop-paradox.night).
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -242,6 +244,96 @@ test('the picture is drawn, no request leaves localhost, no page threw', { timeo
   await page.close();
   assert.deepEqual(outside, []);
   assert.deepEqual(pageErrors, []);
+});
+
+describe('the redirection roles', () => {
+  test('the list offers the role instances', { timeout: 120_000 }, async () => {
+    const page = await freshPage();
+    const ar = page.locator('#examples details', { hasText: '?AR mafia nights' });
+    const shipped = fs.readdirSync(path.join(ROOT, 'instances/ar'))
+      .filter((f) => f.startsWith('role-') || f.startsWith('results-'));
+    for (const name of [
+      'role-bus-driver.night', 'role-redirector-loop.night', 'role-redirector-variant-a.night',
+      'role-redirector-variant-b.night', 'role-bodyguard.night', 'role-bodyguard-strongman.night',
+      'role-deflector-other.night', 'role-bus-drivers-sharing.night', 'results-swap-redirect.night',
+      ...shipped,
+    ]) {
+      assert.equal(await ar.getByRole('button', { name, exact: true }).count(), 1, `${name} is listed`);
+    }
+    await page.close();
+  });
+
+  // The MafiaScum Bus Driver example (instances/ar/role-bus-driver.night, worked by hand):
+  // BD swaps John and Jack, RB blocks John, the Goon kills Jack; the kill lands on John.
+  const bus = [
+    'players: BD John Jack RB Goon',
+    'alignment: Goon=mafia John=town Jack=town',
+    'BD bus_driver John Jack',
+    'RB roleblocker John',
+    'Goon kill Jack',
+    'Jack cop Goon',
+    '',
+  ].join('\n');
+
+  test('a bus-driver night typed into the page: John dies', { timeout: 300_000 }, async () => {
+    const page = await freshPage();
+    await page.getByLabel('File name').fill('bus.night');
+    const editor = page.getByLabel('Instance', { exact: true });
+    await editor.fill('');
+    await editor.focus();
+    await page.keyboard.type(bus);
+    assert.equal(await editor.inputValue(), bus);
+    const shown = await resolveAndWait(page);
+    assert.equal(shown.state, 'done', shown.status);
+    assert.equal(shown.status, 'non-paradox: exactly one resolution');
+    const report = await page.locator('#report').textContent();
+    assert.match(report, /^who dies:\n {8}1 {2}John dies$/m);
+    assert.match(report, /Goon kill Jack \[e3\] goes to John instead of Jack/);
+    const { answer, command } = await pageAnswer(page);
+    assert.equal(command, 'gordian resolve FILE --explain --json');
+    assert.deepEqual(answer.death_probabilities, [{ deaths: ['John'], probability: '1' }]);
+    assert.equal(answer.effects[0].kind, 'swap', 'the role is written as its kind');
+
+    // The same night with "What each player learns": the CLI's `--results`.
+    await page.getByLabel('What each player learns (nights)').check();
+    const again = await resolveAndWait(page);
+    assert.equal(again.state, 'done', again.status);
+    const withResults = await page.locator('#report').textContent();
+    assert.match(withResults, /^ {6}John: was killed {2}\[e3\]$/m);
+    assert.match(withResults, /^ {12}was blocked: investigate Goon \[e4\] failed {2}\[e2\]$/m);
+    const learnt = await pageAnswer(page);
+    assert.equal(learnt.command, 'gordian resolve FILE --explain --json --results');
+    assert.equal(learnt.answer.results[0].players.John[0].kind, 'killed');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gordian-web-bus-'));
+    const file = path.join(dir, 'bus.night');
+    fs.writeFileSync(file, bus);
+    try {
+      assert.deepStrictEqual(learnt.answer, await cliAnswer(learnt.command, file));
+      const cliReport = await cli(['resolve', file, '--explain', '--results']);
+      assert.equal(withResults, cliReport.stdout, 'the report is the CLI\'s');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    await page.close();
+  });
+
+  test('a share link keeps "What each player learns"', { timeout: 120_000 }, async () => {
+    const page = await freshPage();
+    await pickInstance(page, byName('results-swap-redirect.night'));
+    await page.getByLabel('What each player learns (nights)').check();
+    await page.getByRole('button', { name: 'Share link', exact: true }).click();
+    await page.waitForFunction(() => document.getElementById('share-url').value !== '');
+    const link = await page.getByLabel('Link to this instance').inputValue();
+    assert.equal(new URLSearchParams(new URL(link).hash.slice(1)).get('results'), '1');
+    const other = await openPage(browser.context, link);
+    await other.getByLabel('Time limit (seconds)').fill('600');
+    assert.ok(await other.getByLabel('What each player learns (nights)').isChecked());
+    assert.equal((await resolveAndWait(other)).state, 'done');
+    const { answer, command } = await pageAnswer(other);
+    assert.equal(command, 'gordian resolve FILE --explain --json --results');
+    assert.deepStrictEqual(answer, await cliAnswer(command, path.join(ROOT, 'instances/ar/results-swap-redirect.night')));
+    await Promise.all([page.close(), other.close()]);
+  });
 });
 
 test('screenshot for docs/img/playground.png', {
