@@ -807,9 +807,10 @@ fn signalled(mut child: Child, signal: i32, ready: impl Fn() -> bool) -> Output 
         if child.try_wait().expect("wait").is_some() {
             break;
         }
+        // A hang guard, not a speed bound: generous for a busy machine.
         assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "the process did not stop within 5 s of the signal"
+            start.elapsed() < Duration::from_secs(60),
+            "the process did not stop within 60 s of the signal"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
