@@ -39,7 +39,7 @@ use crate::systems::ar::night::model::{Kind, PassiveKind, Player, Reach};
 use crate::systems::ar::night::resolution::{
     group_ways, Cut, Resolution, TargetMap, WaysByResolution,
 };
-use crate::systems::ar::night::universe::{Ix, Origin, Universe};
+use crate::systems::ar::night::universe::{attack_candidates, Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::collections::{BTreeSet, HashMap};
@@ -431,25 +431,19 @@ fn write(
     let mut stamp = vec![usize::MAX; n];
     for a in (0..n).filter(|&a| !dead[a]) {
         let ae = &u.effects[a];
-        let owner = [ae.actor];
         for (row, atk) in ae.attacks().enumerate() {
             // A jail's two rows are two attacks, each with its own condition.
             let key = 2 * a + row;
-            let (via, pool): (&[Player], &[Vec<Ix>]) = match atk.reach {
-                Reach::Actor => (&possible[a], &by_actor),
-                Reach::Shared => (&possible[a], &by_target),
-                Reach::Owner => (&owner, &by_target),
-            };
-            let mut ys = Vec::new();
-            for &p in via {
-                for &y in &pool[p as usize] {
-                    if y != a && stamp[y] != key {
-                        stamp[y] = key;
-                        ys.push(y);
-                    }
-                }
-            }
-            ys.sort_unstable();
+            let ys = attack_candidates(
+                u,
+                a,
+                &atk,
+                &possible[a],
+                &by_actor,
+                &by_target,
+                &mut stamp,
+                key,
+            );
             for y in ys {
                 b.poll()?;
                 let ye = &u.effects[y];

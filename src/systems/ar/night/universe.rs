@@ -25,7 +25,8 @@
 
 use super::deflections::Deflections;
 use super::model::{
-    kind_word, ActionKind, Attack, Effect, Ensemble, Kind, Mods, PassiveKind, Player, Redirection,
+    kind_word, ActionKind, Attack, Effect, Ensemble, Kind, Mods, PassiveKind, Player, Reach,
+    Redirection,
 };
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::HashMap;
@@ -455,6 +456,41 @@ impl Universe {
     pub fn n_players(&self) -> usize {
         self.ensemble.players.len()
     }
+}
+
+/// The effects attack `atk` of effect `a` may hit, each once, sorted: the actions of the
+/// players in `possible` (a's possible final targets) by actor (`Reach::Actor`) or by
+/// possible final target (`Reach::Shared`), or those that may end at a's actor
+/// (`Reach::Owner`). `stamp` (one entry per effect) marks what this (effect, row) `key`
+/// has listed already, so that a caller's loop over every attack stays linear.
+#[allow(clippy::too_many_arguments)]
+pub fn attack_candidates(
+    u: &Universe,
+    a: Ix,
+    atk: &Attack,
+    possible: &[Player],
+    by_actor: &[Vec<Ix>],
+    by_target: &[Vec<Ix>],
+    stamp: &mut [usize],
+    key: usize,
+) -> Vec<Ix> {
+    let owner = [u.effects[a].actor];
+    let (via, pool): (&[Player], &[Vec<Ix>]) = match atk.reach {
+        Reach::Actor => (possible, by_actor),
+        Reach::Shared => (possible, by_target),
+        Reach::Owner => (&owner, by_target),
+    };
+    let mut ys = Vec::new();
+    for &p in via {
+        for &y in &pool[p as usize] {
+            if y != a && stamp[y] != key {
+                stamp[y] = key;
+                ys.push(y);
+            }
+        }
+    }
+    ys.sort_unstable();
+    ys
 }
 
 /// An effect as a moderator reads it: `Goon kill Cop [e1]`, `Doc passive bulletproof [e4]`

@@ -64,7 +64,7 @@ use crate::systems::ar::night::model::{
 use crate::systems::ar::night::resolution::{
     analyse_with, group_ways, Analysis, Cut, Resolution, Resolver, TargetMap, WaysByResolution,
 };
-use crate::systems::ar::night::universe::{Ix, Origin, Universe};
+use crate::systems::ar::night::universe::{attack_candidates, Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use fixedbitset::FixedBitSet;
 use std::collections::HashMap;
@@ -851,25 +851,11 @@ impl<'u> Encoding<'u> {
                 return;
             }
             let ae = &u.effects[a];
-            let owner = [ae.actor];
             for (row, atk) in ae.attacks().enumerate() {
                 // A jail's two rows are two attacks, each with its own condition.
                 let key = 2 * a + row;
-                let (via, pool): (&[Player], &[Vec<Ix>]) = match atk.reach {
-                    Reach::Actor => (reach, &by_actor),
-                    Reach::Shared => (reach, &by_target),
-                    Reach::Owner => (&owner, &by_target),
-                };
-                let mut ys: Vec<Ix> = Vec::new();
-                for &p in via {
-                    for &y in &pool[p as usize] {
-                        if y != a && stamp[y] != key {
-                            stamp[y] = key;
-                            ys.push(y);
-                        }
-                    }
-                }
-                ys.sort_unstable();
+                let ys =
+                    attack_candidates(u, a, &atk, reach, &by_actor, &by_target, &mut stamp, key);
                 for y in ys {
                     if !self.go_on() {
                         return;
