@@ -58,8 +58,9 @@ struct ArFlags {
           default_value = "visit,block,stop,protect,kill,deflect")]
     kinds: Vec<ActionKind>,
     /// Probability that an effect carries a modifier (a filter such as `block[kill]`,
-    /// `strongkill`, an information kind such as `track`) and that a passive is an
-    /// `immune[...]` one.
+    /// `strongkill`, an information kind such as `track`, a two-target `deflect X to Y`),
+    /// that a passive is an `immune[...]` one, and that a reflexive passive fires on a
+    /// visit (`visited:K`) rather than a success.
     #[arg(long, default_value_t = 0.0, value_parser = parse_rate)]
     modifier_rate: f64,
     /// Probability that an effect is a passive.

@@ -354,11 +354,15 @@ fn formats_page() -> String {
         ".night",
         "A ?AR mafia night (gordian resolve, dimacs): one effect a line, \
          [ID:] ACTOR KIND TARGET... [@PRIORITY] or ACTOR passive KIND, and an optional \
-         players: line that declares every name. Kinds: visit, block, stop, protect, kill \
-         (one or more targets), deflect (one target, at most one per player); passives: \
-         bulletproof, unblockable, reflexive:K. Names match [A-Za-z0-9_.-]+. Default ids \
-         e1, e2, ... by position; default priorities (lower is more important): passives 0, \
-         deflect 1, block 2, stop 3, protect 4, kill 5, visit 6. The rules: docs/ar.md; \
+         players: line that declares every name. Kinds: visit, block, stop, protect, kill, \
+         strongkill, jail, deflect, swap, redirect, guard, commute, hide, babysit, the \
+         information kinds (track, watch, follow, voyeur, investigate) and role names \
+         (bus_driver, bodyguard, ...); passives: bulletproof, unblockable, immune[K,...], \
+         reflexive:K (fires on a succeeding action), visited:K (fires on a visit). Names \
+         match [A-Za-z0-9_.-]+. Default ids e1, e2, ... by position; default priorities \
+         (lower is more important): passives 0, commute, deflect, swap, redirect 1, block, jail \
+         2, stop 3, protect, guard, hide and babysit 4, kill 5, visit and information 6. \
+         The rules: docs/ar.md; \
          the format in full: docs/formats.md; hand-worked instances: instances/ar/README.md.",
     );
     literal(

@@ -127,6 +127,10 @@ const PARADOXES: &[(&str, &[&[&str]])] = &[
         &[&["e1", "e2", "e3"], &["e1", "e2", "e4"]],
     ),
     ("reflexive-block-paradox.night", &[&["e1", "e2"]]),
+    // Every paradox needs the passive (the only creator) and P1's protect (the only
+    // visitor of P3); the two alone loop: the protect visits, the block it draws stops it
+    // at its source, and then nothing draws the block.
+    ("visited-cut-failing-visitor.night", &[&["e1", "e2"]]),
     (
         "reflexive-self-sustaining-loop.night",
         &[&["e1", "e2", "e3"]],

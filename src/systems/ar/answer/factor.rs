@@ -323,7 +323,7 @@ fn is_wide(e: &crate::systems::ar::night::universe::UEffect) -> bool {
 fn watches_visitors(k: Kind) -> bool {
     matches!(
         k,
-        Kind::Passive(PassiveKind::Reflexive(_) | PassiveKind::Immune)
+        Kind::Passive(PassiveKind::Reflexive(..) | PassiveKind::Immune)
             | Kind::Action(ActionKind::Commute)
     )
 }

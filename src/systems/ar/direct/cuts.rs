@@ -8,7 +8,8 @@
 //! each guarded block a on an action y, `hits(a, y)` = `s(a)` and `open(actor of y)`. An
 //! attack on y is `s(a)` for an unguarded attacker a and `hits(a, y)` for a guarded one.
 //! The nogoods are the frame's (see `frame.rs`): (C1) `s(j) -> live(j)`; (C2) an attack
-//! on y excludes `s(y)`; cut dominance: an attacked declared effect is not cut; (C3)
+//! on y excludes `s(y)`; cut dominance: an attacked declared effect is not cut (an action
+//! that may create by visiting: one stopped at its source, see below); (C3)
 //! `live(y)` and not `s(y)` needs an attack on y; (C4) a created c with passive p is live
 //! iff p succeeds and some trigger of c succeeds. (C5) grounded creation is checked on
 //! every complete labelling, and a set U of live created effects none of which can be
@@ -26,7 +27,7 @@
 
 use super::frame::Frame;
 use super::learn::{lit, neg, Learner, Lit, Problem};
-use crate::systems::ar::night::model::Player;
+use crate::systems::ar::night::model::{ActionKind, Kind, Player};
 use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::{BTreeSet, HashMap};
@@ -111,6 +112,59 @@ pub(super) fn write(
     let mut declared = vec![false; m];
     let mut level = vec![0; m];
     let mut counted: Vec<Vec<Lit>> = vec![Vec::new(); levels];
+    // `open(q)`: every unblockable passive of q is cut (created on first use).
+    let mut open_var =
+        |q: Player, vars: &mut usize, phase: &mut Vec<bool>, clauses: &mut Vec<Vec<Lit>>| {
+            *open.entry(q).or_insert_with(|| {
+                let o = *vars;
+                *vars += 1;
+                phase.push(false);
+                let mut any = vec![lit(o, true)];
+                for g in &f.guards[q as usize] {
+                    clauses.push(vec![lit(o, false), lit(live(local[g]), false)]);
+                    any.push(lit(live(local[g]), true));
+                }
+                clauses.push(any);
+                o
+            })
+        };
+    // A fresh variable equal to the conjunction of two literals.
+    let and =
+        |x: Lit, y: Lit, vars: &mut usize, phase: &mut Vec<bool>, clauses: &mut Vec<Vec<Lit>>| {
+            let h = *vars;
+            *vars += 1;
+            phase.push(false);
+            clauses.push(vec![lit(h, false), x]);
+            clauses.push(vec![lit(h, false), y]);
+            clauses.push(vec![lit(h, true), neg(x), neg(y)]);
+            lit(h, true)
+        };
+    // (C4) creation: live(c) <-> s(p) and some trigger succeeds (`reflexive:K`) or visits
+    // (`visited:K`, once every "visits" variable exists).
+    let creation = |j: usize,
+                    y: Ix,
+                    visits: &HashMap<usize, usize>,
+                    triggers: &mut Vec<Vec<(usize, Lit)>>,
+                    clauses: &mut Vec<Vec<Lit>>| {
+        let jp = local[&f.req[y].expect("a created effect has a passive")];
+        clauses.push(vec![lit(live(j), false), lit(s(jp), true)]);
+        triggers[j] = f.triggers[y]
+            .iter()
+            .map(|g| {
+                let jg = local[g];
+                let t = if f.on_visit[y] { visits[&jg] } else { s(jg) };
+                (jg, lit(t, true))
+            })
+            .collect();
+        let mut some = vec![lit(live(j), false)];
+        some.extend(triggers[j].iter().map(|&(_, t)| t));
+        clauses.push(some);
+        for &(_, t) in &triggers[j] {
+            clauses.push(vec![neg(t), lit(s(jp), false), lit(live(j), true)]);
+        }
+    };
+    // The variable "local effect j visits", for the actions that may create by visiting.
+    let mut visits: HashMap<usize, usize> = HashMap::new();
     for (j, &y) in comp.iter().enumerate() {
         let ye = &u.effects[y];
         let mut attacks: Vec<Lit> = Vec::with_capacity(f.attackers[y].len());
@@ -118,30 +172,21 @@ pub(super) fn write(
             let ja = local[&a];
             let guard = &f.guards[ye.actor as usize];
             let attack = if !guard.is_empty() && super::frame::block_only(u, &f.rho, a, y) {
-                let o = *open.entry(ye.actor).or_insert_with(|| {
-                    let o = vars;
-                    vars += 1;
-                    phase.push(false);
-                    let mut any = vec![lit(o, true)];
-                    for g in guard {
-                        clauses.push(vec![lit(o, false), lit(live(local[g]), false)]);
-                        any.push(lit(live(local[g]), true));
-                    }
-                    clauses.push(any);
-                    o
-                });
-                let h = vars;
-                vars += 1;
-                phase.push(false);
-                clauses.push(vec![lit(h, false), lit(s(ja), true)]);
-                clauses.push(vec![lit(h, false), lit(o, true)]);
-                clauses.push(vec![lit(h, true), lit(s(ja), false), lit(o, false)]);
-                lit(h, true)
+                let o = open_var(ye.actor, &mut vars, &mut phase, &mut clauses);
+                and(
+                    lit(s(ja), true),
+                    lit(o, true),
+                    &mut vars,
+                    &mut phase,
+                    &mut clauses,
+                )
             } else {
                 lit(s(ja), true)
             };
             clauses.push(vec![neg(attack), lit(s(j), false)]);
-            if f.cut_dominance && y < u.n_declared {
+            // An action that may create by visiting still visits when it fails at its
+            // target, so only its sources make it dominated (below).
+            if f.cut_dominance && y < u.n_declared && f.vtrig_of[y].is_empty() {
                 clauses.push(vec![neg(attack), lit(live(j), true)]);
             }
             attacks.push(attack);
@@ -150,23 +195,46 @@ pub(super) fn write(
         let mut c3 = vec![lit(live(j), false), lit(s(j), true)];
         c3.extend(attacks);
         clauses.push(c3);
-        if let Some(p) = f.req[y] {
+        // (C6) visit(j) <-> live(j) and no source of j succeeds (a block rule guarded by
+        // the actor's unblockable passives, as for the attack; a commute unguarded).
+        if !f.vtrig_of[y].is_empty() {
+            let v = vars;
+            vars += 1;
+            phase.push(true);
+            visits.insert(j, v);
+            clauses.push(vec![lit(v, false), lit(live(j), true)]);
+            let mut all = vec![lit(v, true), lit(live(j), false)];
+            for &a in &f.sources[y] {
+                let ja = local[&a];
+                let guard = &f.guards[ye.actor as usize];
+                let blockish = matches!(
+                    u.effects[a].kind,
+                    Kind::Action(ActionKind::Block | ActionKind::Jail)
+                );
+                let src = if blockish && !guard.is_empty() {
+                    let o = open_var(ye.actor, &mut vars, &mut phase, &mut clauses);
+                    and(
+                        lit(s(ja), true),
+                        lit(o, true),
+                        &mut vars,
+                        &mut phase,
+                        &mut clauses,
+                    )
+                } else {
+                    lit(s(ja), true)
+                };
+                clauses.push(vec![lit(v, false), neg(src)]);
+                if f.cut_dominance && y < u.n_declared {
+                    clauses.push(vec![neg(src), lit(live(j), true)]);
+                }
+                all.push(src);
+            }
+            clauses.push(all);
+        }
+        if f.req[y].is_some() {
             created[j] = true;
-            let jp = local[&p];
-            clauses.push(vec![lit(live(j), false), lit(s(jp), true)]);
-            triggers[j] = f.triggers[y]
-                .iter()
-                .map(|g| (local[g], lit(s(local[g]), true)))
-                .collect();
-            let mut some = vec![lit(live(j), false)];
-            some.extend(triggers[j].iter().map(|&(_, t)| t));
-            clauses.push(some);
-            for &(g, _) in &triggers[j] {
-                clauses.push(vec![
-                    lit(s(g), false),
-                    lit(s(jp), false),
-                    lit(live(j), true),
-                ]);
+            if !f.on_visit[y] {
+                creation(j, y, &visits, &mut triggers, &mut clauses);
             }
         }
         if y < u.n_declared {
@@ -177,6 +245,12 @@ pub(super) fn write(
         let (fs, fl) = fixed[y];
         facts.extend(fs.map(|b| lit(s(j), b)));
         facts.extend(fl.map(|b| lit(live(j), b)));
+    }
+    // Visit creation once every "visits" variable exists.
+    for (j, &y) in comp.iter().enumerate() {
+        if f.on_visit[y] {
+            creation(j, y, &visits, &mut triggers, &mut clauses);
+        }
     }
     let w = Written {
         comp: comp.to_vec(),

@@ -20,8 +20,21 @@ pub struct Frame {
     pub(super) n: usize,
     pub(super) attackers: Vec<Vec<Ix>>,
     pub(super) attacks: Vec<Vec<Ix>>,
+    /// For a created effect, the actions that may create it: they create it by succeeding
+    /// (`trig_of`), or, for a `visited:K` passive, by visiting (`vtrig_of`).
     pub(super) triggers: Vec<Vec<Ix>>,
     pub(super) trig_of: Vec<Vec<Ix>>,
+    pub(super) vtrig_of: Vec<Vec<Ix>>,
+    /// For a created effect, whether visits create it (its passive is a `visited:K`).
+    pub(super) on_visit: Vec<bool>,
+    /// For an action that may create an effect by visiting (non-empty `vtrig_of`), the
+    /// effects that stop it at its source when they succeed (block rules, commutes: the
+    /// rows of the kind table that keep an action from visiting): it visits exactly when
+    /// it is live and none of them succeeds. Each is among its attackers. Empty for the
+    /// other effects.
+    pub(super) sources: Vec<Vec<Ix>>,
+    /// The effects each effect is a source of (the transpose of `sources`).
+    pub(super) source_of: Vec<Vec<Ix>>,
     /// For a created effect, its reflexive passive (which must be in S for it to exist).
     pub(super) req: Vec<Option<Ix>>,
     /// For a reflexive passive, the created effects that require it.
@@ -51,6 +64,9 @@ impl Frame {
     /// cut F, no cut effect f has an attacker in S — otherwise F \ {f} would have the
     /// same resolution with f failed (a cut no-op and a failed effect act on nothing),
     /// at a strictly smaller cost. So an effect with an attacker in S is OUT, never CUT.
+    /// An action that may create by visiting is the exception: failed at its target, it
+    /// still visits (unlike a cut no-op), so only a succeeding source (which stops it at
+    /// its source) makes it OUT.
     /// `active` fixes the success of every `deflect` effect: a frame is built for one set
     /// of active deflections and one of their redirections (see [`redirection_frames`]).
     /// Building is quadratic in the universe, so it polls `budget`.
@@ -93,6 +109,9 @@ impl Frame {
         }
         let mut attackers = vec![Vec::new(); n];
         let mut attacks = vec![Vec::new(); n];
+        // Sources are listed only for nights with `visited:K` passives (else empty).
+        let visits = u.has_visit_triggers();
+        let mut sources: Vec<Vec<Ix>> = vec![Vec::new(); n];
         let mut stamp = vec![usize::MAX; n];
         for a in (0..n).filter(|&a| !dead[a]) {
             if a % 1024 == 0 {
@@ -108,7 +127,7 @@ impl Frame {
                 };
                 for &t in via {
                     for &y in &pool[t as usize] {
-                        if y == a || stamp[y] == a {
+                        if y == a {
                             continue;
                         }
                         let ye = &u.effects[y];
@@ -117,6 +136,14 @@ impl Frame {
                             && (!atk.block
                                 || cut_search
                                 || unblockable[ye.actor as usize].is_empty());
+                        // A jail's block row stops y at its source even where its
+                        // protection is what makes y fail (rows are seen block first).
+                        if hit && atk.at_source && visits && sources[y].last() != Some(&a) {
+                            sources[y].push(a);
+                        }
+                        if stamp[y] == a {
+                            continue;
+                        }
                         if hit {
                             stamp[y] = a;
                             attackers[y].push(a);
@@ -134,11 +161,14 @@ impl Frame {
         }
         let mut triggers = vec![Vec::new(); n];
         let mut trig_of = vec![Vec::new(); n];
+        let mut vtrig_of = vec![Vec::new(); n];
+        let mut on_visit = vec![false; n];
         for c in (0..n).filter(|&c| !dead[c]) {
             if let Origin::Created { passive, visitor } = u.effects[c].origin {
                 if c % 1024 == 0 {
                     budget.check()?;
                 }
+                on_visit[c] = u.on_visit(c);
                 let owner = u.effects[passive].actor;
                 let only = u.effects[passive].mods.only;
                 for &g in &by_actor[visitor as usize] {
@@ -146,13 +176,28 @@ impl Frame {
                         only.is_none_or(|o| u.effects[g].action().is_some_and(|k| o.contains(k)));
                     if kind_ok && rho[g].contains(&owner) {
                         triggers[c].push(g);
-                        trig_of[g].push(c);
+                        if on_visit[c] {
+                            vtrig_of[g].push(c);
+                        } else {
+                            trig_of[g].push(c);
+                        }
                     }
                 }
             }
         }
-        for l in &mut trig_of {
+        for l in trig_of.iter_mut().chain(&mut vtrig_of) {
             l.sort_unstable();
+        }
+        // Only the actions that may create by visiting keep their sources.
+        let mut source_of = vec![Vec::new(); n];
+        for (y, l) in sources.iter_mut().enumerate() {
+            if vtrig_of[y].is_empty() {
+                l.clear();
+            }
+            l.sort_unstable();
+            for &a in l.iter() {
+                source_of[a].push(y);
+            }
         }
         // In cut search, a block on an actor with unblockable passives attacks only if
         // every one of them is cut.
@@ -198,13 +243,17 @@ impl Frame {
                 guard_of[y].clone_from(&guards[u.effects[y].actor as usize]);
             }
         }
-        let comps = components(n, &attacks, &trig_of, &req_of, &guard_of);
+        let comps = components(n, &attacks, &trig_of, &vtrig_of, &req_of, &guard_of);
         Ok(Frame {
             n,
             attackers,
             attacks,
             triggers,
             trig_of,
+            vtrig_of,
+            on_visit,
+            sources,
+            source_of,
             req,
             req_of,
             created,
@@ -239,13 +288,15 @@ fn components(
     n: usize,
     attacks: &[Vec<Ix>],
     trig_of: &[Vec<Ix>],
+    vtrig_of: &[Vec<Ix>],
     req_of: &[Vec<Ix>],
     guard_of: &[Vec<Ix>],
 ) -> Vec<Vec<Ix>> {
     let mut succ: Vec<Vec<Ix>> = vec![Vec::new(); n];
     let mut uf = UnionFind::new(n);
     for a in 0..n {
-        for &y in attacks[a].iter().chain(&trig_of[a]).chain(&req_of[a]) {
+        let edges = attacks[a].iter().chain(&trig_of[a]).chain(&vtrig_of[a]);
+        for &y in edges.chain(&req_of[a]) {
             succ[a].push(y);
             uf.union(a, y);
         }

@@ -11,9 +11,14 @@
 //!   bulletproof owner);
 //! * (C3) `live[u] and not s[u] -> some attacker of u in S`;
 //! * (C4) for a created c(p, v): `live[c] <-> some trigger of c in S` (p is in S, since
-//!   passives succeed unless cut and a frame fixes which passives are cut);
+//!   passives succeed unless cut and a frame fixes which passives are cut); for a
+//!   `visited:K` passive p, `live[c] <-> some trigger of c visits`;
+//! * (C6) for an action g that may fire a `visited:K`, a third variable `vis[g] <->
+//!   live[g] and no source of g in S` (a source stops g at its source: a block rule or a
+//!   commute, [`frame::Frame`]'s `sources`);
 //! * (C5) grounded creation: the live created effects can be ordered so that each has a
-//!   trigger in S that is declared or earlier in the order. C1-C4 propagate during the
+//!   trigger in S (or, for a `visited:K`, one that visits) that is declared or earlier
+//!   in the order. C1-C4 propagate during the
 //!   search; C5 is checked on every complete labelling of a component (a derivation chain
 //!   never leaves its component: trigger edges join it), and labellings whose created
 //!   effects only support each other are rejected.
@@ -78,6 +83,9 @@ struct Search<'f> {
     att_open: Vec<u32>,
     trig_true: Vec<u32>,
     trig_open: Vec<u32>,
+    /// Per action that may create by visiting: its sources in S / undecided.
+    src_true: Vec<u32>,
+    src_open: Vec<u32>,
     nodes: u64,
     /// The created effects of the scope being searched (for C5 at its leaves).
     created: Vec<Ix>,
@@ -88,13 +96,15 @@ impl<'f> Search<'f> {
         debug_assert!(!f.cut_dominance, "cut search runs in `cuts`, not here");
         Search {
             f,
-            val: vec![UNKNOWN; 2 * f.n],
+            val: vec![UNKNOWN; 3 * f.n],
             trail: Vec::with_capacity(2 * f.n),
             queue: Vec::new(),
             att_true: vec![0; f.n],
             att_open: f.attackers.iter().map(|a| a.len() as u32).collect(),
             trig_true: vec![0; f.n],
             trig_open: f.triggers.iter().map(|t| t.len() as u32).collect(),
+            src_true: vec![0; f.n],
+            src_open: f.sources.iter().map(|t| t.len() as u32).collect(),
             nodes: 0,
             created: Vec::new(),
         }
@@ -106,6 +116,20 @@ impl<'f> Search<'f> {
 
     fn live(&self, u: Ix) -> u8 {
         self.val[self.f.n + u]
+    }
+
+    /// Whether action u visits (tracked only for actions that may create by visiting).
+    fn vis(&self, u: Ix) -> u8 {
+        self.val[2 * self.f.n + u]
+    }
+
+    /// The variable by which trigger g counts for created c: its success, or its visit.
+    fn tvar(&self, c: Ix, g: Ix) -> usize {
+        if self.f.on_visit[c] {
+            2 * self.f.n + g
+        } else {
+            g
+        }
     }
 
     /// Assigns an unassigned variable, updating the counters.
@@ -122,6 +146,19 @@ impl<'f> Search<'f> {
                 }
             }
             for &c in &f.trig_of[var] {
+                self.trig_open[c] -= 1;
+                if value {
+                    self.trig_true[c] += 1;
+                }
+            }
+            for &g in &f.source_of[var] {
+                self.src_open[g] -= 1;
+                if value {
+                    self.src_true[g] += 1;
+                }
+            }
+        } else if var >= 2 * f.n {
+            for &c in &f.vtrig_of[var - 2 * f.n] {
                 self.trig_open[c] -= 1;
                 if value {
                     self.trig_true[c] += 1;
@@ -144,6 +181,19 @@ impl<'f> Search<'f> {
                     }
                 }
                 for &c in &f.trig_of[var] {
+                    self.trig_open[c] += 1;
+                    if value {
+                        self.trig_true[c] -= 1;
+                    }
+                }
+                for &g in &f.source_of[var] {
+                    self.src_open[g] += 1;
+                    if value {
+                        self.src_true[g] -= 1;
+                    }
+                }
+            } else if var >= 2 * f.n {
+                for &c in &f.vtrig_of[var - 2 * f.n] {
                     self.trig_open[c] += 1;
                     if value {
                         self.trig_true[c] -= 1;
@@ -216,7 +266,7 @@ impl<'f> Search<'f> {
                 if self.trig_true[c] == 0 && self.trig_open[c] == 1 {
                     let g = self.f.triggers[c]
                         .iter()
-                        .copied()
+                        .map(|&g| self.tvar(c, g))
                         .find(|&g| self.val[g] == UNKNOWN)
                         .expect("one trigger is open");
                     self.force(g, true)?;
@@ -225,13 +275,53 @@ impl<'f> Search<'f> {
             FALSE => {
                 if self.s(p) == TRUE {
                     for i in 0..self.f.triggers[c].len() {
-                        self.force(self.f.triggers[c][i], false)?;
+                        self.force(self.tvar(c, self.f.triggers[c][i]), false)?;
                     }
                 } else if self.trig_true[c] > 0 {
                     self.force(p, false)?;
                 }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// (C6) for an action g that may create by visiting: `vis[g] <-> live[g] and no source
+    /// of g in S`.
+    fn check_vis(&mut self, g: Ix) -> Result<(), Conflict> {
+        let f = self.f;
+        if f.vtrig_of[g].is_empty() {
+            return Ok(());
+        }
+        let (n, v) = (f.n, 2 * f.n + g);
+        if self.src_true[g] > 0 || self.live(g) == FALSE {
+            self.force(v, false)?;
+        }
+        match self.vis(g) {
+            TRUE => {
+                self.force(n + g, true)?;
+                for i in 0..f.sources[g].len() {
+                    self.force(f.sources[g][i], false)?;
+                }
+            }
+            FALSE if self.src_true[g] == 0 => {
+                if self.src_open[g] == 0 {
+                    self.force(n + g, false)?;
+                } else if self.src_open[g] == 1 && self.live(g) == TRUE {
+                    let a = f.sources[g]
+                        .iter()
+                        .copied()
+                        .find(|&a| self.val[a] == UNKNOWN)
+                        .expect("one source is open");
+                    self.force(a, true)?;
+                }
+            }
+            FALSE => {}
+            _ => {
+                if self.src_true[g] == 0 && self.src_open[g] == 0 && self.live(g) == TRUE {
+                    self.force(v, true)?;
+                }
+            }
         }
         Ok(())
     }
@@ -256,11 +346,21 @@ impl<'f> Search<'f> {
                         self.force(f.attackers[a][i], false)?;
                     }
                 }
-            } else {
+                for i in 0..f.source_of[a].len() {
+                    self.check_vis(f.source_of[a][i])?;
+                }
+            } else if var < 2 * f.n {
                 let y = var - f.n;
                 self.check_node(y)?;
                 if f.req[y].is_some() {
                     self.check_trig(y)?;
+                }
+                self.check_vis(y)?;
+            } else {
+                let g = var - 2 * f.n;
+                self.check_vis(g)?;
+                for i in 0..f.vtrig_of[g].len() {
+                    self.check_trig(f.vtrig_of[g][i])?;
                 }
             }
         }
@@ -278,6 +378,7 @@ impl<'f> Search<'f> {
             if self.f.req[y].is_some() {
                 self.check_trig(y)?;
             }
+            self.check_vis(y)?;
         }
         self.propagate()
     }
@@ -310,7 +411,10 @@ impl<'f> Search<'f> {
         let mut pending = 0;
         for &c in created.iter().filter(|&&c| live(c)) {
             pending += 1;
-            if f.triggers[c].iter().any(|&g| g < nd && self.val[g] == TRUE) {
+            if f.triggers[c]
+                .iter()
+                .any(|&g| g < nd && self.val[self.tvar(c, g)] == TRUE)
+            {
                 derived.insert(c);
                 work.push(c);
             }
@@ -318,10 +422,10 @@ impl<'f> Search<'f> {
         let mut done = 0;
         while let Some(g) = work.pop() {
             done += 1;
-            if self.val[g] != TRUE {
-                continue; // derived but failed: triggers nothing
-            }
-            for &c in &f.trig_of[g] {
+            // What g creates by succeeding, and by visiting (a failed g may still visit).
+            let succeeded = (self.val[g] == TRUE).then_some(&f.trig_of[g]);
+            let visited = (self.vis(g) == TRUE).then_some(&f.vtrig_of[g]);
+            for &c in succeeded.into_iter().chain(visited).flatten() {
                 if live(c) && !derived.contains(c) {
                     derived.insert(c);
                     work.push(c);

@@ -425,8 +425,12 @@ fn write(
             }
         });
     }
-    // Attacks: (C2), cut dominance, (C3).
+    // Attacks: (C2), cut dominance, (C3). With `visited:K` passives, the attacks that stop
+    // their victim at its source are also kept per victim (a victim without one visits
+    // while it is live).
     let mut attacks: Vec<Vec<Lit>> = vec![Vec::new(); n];
+    let visits = u.has_visit_triggers();
+    let mut sources: Vec<Vec<Lit>> = vec![Vec::new(); n];
     let mut open: HashMap<Player, Lit> = HashMap::new();
     let mut stamp = vec![usize::MAX; n];
     for a in (0..n).filter(|&a| !dead[a]) {
@@ -492,8 +496,13 @@ fn write(
                     continue;
                 }
                 b.clause(&[neg(att), lit(y, false)]);
-                if cut_search && y < nd {
+                // With `visited:K` passives, an action failed at its target still visits:
+                // only an attack at its source makes a cut of it dominated.
+                if cut_search && y < nd && (!visits || atk.at_source) {
                     b.clause(&[neg(att), lit(n + y, true)]);
+                }
+                if visits && atk.at_source {
+                    sources[y].push(att);
                 }
                 attacks[y].push(att);
             }
@@ -512,7 +521,9 @@ fn write(
             b.facts.push(live);
         }
     }
-    // Creation (C4): live(c) <-> s(p) and some trigger (succeeds and ends at the owner).
+    // Creation (C4): live(c) <-> s(p) and some trigger (succeeds, or visits for a
+    // `visited:K`, and ends at the owner). `visit(g) <-> live(g) and no source of g`.
+    let mut visit_of: HashMap<Ix, Lit> = HashMap::new();
     for (c, &is_dead) in dead.iter().enumerate().skip(nd) {
         let Origin::Created { passive, visitor } = u.effects[c].origin else {
             unreachable!("effects past the declared ones are created")
@@ -533,7 +544,26 @@ fn write(
                 continue;
             }
             let on = b.at(g, owner)?;
-            let trig = b.and(&[lit(g, true), on]);
+            let fires = if u.on_visit(c) {
+                match visit_of.get(&g) {
+                    Some(&v) => v,
+                    None => {
+                        let v = b.fresh();
+                        b.clause(&[neg(v), lit(n + g, true)]);
+                        let mut all = vec![v, lit(n + g, false)];
+                        for &src in &sources[g] {
+                            b.clause(&[neg(v), neg(src)]);
+                            all.push(src);
+                        }
+                        b.clause(&all);
+                        visit_of.insert(g, v);
+                        v
+                    }
+                }
+            } else {
+                lit(g, true)
+            };
+            let trig = b.and(&[fires, on]);
             if trig == b.f() {
                 continue;
             }

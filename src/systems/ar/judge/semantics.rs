@@ -9,7 +9,7 @@
 //! [`rule_words`] names a rule in a moderator's words, for the explanations and the
 //! paradox derivations.
 
-use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Trigger};
 use crate::systems::ar::night::resolution::{Cut, TargetMap};
 use crate::systems::ar::night::universe::{actor_name, Ix, Universe};
 use fixedbitset::FixedBitSet;
@@ -81,12 +81,7 @@ pub fn attack(u: &Universe, rho: &TargetMap, g: Ix, f: Ix) -> Option<Rule> {
     };
     // A `strongkill` is stopped by no rule but a commute.
     let pierce = fe.mods.pierce;
-    let blocks = || {
-        !pierce
-            && fe.is_submitted_action()
-            && rho[g].contains(&fe.actor)
-            && filtered(&|k| k != ActionKind::Commute)
-    };
+    let blocks = || block_hits(u, rho, g, f);
     let protects = || !pierce && fk == ActionKind::Kill && filtered(&|_| true);
     match ge.kind {
         Kind::Action(ActionKind::Block) => blocks().then_some(Rule::Blocked),
@@ -132,6 +127,63 @@ pub fn attack(u: &Universe, rho: &TargetMap, g: Ix, f: Ix) -> Option<Rule> {
     }
 }
 
+/// Whether block rule of `g` (a `block`, or the block part of a `jail`) hits action `f`
+/// under `rho`: f is submitted, not a strongkill, its actor is among g's final targets,
+/// and its kind is in g's filter (every kind but `commute` by default). A succeeding
+/// `unblockable` of f's actor cancels it, which the callers check.
+fn block_hits(u: &Universe, rho: &TargetMap, g: Ix, f: Ix) -> bool {
+    let (ge, fe) = (&u.effects[g], &u.effects[f]);
+    let Some(fk) = fe.action() else {
+        return false;
+    };
+    let is_block = matches!(ge.kind, Kind::Action(ActionKind::Block | ActionKind::Jail));
+    is_block
+        && g != f
+        && !fe.mods.pierce
+        && fe.is_submitted_action()
+        && rho[g].contains(&fe.actor)
+        && match ge.mods.only {
+            Some(only) => only.contains(fk),
+            None => fk != ActionKind::Commute,
+        }
+}
+
+/// Whether `g`, if it succeeds, stops action `f` at its source, so that f never reaches
+/// its targets: a block rule (`Rule::Blocked`, which a succeeding `unblockable` of f's
+/// actor cancels: the caller checks) or a commute of one of f's final targets
+/// (`Rule::Commuted`). The block part of a jail counts even where its protection is
+/// what [`attack`] reports.
+pub fn at_source(u: &Universe, rho: &TargetMap, g: Ix, f: Ix) -> Option<Rule> {
+    let (ge, fe) = (&u.effects[g], &u.effects[f]);
+    fe.action()?;
+    match ge.kind {
+        Kind::Action(ActionKind::Block | ActionKind::Jail) => {
+            block_hits(u, rho, g, f).then_some(Rule::Blocked)
+        }
+        Kind::Action(ActionKind::Commute) => {
+            (g != f && fe.actor != ge.actor && rho[f].contains(&ge.actor)).then_some(Rule::Commuted)
+        }
+        _ => None,
+    }
+}
+
+/// Whether action `f` *visits* its final targets when exactly `s` succeeds: it is not cut,
+/// has a final target, and nothing in `s` stops it at its source ([`at_source`]; a
+/// succeeding `unblockable` of its actor cancels the block rule). An action that fails
+/// at its target (protected, stopped, bulletproof, immune, hidden) still visits. The
+/// caller checks that f is in R.
+pub fn visits(u: &Universe, cut: &Cut, s: &FixedBitSet, rho: &TargetMap, f: Ix) -> bool {
+    if is_cut(u, cut, f) || u.effects[f].action().is_none() || rho[f].is_empty() {
+        return false;
+    }
+    let unblockable = unblockable(u, s, f);
+    !s.ones().any(|g| match at_source(u, rho, g, f) {
+        Some(Rule::Blocked) => !unblockable,
+        Some(_) => true,
+        None => false,
+    })
+}
+
 /// Whether a succeeding `unblockable` passive of f's actor is in `s`.
 pub fn unblockable(u: &Universe, s: &FixedBitSet, f: Ix) -> bool {
     let actor = u.effects[f].actor;
@@ -158,8 +210,9 @@ pub fn fails(u: &Universe, cut: &Cut, s: &FixedBitSet, rho: &TargetMap, f: Ix) -
 }
 
 /// Condition 2 (grounded creation): the *least* set X of created effects such that
-/// c(p, v) is in X whenever p is in S and some action g in S, declared or in X, with actor
-/// v != owner(p) has owner(p) among its final targets. Computed as a least fixed point:
+/// c(p, v) is in X whenever p is in S and some action g, declared or in X, with actor
+/// v != owner(p) has owner(p) among its final targets and *fires* p: g is in S for a
+/// `reflexive:K`, g [`visits`] for a `visited:K`. Computed as a least fixed point:
 /// start from nothing and add what the declared successes trigger, then what those
 /// created successes trigger, until nothing changes. A created effect in S that is not
 /// derived this way triggers nothing (it is not in R). Returns `None` if a derived pair
@@ -177,13 +230,15 @@ pub fn created_set(
             if is_cut(u, cut, p) {
                 continue;
             }
-            let Kind::Passive(PassiveKind::Reflexive(_)) = kind_of(u, p) else {
+            let Kind::Passive(PassiveKind::Reflexive(_, trigger)) = kind_of(u, p) else {
                 continue;
             };
             let owner = u.effects[p].actor;
             // `reflexive:kill[kill]`: only actions of the filter's kinds trigger it.
             let only = u.effects[p].mods.only;
-            for g in s.ones() {
+            // `reflexive:K` is triggered by the actions that succeed, `visited:K` by those
+            // that visit (derived ones: declared, or already created).
+            for g in 0..u.len() {
                 let ge = &u.effects[g];
                 let Some(gk) = ge.action() else {
                     continue;
@@ -192,7 +247,11 @@ pub fn created_set(
                     continue;
                 }
                 let derived = ge.is_declared() || out.contains(g);
-                if derived && rho[g].contains(&owner) {
+                let fires = match trigger {
+                    Trigger::Success => s.contains(g),
+                    Trigger::Visit => derived && visits(u, cut, s, rho, g),
+                };
+                if derived && fires && rho[g].contains(&owner) {
                     let c = u.created(p, ge.actor)?;
                     if !out.contains(c) {
                         out.insert(c);
@@ -398,5 +457,54 @@ mod tests {
                 .count_ones(..),
             2
         );
+    }
+
+    /// `visited:kill` fires on a visit, `reflexive:kill` on a success. e1 P visited:kill,
+    /// e2 Q reflexive:kill, e3 G kill P, e4 H kill Q, e5 D protect P, e6 E protect Q,
+    /// e7 B visit P, e8 R block B, e9 U visit P, e10 R block U, e11 U unblockable. By
+    /// hand, S = every effect but e3, e4 (protected) and e7 (blocked): e3 fails but visits
+    /// P (a protect fails it at its target), so P kill G is created; e4 fails and Q's
+    /// reflexive needs a success: nothing. e7 is stopped at its source by e8: no shot at B.
+    /// e10 is cancelled by U's unblockable, so e9 visits (and succeeds): P kill U. D's
+    /// protect visits P too: P kill D. E's protect is at Q (reflexive; it succeeds): Q kill
+    /// E. R's blocks target B and U, not P.
+    #[test]
+    fn visit_triggers_fire_on_failed_visits_and_not_on_blocked_ones() {
+        let ens = Ensemble::from_triples(&[
+            ("P", "visited:kill", &[]),
+            ("Q", "reflexive:kill", &[]),
+            ("G", "kill", &["P"]),
+            ("H", "kill", &["Q"]),
+            ("D", "protect", &["P"]),
+            ("E", "protect", &["Q"]),
+            ("B", "visit", &["P"]),
+            ("R", "block", &["B"]),
+            ("U", "visit", &["P"]),
+            ("R", "block", &["U"]),
+            ("U", "unblockable", &[]),
+        ]);
+        let u = Universe::new(&ens);
+        let cut = Cut::with_capacity(u.n_declared);
+        let mut declared = FixedBitSet::with_capacity(u.len());
+        declared.insert_range(..u.n_declared);
+        let rho = declared_targets(&u, &cut, &declared);
+        let mut s = declared.clone();
+        for i in [2, 3, 6] {
+            s.set(i, false);
+        }
+        assert!(
+            visits(&u, &cut, &s, &rho, 2),
+            "a protected kill still visits"
+        );
+        assert!(!visits(&u, &cut, &s, &rho, 6), "a blocked visit does not");
+        assert!(
+            visits(&u, &cut, &s, &rho, 8),
+            "unblockable cancels the block"
+        );
+        let created = created_set(&u, &cut, &s, &rho).expect("indexed");
+        let name = |c: Ix| u.effects[c].id.clone();
+        let mut got: Vec<String> = created.ones().map(name).collect();
+        got.sort();
+        assert_eq!(got, ["e1>D", "e1>G", "e1>U", "e2>E"]);
     }
 }

@@ -4,7 +4,7 @@
 //! unique ids), and is a pure function of the parameters and the seed.
 
 use crate::systems::ar::night::model::{
-    ActionKind, Effect, Ensemble, Info, Kind, KindSet, Mods, PassiveKind,
+    ActionKind, Effect, Ensemble, Info, Kind, KindSet, Mods, PassiveKind, Trigger,
 };
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -27,8 +27,9 @@ pub struct NightParams {
     pub max_targets: usize,
     /// Probability that an effect carries a modifier its kind allows (a filter on a
     /// block, stop, protect, jail or reflexive passive, `strongkill`, an information
-    /// kind), and that a passive is an `immune` one. 0 draws exactly what the generator
-    /// drew before modifiers existed, seed for seed.
+    /// kind, `deflect X to Y`), that a passive is an `immune` one, and that a reflexive
+    /// passive is a `visited:K`. 0 draws exactly what the generator drew before modifiers
+    /// existed, seed for seed.
     pub modifier_rate: f64,
 }
 
@@ -146,7 +147,18 @@ pub fn night(params: &NightParams, seed: u64) -> Ensemble {
                 0 => PassiveKind::Bulletproof,
                 1 => PassiveKind::Unblockable,
                 _ => match reflexive.choose(&mut rng) {
-                    Some(&k) => PassiveKind::Reflexive(k),
+                    // A visit trigger is drawn like a modifier (never at rate 0: such
+                    // nights are those of the generator before visit triggers existed).
+                    Some(&k) => {
+                        let visit = params.modifier_rate > 0.0
+                            && rng.gen_bool(params.modifier_rate.min(1.0));
+                        let trigger = if visit {
+                            Trigger::Visit
+                        } else {
+                            Trigger::Success
+                        };
+                        PassiveKind::Reflexive(k, trigger)
+                    }
                     None => PassiveKind::Bulletproof,
                 },
             };

@@ -382,7 +382,7 @@ impl Mods {
                         | ActionKind::Swap
                         | ActionKind::Redirect
                         | ActionKind::Guard
-                ) | Kind::Passive(PassiveKind::Immune | PassiveKind::Reflexive(_))
+                ) | Kind::Passive(PassiveKind::Immune | PassiveKind::Reflexive(..))
             );
         let immune_ok = kind != Kind::Passive(PassiveKind::Immune) || self.only.is_some();
         let pierce_ok = !self.pierce || kind == Kind::Action(ActionKind::Kill);
@@ -417,6 +417,10 @@ pub struct Attack {
     pub pierceable: bool,
     /// The owner's own actions are not hit.
     pub others_only: bool,
+    /// The victim is stopped at its source: it never reaches its targets, so it visits
+    /// nobody (the block rows and the commute; every other row makes an action fail at
+    /// its target, where it still visits).
+    pub at_source: bool,
 }
 
 impl Attack {
@@ -451,6 +455,7 @@ impl Attack {
             block: true,
             pierceable: true,
             others_only: false,
+            at_source: true,
         };
         let protect = |victims| Attack {
             reach: Reach::Shared,
@@ -458,6 +463,7 @@ impl Attack {
             block: false,
             pierceable: true,
             others_only: false,
+            at_source: false,
         };
         let owner = |victims, pierceable, others_only| Attack {
             reach: Reach::Owner,
@@ -465,6 +471,7 @@ impl Attack {
             block: false,
             pierceable,
             others_only,
+            at_source: false,
         };
         let (a, b) = match kind {
             Kind::Action(ActionKind::Block) => (Some(block(only(blockable))), None),
@@ -475,6 +482,7 @@ impl Attack {
                     block: false,
                     pierceable: true,
                     others_only: false,
+                    at_source: false,
                 }),
                 None,
             ),
@@ -483,7 +491,14 @@ impl Attack {
                 Some(block(only(blockable))),
                 Some(protect(only(KindSet::ALL).and(kills))),
             ),
-            Kind::Action(ActionKind::Commute) => (Some(owner(KindSet::ALL, false, true)), None),
+            // A commute turns its visitors away at their source (they never arrive).
+            Kind::Action(ActionKind::Commute) => (
+                Some(Attack {
+                    at_source: true,
+                    ..owner(KindSet::ALL, false, true)
+                }),
+                None,
+            ),
             Kind::Action(ActionKind::Hide) => (Some(owner(kills, true, true)), None),
             Kind::Action(ActionKind::Babysit) => (Some(protect(kills)), None),
             Kind::Passive(PassiveKind::Bulletproof) => (Some(owner(kills, true, false)), None),
@@ -503,12 +518,35 @@ pub enum PassiveKind {
     Bulletproof,
     /// `block` does not make the owner's actions fail.
     Unblockable,
-    /// A succeeding action by another player that targets the owner creates an action of
-    /// this kind from the owner back at that player.
-    Reflexive(ActionKind),
+    /// An action by another player that targets the owner creates an action of this kind
+    /// from the owner back at that player: a succeeding one (`reflexive:K`, the essay's
+    /// rule), or one that visits whatever its outcome (`visited:K`, the Paranoid Gun
+    /// Owner).
+    Reflexive(ActionKind, Trigger),
     /// Actions of the kinds in its filter (`immune[visit,block]`), by other players, with
     /// the owner among their final targets fail (the Ascetic); piercing kills excepted.
     Immune,
+}
+
+/// What makes a reflexive passive fire: a succeeding action on its owner, or an action
+/// that visits its owner whatever its outcome (not stopped at its source by a block rule
+/// or a commute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Trigger {
+    /// `reflexive:K`: the triggering action succeeds.
+    Success,
+    /// `visited:K`: the triggering action visits the owner (it may fail there).
+    Visit,
+}
+
+impl Trigger {
+    /// The word before the colon in night files: `reflexive`, `visited`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Trigger::Success => "reflexive",
+            Trigger::Visit => "visited",
+        }
+    }
 }
 
 /// An effect's kind: an action or a passive.
@@ -544,9 +582,14 @@ impl Kind {
             "unblockable" => Some(Kind::Passive(PassiveKind::Unblockable)),
             "immune" => Some(Kind::Passive(PassiveKind::Immune)),
             _ => {
-                let k = ActionKind::from_name(s.strip_prefix("reflexive:")?)?;
+                let (trigger, k) = match s.split_once(':')? {
+                    ("reflexive", k) => (Trigger::Success, k),
+                    ("visited", k) => (Trigger::Visit, k),
+                    _ => return None,
+                };
+                let k = ActionKind::from_name(k)?;
                 k.reflexive_allowed()
-                    .then_some(Kind::Passive(PassiveKind::Reflexive(k)))
+                    .then_some(Kind::Passive(PassiveKind::Reflexive(k, trigger)))
             }
         }
     }
@@ -560,7 +603,7 @@ impl fmt::Display for Kind {
             Kind::Passive(PassiveKind::Bulletproof) => f.write_str("bulletproof"),
             Kind::Passive(PassiveKind::Unblockable) => f.write_str("unblockable"),
             Kind::Passive(PassiveKind::Immune) => f.write_str("immune"),
-            Kind::Passive(PassiveKind::Reflexive(a)) => write!(f, "reflexive:{}", a.name()),
+            Kind::Passive(PassiveKind::Reflexive(a, t)) => write!(f, "{}:{}", t.word(), a.name()),
         }
     }
 }

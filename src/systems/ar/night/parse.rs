@@ -30,7 +30,8 @@
 //!   the role names of `roles.rs`). `deflect X to Y` and `redirect X to Y` take `to` as a
 //!   keyword between their two targets (optional: `redirect X Y` reads the same). Passives are
 //!   written `ACTOR passive KIND` with KIND one of `bulletproof`, `unblockable`,
-//!   `reflexive:K` (K in `visit`, `block`, `stop`, `protect`, `kill`). `passive` is a
+//!   `immune[K,...]`, `reflexive:K` or `visited:K` (K in `visit`, `block`, `stop`,
+//!   `protect`, `kill`, `jail`). `passive` is a
 //!   keyword only in the kind position: a player may be called `passive`, `block`, ...
 //! * `@N` (N a decimal integer in `0..=4294967295`, leading zeros allowed) must be the last
 //!   word of the line; `@` must be followed directly by the number.
@@ -592,7 +593,7 @@ fn night_effect<'w>(
         kind = it.next().ok_or_else(|| {
             (
                 missing_col,
-                "missing passive kind after `passive` (bulletproof, unblockable, reflexive:K)"
+                "missing passive kind after `passive` (bulletproof, unblockable, reflexive:K, visited:K)"
                     .to_string(),
             )
         })?;
@@ -854,7 +855,7 @@ fn read_json(cx: &mut Ctx<'_>) -> RawNight {
 const ACTION_LIST: &str =
     "visit, block, stop, protect, kill, strongkill, deflect, jail, commute, swap, redirect, guard, hide, babysit, track, watch, follow, voyeur, investigate";
 const PASSIVE_LIST: &str =
-    "bulletproof, unblockable, immune[K,...], reflexive:K with K one of visit, block, stop, protect, kill, jail";
+    "bulletproof, unblockable, immune[K,...], reflexive:K or visited:K with K one of visit, block, stop, protect, kill, jail";
 
 /// Checks a name's characters; records an error and returns false when it is not valid.
 fn check_name(cx: &mut Ctx<'_>, t: &Tok, what: &str) -> bool {
@@ -943,13 +944,13 @@ fn resolve_kind(cx: &mut Ctx<'_>, format: Format, e: &RawEffect) -> Option<(Kind
             "`{shown}` is a passive: write `{} passive {shown}`",
             e.actor.text
         )
-    } else if let Some(k) = text
-        .strip_prefix("reflexive:")
-        .filter(|_| !text.contains('['))
+    } else if let Some((word, k)) = text
+        .split_once(':')
+        .filter(|&(w, _)| (w == "reflexive" || w == "visited") && !text.contains('['))
     {
         let k = k.escape_debug();
         format!(
-            "bad reflexive kind `{shown}`: `{k}` is not one of visit, block, stop, protect, kill, jail"
+            "bad {word} kind `{shown}`: `{k}` is not one of visit, block, stop, protect, kill, jail"
         )
     } else if known_base && text.contains('[') {
         // The filter is what is wrong: say why.
@@ -1148,7 +1149,7 @@ fn build(cx: &mut Ctx<'_>, raw: RawNight) -> Ensemble {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::ar::night::model::PassiveKind;
+    use crate::systems::ar::night::model::{PassiveKind, Trigger};
     use crate::text::test_util::{
         assert_errors_well_formed, assert_invalid_utf8_error, error_table, Case,
     };
@@ -1214,7 +1215,7 @@ mod tests {
         assert_eq!((e[2].actor, e[2].targets.clone()), (3, vec![]));
         assert_eq!(
             e[3].kind,
-            Kind::Passive(PassiveKind::Reflexive(ActionKind::Stop))
+            Kind::Passive(PassiveKind::Reflexive(ActionKind::Stop, Trigger::Success))
         );
         assert_eq!((e[4].actor, e[4].targets.clone()), (3, vec![4, 0]));
         let spans: Vec<_> = e.iter().map(|e| e.span).collect();
@@ -1226,7 +1227,8 @@ mod tests {
         let ens = night(
             "A visit B\nA block B\nA stop B\nA protect B\nA kill B\nA deflect B\n\
              A passive bulletproof\nA passive unblockable\nA passive reflexive:visit\n\
-             A passive reflexive:block\nA passive reflexive:protect\nA passive reflexive:kill",
+             A passive reflexive:block\nA passive reflexive:protect\nA passive reflexive:kill\n\
+             A passive visited:kill\nA paranoid_gun_owner",
         );
         let got: Vec<(String, u32)> = ens
             .effects
@@ -1246,6 +1248,8 @@ mod tests {
             ("reflexive:block", 0),
             ("reflexive:protect", 0),
             ("reflexive:kill", 0),
+            ("visited:kill", 0),
+            ("visited:kill", 0),
         ];
         let want: Vec<(String, u32)> = want.iter().map(|(k, p)| (k.to_string(), *p)).collect();
         assert_eq!(got, want);

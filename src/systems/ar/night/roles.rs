@@ -1,5 +1,6 @@
 //! The role table: the community's role names as aliases of the primitives every engine
-//! knows (`G jailkeeper X` is `G jail X`, `B bomb` is `B passive reflexive:kill[kill]`).
+//! knows (`G jailkeeper X` is `G jail X`, `B bomb` is `B passive reflexive:kill[kill]`,
+//! `P paranoid_gun_owner` is `P passive visited:kill`).
 //!
 //! Invariant: a role is data, a row here, never a branch in an engine; the parser
 //! expands a role name to its primitive while reading, so nothing downstream sees a role
@@ -130,6 +131,11 @@ pub const ROLES: &[Role] = &[
         "bomb",
         "reflexive:kill[kill]",
         "whoever kills the bomb dies too",
+    ),
+    passive(
+        "paranoid_gun_owner",
+        "visited:kill",
+        "shoots whoever visits it, even a visitor whose action fails there",
     ),
 ];
 

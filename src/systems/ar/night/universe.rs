@@ -26,7 +26,7 @@
 use super::deflections::Deflections;
 use super::model::{
     kind_word, ActionKind, Attack, Effect, Ensemble, Kind, Mods, PassiveKind, Player, Reach,
-    Redirection,
+    Redirection, Trigger,
 };
 use crate::systems::spec::{Budget, Interrupted};
 use std::collections::HashMap;
@@ -225,7 +225,7 @@ impl Universe {
         // fixpoint below walks only the owners a path passes, not the whole path).
         let mut reflexive_of: Vec<Vec<Ix>> = vec![Vec::new(); n_players];
         for (i, e) in effects.iter().enumerate() {
-            if let Kind::Passive(PassiveKind::Reflexive(_)) = e.kind {
+            if let Kind::Passive(PassiveKind::Reflexive(..)) = e.kind {
                 reflexive_of[e.actor as usize].push(i);
             }
         }
@@ -270,7 +270,7 @@ impl Universe {
                     if created_index.contains_key(&(p, visitor)) {
                         continue;
                     }
-                    let Kind::Passive(PassiveKind::Reflexive(k)) = effects[p].kind else {
+                    let Kind::Passive(PassiveKind::Reflexive(k, _)) = effects[p].kind else {
                         unreachable!("reflexive_of holds reflexive passives only")
                     };
                     let id = format!("{}>{}", effects[p].id, ensemble.player_name(visitor));
@@ -433,6 +433,29 @@ impl Universe {
     /// The created effect of a (reflexive passive, visitor) pair, if it is possible.
     pub fn created(&self, passive: Ix, visitor: Player) -> Option<Ix> {
         self.created_index.get(&(passive, visitor)).copied()
+    }
+
+    /// Whether created effect `c` is created by a visit (its passive is a `visited:K`),
+    /// not by a success (`reflexive:K`). False for declared effects.
+    pub fn on_visit(&self, c: Ix) -> bool {
+        match self.effects[c].origin {
+            Origin::Created { passive, .. } => matches!(
+                self.effects[passive].kind,
+                Kind::Passive(PassiveKind::Reflexive(_, Trigger::Visit))
+            ),
+            Origin::Declared(_) => false,
+        }
+    }
+
+    /// Whether some passive of the night is triggered by visits (`visited:K`): its
+    /// components are answered flat, never as pieces.
+    pub fn has_visit_triggers(&self) -> bool {
+        self.effects[..self.n_declared].iter().any(|e| {
+            matches!(
+                e.kind,
+                Kind::Passive(PassiveKind::Reflexive(_, Trigger::Visit))
+            )
+        })
     }
 
     /// Whether the ensemble has any `deflect` action.

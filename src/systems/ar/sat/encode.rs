@@ -10,7 +10,9 @@
 //! * `s[u] -> live[u]`; `s[y] -> !act(a, y)` for every a;
 //! * `live[y] and !s[y] -> OR_a act(a, y)` (an effect of R\S necessarily fails);
 //! * for a created c(p, v): `live[c] <-> s[p] and OR_g (s[g] and owner(p) in rho(g))` over
-//!   the actions g of v (creation, completed);
+//!   the actions g of v (creation, completed); for a `visited:K` passive p, `visit[g]`
+//!   instead of `s[g]`, a gate `live[g] and not OR(activations that stop g at its
+//!   source)`;
 //! * grounded creation: derivation levels on every cycle of created effects that may
 //!   trigger each other (see [`Encoding::encode_grounding`]; `docs/grounding.md`).
 //!
@@ -845,6 +847,10 @@ impl<'u> Encoding<'u> {
             }
         }
         let mut fail_lits: Vec<Vec<Lit>> = vec![Vec::new(); n];
+        // With `visited:K` passives, the activations that stop their victim at its source
+        // (block rules, commutes), per victim.
+        let visits = u.has_visit_triggers();
+        let mut source_lits: Vec<Vec<Lit>> = vec![Vec::new(); n];
         let mut stamp = vec![usize::MAX; n];
         for (a, reach) in possible.iter().enumerate() {
             if !self.go_on() {
@@ -870,6 +876,9 @@ impl<'u> Encoding<'u> {
                         self.solver.and(&cond)
                     };
                     self.solver.add_clause(&[!self.s[y], !act]);
+                    if visits && atk.at_source {
+                        source_lits[y].push(act);
+                    }
                     fail_lits[y].push(act);
                 }
             }
@@ -883,9 +892,12 @@ impl<'u> Encoding<'u> {
             clause.extend(fails);
             self.solver.add_clause(&clause);
         }
-        // Creation (completion): live[c] <-> s[p] and some trigger of c in S.
+        // Creation (completion): live[c] <-> s[p] and some trigger of c fires: it is in S
+        // (`reflexive:K`), or it visits (`visited:K`: `visit[g] <-> live[g] and no source
+        // of g`), and ends at the owner.
         let t = self.solver.true_lit();
-        let mut triggers: Vec<Vec<(Ix, Lit)>> = vec![Vec::new(); n];
+        let mut triggers: Vec<Vec<(Ix, Lit, Lit)>> = vec![Vec::new(); n];
+        let mut visit_of: HashMap<Ix, Lit> = HashMap::new();
         for (c, mine) in triggers.iter_mut().enumerate().skip(u.n_declared) {
             let Origin::Created { passive, visitor } = u.effects[c].origin else {
                 unreachable!("universe effects past n_declared are created")
@@ -904,11 +916,24 @@ impl<'u> Encoding<'u> {
                 if on == !t {
                     continue;
                 }
-                mine.push((g, on));
-                any.push(if on == t {
-                    self.s[g]
+                let fires = if u.on_visit(c) {
+                    match visit_of.get(&g) {
+                        Some(&v) => v,
+                        None => {
+                            let stopped = self.solver.or(&source_lits[g]);
+                            let v = self.solver.and(&[self.live[g], !stopped]);
+                            visit_of.insert(g, v);
+                            v
+                        }
+                    }
                 } else {
-                    self.and(&[self.s[g], on])
+                    self.s[g]
+                };
+                mine.push((g, fires, on));
+                any.push(if on == t {
+                    fires
+                } else {
+                    self.and(&[fires, on])
                 });
             }
             let any = self.solver.or(&any);
@@ -929,13 +954,13 @@ impl<'u> Encoding<'u> {
     /// levels: those components are grounded themselves, and without a cycle completion is
     /// exactly the least fixed point. The level variables are never projected, so
     /// enumeration still sees each resolution once.
-    fn encode_grounding(&mut self, triggers: &[Vec<(Ix, Lit)>]) {
+    fn encode_grounding(&mut self, triggers: &[Vec<(Ix, Lit, Lit)>]) {
         let u = self.u;
         let nd = u.n_declared;
         let created = u.len() - nd;
         let mut succ: Vec<Vec<usize>> = vec![Vec::new(); created];
         for c in nd..u.len() {
-            for &(h, _) in triggers[c].iter().filter(|&&(h, _)| h >= nd) {
+            for &(h, _, _) in triggers[c].iter().filter(|&&(h, _, _)| h >= nd) {
                 succ[c - nd].push(h - nd);
             }
         }
@@ -957,8 +982,8 @@ impl<'u> Encoding<'u> {
                 .map(|&c| {
                     let lits: Vec<Lit> = triggers[c]
                         .iter()
-                        .filter(|&&(h, _)| !inside(h))
-                        .map(|&(h, on)| self.and(&[self.s[h], on]))
+                        .filter(|&&(h, _, _)| !inside(h))
+                        .map(|&(_, fires, on)| self.and(&[fires, on]))
                         .collect();
                     self.or(&lits)
                 })
@@ -972,9 +997,9 @@ impl<'u> Encoding<'u> {
                     }
                     let d = self.solver.new_lit();
                     let mut clause = vec![!d, ext[i]];
-                    for &(h, on) in triggers[c].iter().filter(|&&(h, _)| inside(h)) {
+                    for &(h, fires, on) in triggers[c].iter().filter(|&&(h, _, _)| inside(h)) {
                         let j = pos[&h];
-                        let step = self.and(&[self.s[h], level[j], on]);
+                        let step = self.and(&[fires, level[j], on]);
                         clause.push(step);
                     }
                     self.clause(&clause);

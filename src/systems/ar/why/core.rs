@@ -180,7 +180,8 @@ pub enum Reason {
     /// It succeeds: this failing effect must be made to fail by something, and it is the
     /// only candidate left.
     OnlyAttacker(Ix),
-    /// A created effect that is not created: every action that could trigger it fails.
+    /// A created effect that is not created: every action that could trigger it fails
+    /// (for a `visited:K`, is stopped at its source).
     NotCreated,
 }
 
@@ -284,15 +285,41 @@ fn attackers(u: &Universe, rho: &TargetMap, f: Ix) -> Vec<(Ix, Rule)> {
     if u.effects[f].action().is_none() {
         return Vec::new();
     }
-    let shield = u.effects.iter().enumerate().any(|(g, e)| {
-        g < u.n_declared
-            && e.kind == Kind::Passive(PassiveKind::Unblockable)
-            && e.actor == u.effects[f].actor
-    });
+    let shield = shielded(u, f);
     (0..u.len())
         .filter_map(|g| semantics::attack(u, rho, g, f).map(|r| (g, r)))
         .filter(|&(_, r)| !(r == Rule::Blocked && shield))
         .collect()
+}
+
+/// Whether f's actor has an `unblockable` passive (in a core every passive succeeds).
+fn shielded(u: &Universe, f: Ix) -> bool {
+    u.effects.iter().enumerate().any(|(g, e)| {
+        g < u.n_declared
+            && e.kind == Kind::Passive(PassiveKind::Unblockable)
+            && e.actor == u.effects[f].actor
+    })
+}
+
+/// Whether trigger g fires created effect c under `val`, if the values so far tell: for a
+/// `reflexive:K`, whether g succeeds; for a `visited:K`, whether g visits (it is present
+/// and nothing stops it at its source; a created g counts as present once it succeeds).
+fn fires(u: &Universe, rho: &TargetMap, val: &[Option<bool>], c: Ix, g: Ix) -> Option<bool> {
+    if !u.on_visit(c) {
+        return val[g];
+    }
+    let shield = shielded(u, g);
+    let mut open = false;
+    for (h, &v) in val.iter().enumerate() {
+        match semantics::at_source(u, rho, h, g) {
+            Some(Rule::Blocked) if shield => {}
+            Some(_) if v == Some(true) => return Some(false),
+            Some(_) => open |= v.is_none(),
+            None => {}
+        }
+    }
+    let present = g < u.n_declared || val[g] == Some(true);
+    (present && !open).then_some(true)
 }
 
 /// Actions that would create created effect `c` by targeting its passive's owner.
@@ -337,10 +364,10 @@ impl Deriver<'_> {
                         break 'find;
                     }
                 }
-                // A created effect all of whose triggers fail is not created.
+                // A created effect none of whose triggers fires is not created.
                 if created(f) && val[f] != Some(false) {
                     let t = triggers(u, rho, f);
-                    if t.iter().all(|&g| val[g] == Some(false)) {
+                    if t.iter().all(|&g| fires(u, rho, val, f, g) == Some(false)) {
                         new = Some(Step {
                             effect: f,
                             succeeds: false,
@@ -349,8 +376,10 @@ impl Deriver<'_> {
                         break 'find;
                     }
                 }
-                let present =
-                    !created(f) || triggers(u, rho, f).iter().any(|&g| val[g] == Some(true));
+                let present = !created(f)
+                    || triggers(u, rho, f)
+                        .iter()
+                        .any(|&g| fires(u, rho, val, f, g) == Some(true));
                 // Rule 2: unopposed and present, it succeeds.
                 if present
                     && val[f] != Some(true)
@@ -647,6 +676,9 @@ fn fact(u: &Universe, s: &Step) -> String {
             "{} fails, and only this could make it fail",
             effect_name(u, *f)
         ),
+        Reason::NotCreated if u.on_visit(s.effect) => {
+            "it is never created: no action that would create it visits (each is stopped at its source)".into()
+        }
         Reason::NotCreated => "it is never created: every action that would create it fails".into(),
     };
     format!("{name} {verb}: {why}")

@@ -12,7 +12,7 @@
 
 use crate::systems::ar::answer::factor::{Factored, Night};
 use crate::systems::ar::judge::semantics::{self, rule_words, Rule};
-use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player};
+use crate::systems::ar::night::model::{ActionKind, Kind, PassiveKind, Player, Trigger};
 use crate::systems::ar::night::resolution::{Cut, Resolution, TargetMap};
 use crate::systems::ar::night::universe::{effect_name, Ix, Origin, Universe};
 use itertools::Itertools;
@@ -141,19 +141,32 @@ fn creations(u: &Universe, cut: &Cut, r: &Resolution, way: &TargetMap) -> Vec<Cr
     loop {
         let mut grew = false;
         for p in s.ones() {
-            if semantics::is_cut(u, cut, p)
-                || !matches!(u.effects[p].kind, Kind::Passive(PassiveKind::Reflexive(_)))
-            {
+            let Kind::Passive(PassiveKind::Reflexive(_, trigger)) = u.effects[p].kind else {
+                continue;
+            };
+            if semantics::is_cut(u, cut, p) {
                 continue;
             }
             let owner = u.effects[p].actor;
-            for g in s.ones() {
+            let only = u.effects[p].mods.only;
+            for g in 0..u.len() {
                 let ge = &u.effects[g];
-                if ge.action().is_none() || semantics::is_cut(u, cut, g) || ge.actor == owner {
+                let Some(gk) = ge.action() else {
+                    continue;
+                };
+                if semantics::is_cut(u, cut, g)
+                    || ge.actor == owner
+                    || only.is_some_and(|o| !o.contains(gk))
+                {
                     continue;
                 }
                 let derived = ge.is_declared() || trigger_of[g].is_some();
-                if derived && way[g].contains(&owner) {
+                // A `reflexive:K` answers a success, a `visited:K` a visit.
+                let fires = match trigger {
+                    Trigger::Success => s.contains(g),
+                    Trigger::Visit => derived && semantics::visits(u, cut, s, way, g),
+                };
+                if derived && fires && way[g].contains(&owner) {
                     if let Some(c) = u.created(p, ge.actor) {
                         if trigger_of[c].is_none() {
                             trigger_of[c] = Some((p, g));
