@@ -415,3 +415,109 @@ fn fuzz_reports_a_killed_worker_as_a_crash_and_saves_the_case_unshrunk() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// Waits until process `pid` is gone (or a zombie nobody reaps), for at most 60 s: a hang
+/// guard, not a speed bound. Returns whether it is gone.
+fn gone_within_a_minute(pid: u32) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // Field 3 of /proc/PID/stat is the state; Z is a zombie, dead already.
+        let dead = state.is_empty()
+            || state
+                .rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'));
+        if dead {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// A folder with one night of many redirections that the SAT engine takes minutes on (over
+/// 100 s on the 2-core development machine): without its parent, a worker solving it
+/// would outlive any hang guard below.
+fn endless_folder(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    let out = bin()
+        .args([
+            "gen",
+            "--system",
+            "ar",
+            "--players",
+            "12",
+            "--max-effects",
+            "40",
+            "--kinds",
+            "visit,block,stop,protect,kill,deflect,jail,swap,redirect,guard,hide,babysit",
+            "--seed",
+            "5",
+            "--count",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    dir.write("endless.night", out.stdout);
+    dir
+}
+
+/// A worker dies with its parent whatever ends the parent: here `batch` without
+/// `--timeout` is killed by SIGKILL (it cannot clean up) in the middle of a long solve.
+#[test]
+fn a_worker_dies_when_its_parent_is_killed() {
+    let dir = endless_folder("isolation-orphan");
+    let report = dir.0.join("report.jsonl");
+    let mut child = bin()
+        .args([
+            "batch",
+            dir.0.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--engine",
+            "sat",
+            "--out",
+        ])
+        .arg(&report)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let workers = wait_for_workers(&child, 1);
+    assert!(!workers.is_empty());
+    signal(child.id(), "-KILL");
+    child.wait().unwrap();
+    for w in workers {
+        assert!(gone_within_a_minute(w), "worker {w} outlived its parent");
+    }
+}
+
+/// Two SIGTERMs in a row (the second while the first is being handled) leave no worker
+/// behind.
+#[test]
+fn a_double_sigterm_leaves_no_worker() {
+    let dir = endless_folder("isolation-double-term");
+    let report = dir.0.join("report.jsonl");
+    let mut child = bin()
+        .args([
+            "batch",
+            dir.0.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--engine",
+            "sat",
+            "--out",
+        ])
+        .arg(&report)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let workers = wait_for_workers(&child, 1);
+    signal(child.id(), "-TERM");
+    signal(child.id(), "-TERM");
+    child.wait().unwrap();
+    for w in workers {
+        assert!(gone_within_a_minute(w), "worker {w} outlived its parent");
+    }
+}

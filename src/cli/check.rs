@@ -174,6 +174,7 @@ pub fn run(args: &Args) -> ExitCode {
                         let job = Job {
                             path: f.clone(),
                             unreadable: None,
+                            stdin: None,
                         };
                         Checked {
                             path,

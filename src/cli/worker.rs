@@ -13,9 +13,11 @@
 
 use super::registry::{self, FileCheck, RunOptions, SystemName};
 use crate::harness::batch::{self, ErrorKind, Job, Record};
+use crate::harness::inputs;
 use crate::harness::isolate::{HardLimits, Pool, Reply, Spawn};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -52,6 +54,42 @@ pub struct Args {
     /// The worker's [`Config`], as JSON.
     #[arg(long)]
     config: String,
+    /// The parent's process id: the worker ends as soon as it is no longer its parent's
+    /// child (the parent died, whatever killed it).
+    #[arg(long)]
+    parent: Option<u32>,
+}
+
+/// How often a worker looks whether its parent is still there.
+const PARENT_POLL: Duration = Duration::from_millis(50);
+
+/// Ends this process as soon as its parent is no longer `parent` (it died and the process
+/// was adopted; also when it died before this started). Workers must not outlive the
+/// command that started them: they hold memory and CPU nobody reads the answer of.
+fn die_with_parent(parent: u32) {
+    #[cfg(unix)]
+    {
+        let orphaned = move || {
+            // SAFETY: getppid has no preconditions and cannot fail.
+            let now = unsafe { libc::getppid() };
+            u32::try_from(now).ok() != Some(parent)
+        };
+        let quit = || -> ! {
+            // SAFETY: _exit ends the process at once, without running anything of ours.
+            unsafe { libc::_exit(1) }
+        };
+        if orphaned() {
+            quit();
+        }
+        std::thread::spawn(move || loop {
+            std::thread::sleep(PARENT_POLL);
+            if orphaned() {
+                quit();
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    let _ = parent;
 }
 
 /// Resident memory a worker may hold beyond `--max-memory` before its parent kills it:
@@ -67,6 +105,9 @@ pub fn hard_margin(timeout: Duration) -> Duration {
 
 /// Runs the worker loop.
 pub fn run(args: &Args) -> ExitCode {
+    if let Some(parent) = args.parent {
+        die_with_parent(parent);
+    }
     let cfg: Config = match serde_json::from_str(&args.config) {
         Ok(c) => c,
         Err(e) => {
@@ -98,6 +139,7 @@ fn serve(cfg: &Config) -> ExitCode {
                 return ExitCode::from(super::EXIT_INPUT);
             }
         };
+        inputs::give_stdin(job.stdin.clone());
         let answer = match cfg.mode {
             Mode::Batch => serde_json::to_string(&batch_record(&job, cfg)),
             Mode::Check | Mode::Fuzz => serde_json::to_string(&check_file(&job, cfg)),
@@ -154,11 +196,32 @@ pub fn pool(cfg: &Config, size: usize) -> Result<Pool, String> {
     Ok(Pool::new(
         Spawn {
             program,
-            args: vec!["worker".into(), "--config".into(), config],
+            args: vec![
+                "worker".into(),
+                "--config".into(),
+                config,
+                "--parent".into(),
+                std::process::id().to_string(),
+            ],
         },
         limits,
         size,
     ))
+}
+
+/// `job` (a `-`) with this process's standard input, read once (a worker cannot read it:
+/// its own standard input carries its requests); a read error makes the job unreadable.
+fn parent_stdin(job: &Job) -> Job {
+    static READ: std::sync::OnceLock<Result<Vec<u8>, String>> = std::sync::OnceLock::new();
+    let read = READ.get_or_init(|| {
+        inputs::read_bytes(Path::new(inputs::STDIN), "instances").map_err(|e| e.to_string())
+    });
+    let mut job = job.clone();
+    match read {
+        Ok(bytes) => job.stdin = Some(bytes.clone()),
+        Err(e) => job.unreadable = Some(e.clone()),
+    }
+    job
 }
 
 /// `job` answered by a worker of `pool`: `Ok` the worker's answer line, else the hard
@@ -170,6 +233,13 @@ fn ask(
     stop: &AtomicBool,
 ) -> Option<Result<String, (ErrorKind, String)>> {
     let slot = rayon::current_thread_index().unwrap_or(0);
+    let with_stdin;
+    let job = if job.path.as_os_str() == inputs::STDIN && job.stdin.is_none() {
+        with_stdin = parent_stdin(job);
+        &with_stdin
+    } else {
+        job
+    };
     let request = serde_json::to_string(job).expect("jobs serialise");
     Some(match pool.ask(slot, &request, stop) {
         Reply::Answer(line) => Ok(line),

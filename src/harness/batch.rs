@@ -29,16 +29,54 @@ use std::time::{Duration, Instant};
 /// One instance to resolve.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Job {
-    /// Its path as found.
+    /// Its path as found (sent to workers as the name's bytes, so that a name that is not
+    /// UTF-8 reaches them unchanged).
+    #[serde(with = "path_bytes")]
     pub path: PathBuf,
     /// Set when the path could not even be read as a file or directory.
     pub unreadable: Option<String>,
+    /// For `-`: standard input as the parent read it (a worker's own standard input
+    /// carries its requests, so the parent reads the instance and sends it along).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<Vec<u8>>,
 }
 
 impl Job {
     /// The path as written in records (lossy for non-UTF-8 paths).
     pub fn key(&self) -> String {
         self.path.to_string_lossy().into_owned()
+    }
+}
+
+/// A path in the worker protocol: on Unix the raw bytes of the name (a file name need
+/// not be UTF-8), elsewhere its text.
+mod path_bytes {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::path::{Path, PathBuf};
+
+    pub fn serialize<S: Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            p.as_os_str().as_bytes().serialize(s)
+        }
+        #[cfg(not(unix))]
+        {
+            p.to_string_lossy().serialize(s)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let bytes = Vec::<u8>::deserialize(d)?;
+            Ok(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(PathBuf::from(String::deserialize(d)?))
+        }
     }
 }
 
@@ -58,9 +96,11 @@ pub fn plan(
         .map(|path| Job {
             path,
             unreadable: None,
+            stdin: None,
         })
         .chain(found.errors.into_iter().map(|(path, e)| Job {
             unreadable: Some(format!("cannot read {}: {e}", path.display())),
+            stdin: None,
             path,
         }))
         .collect();
@@ -585,6 +625,7 @@ mod tests {
         let job = Job {
             path: file,
             unreadable: None,
+            stdin: None,
         };
         let rec = resolve_one(&job, &diff, Some(Duration::from_millis(50)), u64::MAX);
         assert_eq!(rec.status, Err(ErrorKind::Timeout));
@@ -600,6 +641,7 @@ mod tests {
         let job = Job {
             path: file,
             unreadable: None,
+            stdin: None,
         };
         let rec = resolve_one(&job, &Differential::<Toy>::all(), None, u64::MAX);
         assert_eq!(rec.status, Ok("odd".to_string()));

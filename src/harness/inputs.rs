@@ -104,10 +104,29 @@ fn walk(dir: &Path, extensions: &[&str], inputs: &mut Inputs) {
     }
 }
 
-/// Reads at most [`MAX_FILE_BYTES`] from `path`, or from standard input for `-`.
+/// Standard input as a parent process read it and handed over with a job (see
+/// [`give_stdin`]).
+static GIVEN_STDIN: std::sync::Mutex<Option<Vec<u8>>> = std::sync::Mutex::new(None);
+
+/// Makes `-` read `bytes` in this process instead of standard input (`None`: standard
+/// input again). A worker process, whose standard input carries its requests, is given
+/// the parent's standard input this way with each job that reads `-`.
+pub fn give_stdin(bytes: Option<Vec<u8>>) {
+    *GIVEN_STDIN.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
+}
+
+/// Reads at most [`MAX_FILE_BYTES`] from `path`, or from standard input for `-` (or what
+/// [`give_stdin`] gave).
 pub fn read_bytes(path: &Path, what: &str) -> Result<Vec<u8>, LoadError> {
     if path.as_os_str() != STDIN {
         return read_limited(path, what);
+    }
+    if let Some(bytes) = GIVEN_STDIN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+    {
+        return Ok(bytes);
     }
     let mut bytes = Vec::new();
     std::io::stdin()
