@@ -10,6 +10,7 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -389,6 +390,11 @@ fn merge_out_is_whole_or_absent() {
     let out = merge(&d.0, &reports, &["--out", "report.jsonl", "--force"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(records(&existing).len(), 14);
+    // Without --expect a missing shard would go unnoticed: merge says so.
+    assert!(
+        text(&out.stderr).contains("warning: without --expect"),
+        "{out:?}"
+    );
     // `--out -` is standard output, like no --out.
     let dash = merge(&d.0, &reports, &["--out", "-"]);
     let none = merge(&d.0, &reports, &[]);
@@ -404,9 +410,27 @@ fn merge_out_is_whole_or_absent() {
         &["--out", reports[0].to_str().unwrap(), "--force"],
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    // Write errors: exit 1, and no temporary file left behind.
+    // A file that cannot be written: exit 2 (as every command's output file); standard
+    // output that fails: 1. No temporary file left behind.
     let out = merge(&d.0, &reports, &["--out", "no/such/dir/r.jsonl"]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    // --force replaces a report file, never a device or a FIFO.
+    let fifo = d.0.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for special in ["/dev/null", fifo.to_str().unwrap()] {
+        let out = merge(&d.0, &reports, &["--out", special, "--force"]);
+        assert_eq!(out.status.code(), Some(2), "{special}: {out:?}");
+        assert!(text(&out.stderr).contains("not a regular file"), "{out:?}");
+    }
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
     let full = std::fs::File::create("/dev/full").expect("/dev/full");
     let out = command(&d.0, &["merge", reports[0].to_str().unwrap()], &[])
         .stdout(full)

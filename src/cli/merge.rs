@@ -65,6 +65,17 @@ const PRINT_AT_MOST: usize = 10;
 pub fn run(args: &Args) -> ExitCode {
     let out = args.out.as_deref().filter(|p| p.as_os_str() != "-");
     if let Some(out) = out {
+        if let Ok(m) = std::fs::metadata(out) {
+            // --force replaces a file, never a device, a FIFO or a directory.
+            if !m.is_file() {
+                eprintln!(
+                    "error: {} is not a regular file: --out writes a report file (use `-` for \
+                     standard output)",
+                    out.display()
+                );
+                return ExitCode::from(EXIT_INPUT);
+            }
+        }
         if !args.force && std::fs::symlink_metadata(out).is_ok() {
             eprintln!(
                 "error: {} exists already: pass --force to overwrite it",
@@ -107,9 +118,22 @@ pub fn run(args: &Args) -> ExitCode {
     };
     if let Err(e) = written {
         eprintln!("error: {e}");
-        return ExitCode::FAILURE;
+        // A file that cannot be written is the caller's input (exit 2, as everywhere);
+        // standard output that fails is 1.
+        return if out.is_some() {
+            ExitCode::from(EXIT_INPUT)
+        } else {
+            ExitCode::FAILURE
+        };
     }
     eprintln!("{}", summary(&merge, out, expected));
+    if expected.is_none() {
+        eprintln!(
+            "warning: without --expect, a shard that was not run (or whose report was left \
+             out) goes unnoticed: pass the paths given to batch as --expect PATH... to check \
+             that every input has a record"
+        );
+    }
     ExitCode::SUCCESS
 }
 

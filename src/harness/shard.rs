@@ -34,15 +34,21 @@ pub struct Shard {
     pub n: usize,
 }
 
+/// The most shards a run may be split into (far past any cluster's job array; it keeps
+/// the shard arithmetic away from overflow).
+pub const MAX_SHARDS: usize = 1_000_000;
+
 impl FromStr for Shard {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("invalid shard `{s}`: expected K/N with 1 <= K <= N, e.g. 2/4");
+        let bad = || {
+            format!("invalid shard `{s}`: expected K/N with 1 <= K <= N <= {MAX_SHARDS}, e.g. 2/4")
+        };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let k: usize = k.trim().parse().map_err(|_| bad())?;
         let n: usize = n.trim().parse().map_err(|_| bad())?;
-        if k == 0 || k > n {
+        if k == 0 || k > n || n > MAX_SHARDS {
             return Err(bad());
         }
         Ok(Shard { k, n })
@@ -199,6 +205,11 @@ fn slurm(var: &dyn Fn(&str) -> Option<String>) -> Result<Found, String> {
     if count == 0 {
         return bad("the array has no tasks");
     }
+    if count > MAX_SHARDS {
+        return bad(&format!(
+            "the array has more than {MAX_SHARDS} tasks, the most shards a run may have"
+        ));
+    }
     if step_n == 0 {
         return bad("the array's step is 0");
     }
@@ -248,6 +259,12 @@ fn kubernetes(var: &dyn Fn(&str) -> Option<String>) -> Result<Found, String> {
             "--shard auto: the Job has no completions ({source})"
         ));
     }
+    if count > MAX_SHARDS {
+        return Err(format!(
+            "--shard auto: the Job has more than {MAX_SHARDS} completions, the most shards a \
+             run may have ({source})"
+        ));
+    }
     if index >= count {
         return Err(format!(
             "--shard auto: the completion index {index} is not below the completions count \
@@ -293,6 +310,9 @@ mod tests {
             assert_eq!(all, items);
         }
         assert_eq!("2/3".parse(), Ok(Shard { k: 2, n: 3 }));
+        assert!("1/18446744073709551615".parse::<Shard>().is_err());
+        assert!("1/1000001".parse::<Shard>().is_err());
+        assert_eq!("7/1000000".parse(), Ok(Shard { k: 7, n: 1_000_000 }));
         for bad in ["0/3", "4/3", "3", "a/b", "1/0", ""] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
@@ -424,6 +444,22 @@ mod tests {
             (&[(K8S_INDEX, "3"), (COUNT_VAR, "3")], &["not below"]),
             (&[(K8S_INDEX, "-1"), (COUNT_VAR, "3")], &[K8S_INDEX]),
             (&[(K8S_INDEX, "0"), (COUNT_VAR, "0")], &["no completions"]),
+            // Values at the top of the integers: refused, never wrapped to shard 0.
+            (
+                &[
+                    (SLURM_ID, "18446744073709551615"),
+                    (SLURM_MIN, "0"),
+                    (SLURM_COUNT, "18446744073709551615"),
+                ],
+                &["more than 1000000 tasks"],
+            ),
+            (
+                &[
+                    (K8S_INDEX, "18446744073709551614"),
+                    (COUNT_VAR, "18446744073709551615"),
+                ],
+                &["more than 1000000 completions"],
+            ),
             (
                 &[
                     (K8S_INDEX, "0"),
