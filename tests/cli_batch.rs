@@ -428,3 +428,38 @@ fn check_and_batch_read_standard_input() {
     assert_eq!(recs[0]["path"], "-");
     assert_eq!(recs[0]["classification"], "paradox");
 }
+
+/// `--out -` is standard output for the flags that take an output file (`batch`), and is
+/// refused, with a message, by those that take a folder (`fuzz`, `man`, `check
+/// --against`), as is an existing file or device there; no file named `-` is written.
+#[test]
+fn out_dash_is_standard_output_or_refused() {
+    let d = TempDir::new("out-dash");
+    d.write("n.night", b"M kill V\nD protect V\n");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gordian"))
+            .args(args)
+            .current_dir(&d.0)
+            .output()
+            .expect("run gordian")
+    };
+    let o = run(&["batch", "--out", "-", "n.night"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let line: Value = serde_json::from_slice(&o.stdout).expect("one record on stdout");
+    assert_eq!(line["path"], "n.night");
+    for args in [
+        &["batch", "--out", "-", "--resume", "n.night"][..],
+        &["fuzz", "--cases", "1", "--out", "-"][..],
+        &["fuzz", "--cases", "1", "--out", "/dev/null"][..],
+        &["fuzz", "--cases", "1", "--out", "n.night"][..],
+        &["man", "--out", "-"][..],
+        &["check", "--against", "true", "--out", "-", "n.night"][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(!err.contains("File exists"), "{args:?}: {err}");
+    }
+    assert!(!d.0.join("-").exists(), "a file named `-` was written");
+}

@@ -19,7 +19,7 @@
 use super::registry::{self, EngineChoice, RunOptions, SystemName};
 use super::signals::Signals;
 use super::worker;
-use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
+use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT, STDOUT};
 use crate::harness::batch::{self, ErrorKind, Job};
 use crate::harness::shard::{self, ShardArg};
 use std::collections::HashSet;
@@ -41,7 +41,8 @@ pub struct Args {
     /// Worker threads (default: the available parallelism).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     jobs: Option<u64>,
-    /// Write the JSON lines to this file instead of standard output.
+    /// Write the JSON lines to this file instead of standard output (`-`: standard
+    /// output).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Append to the report, skipping the paths it already has.
@@ -102,7 +103,16 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     }
-    if let (Some(out), false, false) = (&args.out, args.resume, args.force) {
+    // `--out -` is standard output, as everywhere; a report to resume or restart is a file.
+    let report = args.out.as_deref().filter(|p| p.as_os_str() != STDOUT);
+    if report.is_none() && (args.resume || args.force) {
+        eprintln!(
+            "error: --{} needs a report file; `--out -` is standard output",
+            if args.resume { "resume" } else { "force" }
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
+    if let (Some(out), false, false) = (report, args.resume, args.force) {
         if std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
             eprintln!(
                 "error: the report {} already exists: pass --resume to continue it, or \
@@ -112,7 +122,7 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(EXIT_INPUT);
         }
     }
-    let (mut out, done): (Box<dyn Write + Send>, HashSet<String>) = match &args.out {
+    let (mut out, done): (Box<dyn Write + Send>, HashSet<String>) = match report {
         Some(path) => match batch::open_report(path, args.resume) {
             Ok((f, done)) => (Box::new(f), done),
             Err(e) => {

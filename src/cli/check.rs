@@ -394,6 +394,14 @@ fn against(
         eprintln!("error: --against needs a command line (for example --against 'python3 my_resolver.py')");
         return ExitCode::from(EXIT_INPUT);
     }
+    // The folder is made when a shrunk instance is saved; a wrong one is refused now.
+    if super::is_stdout(&args.out) || std::fs::metadata(&args.out).is_ok_and(|m| !m.is_dir()) {
+        eprintln!(
+            "error: --out {}: --out names a folder for the shrunk instances (not `-`, not a file)",
+            args.out.display()
+        );
+        return ExitCode::from(EXIT_INPUT);
+    }
     let resolver = Resolver {
         command: cmd.to_string(),
         timeout: Some(args.timeout.unwrap_or(AGAINST_TIMEOUT)),

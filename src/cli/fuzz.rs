@@ -84,8 +84,8 @@ pub fn run(args: &Args, m: &ArgMatches) -> ExitCode {
         eprintln!("error: --against needs a command line (for example --against 'python3 my_resolver.py')");
         return ExitCode::from(EXIT_INPUT);
     }
-    if let Err(e) = writable_dir(&args.out) {
-        eprintln!("error: --out {}: {e}", args.out.display());
+    if let Err(e) = super::writable_dir(&args.out) {
+        eprintln!("error: --out: {e}");
         return ExitCode::from(EXIT_INPUT);
     }
     let cfg = Config {
@@ -247,13 +247,6 @@ fn ask(pool: &Pool, request: &Request, stop: &std::sync::atomic::AtomicBool) -> 
 }
 
 /// Creates `dir` if needed and checks a file can be written in it, before any case runs.
-fn writable_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let probe = dir.join(format!(".gordian-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"")?;
-    std::fs::remove_file(&probe)
-}
-
 fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path, pool: &Pool) -> ExitCode {
     let signals = Signals::install();
     let bar = progress_bar(cfg);

@@ -56,6 +56,10 @@ pub(crate) fn run(args: &Args, root: clap::Command) -> ExitCode {
         return done(super::out(&text));
     }
     if let Some(dir) = &args.out {
+        if let Err(e) = super::writable_dir(dir) {
+            eprintln!("error: --out: {e}");
+            return ExitCode::from(super::EXIT_INPUT);
+        }
         return match write_all(dir, &pages) {
             Ok(n) => {
                 eprintln!("wrote {n} manual pages under {}", dir.display());
@@ -66,7 +70,7 @@ pub(crate) fn run(args: &Args, root: clap::Command) -> ExitCode {
                     "error: cannot write the manual pages under {}: {e}",
                     dir.display()
                 );
-                ExitCode::FAILURE
+                ExitCode::from(super::EXIT_INPUT)
             }
         };
     }

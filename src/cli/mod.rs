@@ -194,6 +194,32 @@ pub(crate) fn print_json(v: &serde_json::Value) {
 /// The value of a flag that takes an output file and means standard output instead.
 pub(crate) const STDOUT: &str = "-";
 
+/// Checks a flag that names an output *folder* (`fuzz --out`, `check --out`, `man
+/// --out`): not `-` (standard output holds no files), not an existing file, a device or
+/// a FIFO; creates it if missing and makes sure a file can be written in it.
+pub(crate) fn writable_dir(dir: &std::path::Path) -> Result<(), String> {
+    if is_stdout(dir) {
+        return Err(
+            "this --out names a folder for files; `-` (standard output) cannot hold \
+                    them"
+                .into(),
+        );
+    }
+    if let Ok(m) = std::fs::metadata(dir) {
+        if !m.is_dir() {
+            return Err(format!(
+                "{} exists and is not a folder (--out names a folder)",
+                dir.display()
+            ));
+        }
+    }
+    let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let probe = dir.join(format!(".gordian-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(io)?;
+    std::fs::remove_file(&probe).map_err(io)
+}
+
 /// Whether an output flag's value is `-`: standard output, not a file named `-`.
 pub(crate) fn is_stdout(path: &std::path::Path) -> bool {
     path.as_os_str() == STDOUT
