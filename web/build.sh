@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
 # Builds the browser playground into web/dist/ and the npm package's module into web/pkg/:
 # the gordian library compiled to WebAssembly (wasm32-unknown-unknown) with Debian's
-# Rust toolchain for the web (rustc-web, cargo-web, rust-web-src, lld), bound to
+# Rust toolchain for the web (rustc-web, cargo-web, rust-web-src, rust-web-llvm, lld), bound to
 # JavaScript by wasm-bindgen-cli at the wasm-bindgen version of Cargo.lock, plus the
 # page's static files and every shipped instance.
 #
 #   bash web/build.sh          # then: bash web/serve.sh
 #
-# Needs (Debian): sudo apt-get install rustc-web cargo-web rust-web-src lld-22
+# Needs (Debian): sudo apt-get update && sudo apt-get install rustc-web cargo-web \
+#   rust-web-src rust-web-llvm lld-22
+# (rust-web-llvm holds rust-lld, the linker of the wasm32 target; lld-22 holds wasm-ld.)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 cargo_web=/usr/bin/cargo
 rustc_web=/usr/bin/rustc
-if [[ ! -x $cargo_web || ! -x $rustc_web || ! -d /usr/lib/rustlib/src/rust/library ]]; then
-    echo "web/build.sh needs Debian's Rust toolchain for WebAssembly:" >&2
-    echo "  sudo apt-get install rustc-web cargo-web rust-web-src lld-22" >&2
+# Every piece is looked for before the long compile starts, each named by its package.
+missing=()
+[[ -x $cargo_web ]] || missing+=("cargo-web (/usr/bin/cargo)")
+[[ -x $rustc_web ]] || missing+=("rustc-web (/usr/bin/rustc)")
+[[ -d /usr/lib/rustlib/src/rust/library ]] || missing+=("rust-web-src (/usr/lib/rustlib/src)")
+command -v rust-lld >/dev/null || missing+=("rust-web-llvm (rust-lld)")
+command -v wasm-ld-22 >/dev/null || command -v wasm-ld >/dev/null || missing+=("lld-22 (wasm-ld)")
+if ((${#missing[@]})); then
+    echo "web/build.sh needs Debian's Rust toolchain for WebAssembly; missing:" >&2
+    printf '  %s\n' "${missing[@]}" >&2
+    echo "install (refresh the package lists first: stale ones lack lld-22 and hold an older rustc-web):" >&2
+    echo "  sudo apt-get update && sudo apt-get install rustc-web cargo-web rust-web-src rust-web-llvm lld-22" >&2
     exit 2
 fi
 
