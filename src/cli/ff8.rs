@@ -233,9 +233,9 @@ fn the_challenge(sc: &Scenario, file: &Path, given: &Option<String>) -> Result<C
         None => match sc.challenges.first() {
             Some(c) => *c,
             None => {
-                eprintln!(
-                    "error: {}: no `challenge:` line (add one, or pass --challenge)",
-                    file.display()
+                super::whole_file_error(
+                    file,
+                    "no `challenge:` line (add one, or pass --challenge)",
                 );
                 return Err(ExitCode::from(EXIT_INPUT));
             }
@@ -592,7 +592,10 @@ fn run_reach(a: &ReachArgs) -> Exit {
 fn run_plan(a: &PlanArgs) -> Exit {
     let sc = load(&a.file)?;
     let Some(goal) = sc.goal.clone() else {
-        eprintln!("{}: no `goal:` line to plan for", a.file.display());
+        super::whole_file_error(
+            &a.file,
+            "no `goal:` line to plan for (add one: see docs/ff8.md)",
+        );
         return Err(ExitCode::from(EXIT_INPUT));
     };
     let n = a.bound.unwrap_or(sc.bound);

@@ -209,17 +209,11 @@ fn run_replay(a: &ReplayArgs) -> Exit {
     }
     let sc = load(&a.file)?;
     let Some(log) = &sc.log else {
-        // A whole-file problem: located at line 1, with the reason.
-        let text = std::fs::read_to_string(&a.file).unwrap_or_default();
-        let e = crate::text::Sink::one(
-            &text,
+        super::whole_file_error(
             &a.file,
-            1,
-            1,
             "the scenario has no `log` section to replay (add one, or use `gordian fft \
              enumerate`)",
         );
-        eprintln!("{e}");
         return Err(ExitCode::from(EXIT_INPUT));
     };
     let name = a.file.display().to_string();
@@ -275,7 +269,7 @@ fn run_variants(a: &VariantsArgs) -> Exit {
             }
         };
         let Some(log) = &sc.log else {
-            eprintln!("{name}: no `log` section; skipped");
+            super::whole_file_error(file, "the scenario has no `log` section to replay; skipped");
             bad_input = true;
             rows.push(vec![name, "no log".into()]);
             continue;

@@ -356,7 +356,12 @@ fn run_query(a: &QueryArgs) -> Exit {
     let q = match Query::parse(&sc, &a.query) {
         Ok(q) => q,
         Err(m) => {
-            eprintln!("{}: error: {m}", a.file.display());
+            // The query is an argument, not a line of the file: named as such.
+            eprintln!(
+                "error: the query `{}`: {m} (in {})",
+                a.query,
+                a.file.display()
+            );
             return Err(ExitCode::from(EXIT_INPUT));
         }
     };

@@ -104,6 +104,14 @@ pub fn within<T>(
     // The budget keeps the deadline (its engines see it when they poll); the watchdog only
     // ends the process when the work has not returned `margin` past it.
     budget.with_timeout(timeout, || {
+        // A time limit already past (a tiny --timeout) ends the command before it starts,
+        // whether or not its work would poll the budget.
+        if let (Some(t), Some(at)) = (timeout, budget.deadline()) {
+            if crate::cancel::Instant::now() >= at {
+                eprintln!("error: {what}: {}", stop_reason(budget, None, Some(t)));
+                exit_now(EXIT_LIMIT);
+            }
+        }
         let hard = timeout
             .zip(budget.deadline())
             .map(|(t, at)| (t, at + margin(t)));

@@ -163,9 +163,21 @@ pub(crate) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .ok()
         .filter(|t| t.is_finite() && *t > 0.0 && *t <= YEAR)
         .and_then(|t| std::time::Duration::try_from_secs_f64(t).ok())
+        // A value so small that it is 0 ns is 0.
+        .filter(|d| !d.is_zero())
         .ok_or_else(|| {
-            format!("`{s}` is not a number of seconds between 0 (excluded) and one year")
+            format!(
+                "`{s}` is not a number of seconds between 0 (excluded; 1e-9, a nanosecond, \
+                 at least) and one year"
+            )
         })
+}
+
+/// Prints an error about a whole file (a section or line it lacks), in the shared shape:
+/// `error: MESSAGE`, located at the file's line 1.
+pub(crate) fn whole_file_error(file: &std::path::Path, msg: &str) {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    eprintln!("{}", crate::text::Sink::one(&text, file, 1, 1, msg));
 }
 
 /// Prints a load error (`error: ...`, or a located error).
