@@ -60,3 +60,38 @@ fn whole_file_problems_are_located_and_argument_problems_named() {
         assert!(err.contains(place), "{args:?}: {err}");
     }
 }
+
+/// An output file that cannot be written is bad input, exit 2, in every command that
+/// writes one (a path under /proc/nope cannot be made, even by root).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_output_file_exits_2_everywhere() {
+    let cases: &[&[&str]] = &[
+        &["gen", "--system", "ar", "--out", "/proc/nope/x.night"],
+        &[
+            "resolve",
+            "instances/ar/reflexive.night",
+            "--dot",
+            "/proc/nope/x.dot",
+        ],
+        &[
+            "fft",
+            "replay",
+            "instances/fft/countermagic-later-caster.fft",
+            "--dot",
+            "/proc/nope/x.dot",
+        ],
+        &[
+            "batch",
+            "--out",
+            "/proc/nope/r.jsonl",
+            "instances/ar/reflexive.night",
+        ],
+        &["man", "--out", "/proc/nope"],
+    ];
+    for args in cases {
+        let (code, err) = stderr_of(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+}

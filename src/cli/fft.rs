@@ -235,8 +235,10 @@ fn run_replay(a: &ReplayArgs) -> Exit {
             });
         }
         if let Err(e) = std::fs::write(f, text) {
+            // An output file that cannot be written is bad input (exit 2), as in every
+            // command.
             eprintln!("error: cannot write {}: {e}", f.display());
-            return Err(ExitCode::FAILURE);
+            return Err(ExitCode::from(EXIT_INPUT));
         }
     }
     if a.json {
