@@ -28,8 +28,10 @@ use crate::harness::batch::Job;
 use crate::harness::external::Resolver;
 use crate::harness::inputs;
 use rayon::prelude::*;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -313,16 +315,21 @@ fn print_json(
     counts: &BTreeMap<&str, usize>,
     skipped: usize,
 ) -> Result<(), ExitCode> {
-    let files: Vec<Value> = checked
+    let files: Vec<FileEntry> = checked
         .iter()
         .map(|c| {
+            let mut answer = None;
             let mut v = json!({
                 "path": c.path,
                 "system": c.system.map(|s| registry::get(s).id),
                 "verdict": verdict(&c.result).to_lowercase(),
             });
             match &c.result {
-                FileCheck::Agree { row, label, answer } => {
+                FileCheck::Agree {
+                    row,
+                    label,
+                    answer: a,
+                } => {
                     let cols = (registry::get(c.system.expect("checked")).columns)();
                     let cells: serde_json::Map<String, Value> = cols
                         .iter()
@@ -331,16 +338,16 @@ fn print_json(
                         .collect();
                     v["row"] = Value::Object(cells);
                     v["label"] = json!(label);
-                    v["answer"] = answer.clone().unwrap_or(Value::Null);
+                    answer = Some(a.as_deref().map(Streamed));
                 }
                 FileCheck::Alone {
                     row,
                     unfinished,
-                    answer,
+                    answer: a,
                 } => {
                     v["row"] = json!(row);
                     v["unfinished"] = json!(unfinished);
-                    v["answer"] = answer.clone().unwrap_or(Value::Null);
+                    answer = Some(a.as_deref().map(Streamed));
                 }
                 FileCheck::Disagree { answers } => v["answers"] = answers.clone(),
                 FileCheck::Input(m) | FileCheck::BadEngine(m) => v["error"] = json!(m),
@@ -348,10 +355,55 @@ fn print_json(
                 FileCheck::Limit(m) => v["error"] = json!(format!("limit: {m}")),
                 FileCheck::Crash(m) => v["error"] = json!(format!("crash: {m}")),
             }
-            v
+            FileEntry { base: v, answer }
         })
         .collect();
-    json_doc(files, counts, skipped)
+    // Written straight to standard output: the answers are spliced in as the text the
+    // workers sent, never rebuilt into one document in memory.
+    let doc = Doc {
+        files,
+        counts,
+        not_checked: skipped,
+    };
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    serde_json::to_writer_pretty(&mut w, &doc)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(w))
+        .and_then(|()| w.flush())
+        .map_err(|e| {
+            eprintln!("error: cannot write to standard output: {e}");
+            ExitCode::FAILURE
+        })
+}
+
+/// One file of `check --json`: its fields, then its answer (when it has one; `null` for
+/// an agreeing or lone answer not asked for).
+#[derive(serde::Serialize)]
+struct FileEntry<'a> {
+    #[serde(flatten)]
+    base: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer: Option<Option<Streamed<'a>>>,
+}
+
+/// An answer's JSON text written through the document's serializer token by token (so
+/// it is indented like the rest), never parsed into a tree.
+struct Streamed<'a>(&'a RawValue);
+
+impl serde::Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut de = serde_json::Deserializer::from_str(self.0.get());
+        serde_transcode::transcode(&mut de, s)
+    }
+}
+
+/// The document of `check --json`.
+#[derive(serde::Serialize)]
+struct Doc<'a, 'b> {
+    files: Vec<FileEntry<'a>>,
+    counts: &'b BTreeMap<&'b str, usize>,
+    not_checked: usize,
 }
 
 /// One file checked against the resolver.

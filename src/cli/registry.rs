@@ -13,6 +13,7 @@ use crate::systems::{
 };
 use crate::text::LoadError;
 use clap::ValueEnum;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -98,8 +99,10 @@ pub enum FileCheck {
         row: Vec<String>,
         /// The answer's label.
         label: String,
-        /// The answer (`System::to_json`), when [`RunOptions::answers`] asks for it.
-        answer: Option<Value>,
+        /// The answer (`System::to_json`), when [`RunOptions::answers`] asks for it, as
+        /// JSON text: `check --json` holds every file's answer until it prints, and text
+        /// is a fraction of a `Value` tree's memory.
+        answer: Option<Box<RawValue>>,
     },
     /// Some engine answered, the others were stopped: not cross-checked.
     Alone {
@@ -107,8 +110,9 @@ pub enum FileCheck {
         row: Vec<String>,
         /// The engines that did not finish.
         unfinished: Vec<String>,
-        /// The answer (`System::to_json`), when [`RunOptions::answers`] asks for it.
-        answer: Option<Value>,
+        /// The answer (`System::to_json`), when [`RunOptions::answers`] asks for it (as
+        /// JSON text).
+        answer: Option<Box<RawValue>>,
     },
     /// The engines disagree (or one panicked): every answer, as JSON by engine.
     Disagree {
@@ -289,7 +293,11 @@ fn compared<S: System>(
     c: &crate::harness::Comparison<S::Answer>,
     answers: bool,
 ) -> FileCheck {
-    let json = |a| answers.then(|| S::to_json(instance, a));
+    let json = |a| {
+        answers.then(|| {
+            serde_json::value::to_raw_value(&S::to_json(instance, a)).expect("answers serialise")
+        })
+    };
     match c.verdict() {
         Verdict::Agree(a) => FileCheck::Agree {
             row: S::row(instance, a),
