@@ -76,7 +76,7 @@ pub(crate) fn run(args: &Args, root: clap::Command) -> ExitCode {
     }
     let wanted = key_of(&args.page);
     match pages.iter().find(|p| p.key == wanted) {
-        Some(p) => done(super::out(&p.roff)),
+        Some(p) => done(show(&p.roff)),
         None => {
             let names: Vec<&str> = pages
                 .iter()
@@ -92,6 +92,30 @@ pub(crate) fn run(args: &Args, root: clap::Command) -> ExitCode {
             ExitCode::from(super::EXIT_INPUT)
         }
     }
+}
+
+/// Writes a page: rendered by the system's `man` when standard output is a terminal (as
+/// `git help` does), else the roff source (for a file, a pipe, `man -l -`). Falls back to
+/// the source when `man` is missing or fails.
+fn show(roff: &str) -> Result<(), ExitCode> {
+    use std::io::{IsTerminal, Write};
+    use std::process::{Command, Stdio};
+    if std::io::stdout().is_terminal() {
+        let child = Command::new("man")
+            .args(["-l", "-"])
+            .stdin(Stdio::piped())
+            .spawn();
+        if let Ok(mut child) = child {
+            let fed = child
+                .stdin
+                .take()
+                .is_some_and(|mut i| i.write_all(roff.as_bytes()).is_ok());
+            if child.wait().is_ok_and(|s| s.success()) && fed {
+                return Ok(());
+            }
+        }
+    }
+    super::out(roff)
 }
 
 fn done(r: Result<(), ExitCode>) -> ExitCode {
