@@ -61,6 +61,7 @@ pub struct Args {
 }
 
 /// How often a worker looks whether its parent is still there.
+#[cfg(unix)]
 const PARENT_POLL: Duration = Duration::from_millis(50);
 
 /// Ends this process as soon as its parent is no longer `parent` (it died and the process
