@@ -403,6 +403,7 @@ fn fuzz_reports_a_killed_worker_as_a_crash_and_saves_the_case_unshrunk() {
         .1
         .split_once(" to ")
         .unwrap();
+    let to = to.split_whitespace().next().unwrap();
     assert_eq!(from, to, "{sizes}");
     let o = bin()
         .args(["resolve", "--timeout", "10", "--json"])

@@ -486,13 +486,14 @@ fn fuzz_against<S: System>(
         &signals.any,
     );
     let origin = format!(
-        "case {} of `gordian fuzz --system {} --seed {}` (generator seed {}), shrunk from size {} to {}; generator: {gen:?}",
+        "case {} of `gordian fuzz --system {} --seed {}` (generator seed {}), shrunk from size {} to {} (size: {}); generator knobs: {gen:?}",
         failure.index,
         S::NAME,
         cfg.seed,
         failure.seed,
         S::size(&failure.instance),
-        S::size(&small)
+        S::size(&small),
+        S::SIZE_MEANS
     );
     let text = against::failure_file::<S>(&origin, resolver, &small, &judged);
     let path = match save::<S>(out, "against", cfg.seed, failure.index, &text) {

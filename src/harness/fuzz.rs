@@ -399,14 +399,17 @@ pub fn failure_file<S: System>(
         S::NOUN
     );
     out.push_str(&format!(
-        "# case {} of seed {} (generator seed {}), shrunk from size {} to {}\n",
+        "# case {} of seed {} (generator seed {}), shrunk from size {} to {} (size: {})\n",
         f.index,
         cfg.seed,
         f.seed,
         S::size(&f.instance),
-        S::size(&s.instance)
+        S::size(&s.instance),
+        S::SIZE_MEANS
     ));
-    out.push_str(&format!("# generator: {gen:?}\n"));
+    // The knobs as the generator's code names them (priority_levels 0: the kinds' default
+    // priorities, which a night writes out as @N).
+    out.push_str(&format!("# generator knobs: {gen:?}\n"));
     for line in s.case.lines() {
         out.push_str(&format!("# {}\n", line.replace('\n', " ")));
     }

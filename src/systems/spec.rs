@@ -400,6 +400,10 @@ pub trait System: Sized + 'static {
     fn simplifications(instance: &Self::Instance) -> Vec<Self::Instance>;
     /// The size the shrinker minimises (effects, characters, units, ...).
     fn size(instance: &Self::Instance) -> usize;
+    /// What [`System::size`] counts, in words, for reports ("shrunk from size 56 to 6
+    /// (size: ...)").
+    const SIZE_MEANS: &'static str = "the shrinker's measure of an instance, which every \
+                                      simplification lowers";
     /// A short label counted in summaries (a classification, "reachable", ...).
     fn label(answer: &Self::Answer) -> String;
     /// A one-line description of the answer (fuzz reports, disagreements).

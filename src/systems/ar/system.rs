@@ -219,6 +219,8 @@ impl System for Ar {
     fn size(n: &Night) -> usize {
         shrink::size(&n.whole.ensemble)
     }
+    const SIZE_MEANS: &'static str = "effects + targets + players + modifiers + alignments \
+                                      + the sum of the priorities";
     fn label(f: &Factored) -> String {
         f.classification().name().to_string()
     }
