@@ -465,13 +465,12 @@ fn endless_folder(name: &str) -> TempDir {
     dir
 }
 
-/// A worker dies with its parent whatever ends the parent: here `batch` without
-/// `--timeout` is killed by SIGKILL (it cannot clean up) in the middle of a long solve.
-#[test]
-fn a_worker_dies_when_its_parent_is_killed() {
-    let dir = endless_folder("isolation-orphan");
+/// `batch` (no `--timeout`, one worker, the SAT engine) started on [`endless_folder`],
+/// with the workers it has once its solve is under way.
+fn endless_batch(name: &str) -> (TempDir, Child, Vec<u32>) {
+    let dir = endless_folder(name);
     let report = dir.0.join("report.jsonl");
-    let mut child = bin()
+    let child = bin()
         .args([
             "batch",
             dir.0.to_str().unwrap(),
@@ -487,6 +486,14 @@ fn a_worker_dies_when_its_parent_is_killed() {
         .unwrap();
     let workers = wait_for_workers(&child, 1);
     assert!(!workers.is_empty());
+    (dir, child, workers)
+}
+
+/// A worker dies with its parent whatever ends the parent: here `batch` without
+/// `--timeout` is killed by SIGKILL (it cannot clean up) in the middle of a long solve.
+#[test]
+fn a_worker_dies_when_its_parent_is_killed() {
+    let (_dir, mut child, workers) = endless_batch("isolation-orphan");
     signal(child.id(), "-KILL");
     child.wait().unwrap();
     for w in workers {
@@ -498,23 +505,7 @@ fn a_worker_dies_when_its_parent_is_killed() {
 /// behind.
 #[test]
 fn a_double_sigterm_leaves_no_worker() {
-    let dir = endless_folder("isolation-double-term");
-    let report = dir.0.join("report.jsonl");
-    let mut child = bin()
-        .args([
-            "batch",
-            dir.0.to_str().unwrap(),
-            "--jobs",
-            "1",
-            "--engine",
-            "sat",
-            "--out",
-        ])
-        .arg(&report)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let workers = wait_for_workers(&child, 1);
+    let (_dir, mut child, workers) = endless_batch("isolation-double-term");
     signal(child.id(), "-TERM");
     signal(child.id(), "-TERM");
     child.wait().unwrap();

@@ -168,18 +168,24 @@ pub(super) fn write(
     for (j, &y) in comp.iter().enumerate() {
         let ye = &u.effects[y];
         let mut attacks: Vec<Lit> = Vec::with_capacity(f.attackers[y].len());
+        let guard = &f.guards[ye.actor as usize];
+        // `s(a) and open(actor of y)` per block attacker a whose block y's unblockable
+        // passives guard: made once, read by the attack and by the source below.
+        let mut guarded: Vec<(Ix, Lit)> = Vec::new();
+        let mut guarded_hit =
+            |a: Ix, vars: &mut usize, phase: &mut Vec<bool>, clauses: &mut Vec<Vec<Lit>>| {
+                if let Some(&(_, h)) = guarded.iter().find(|&&(b, _)| b == a) {
+                    return h;
+                }
+                let o = open_var(ye.actor, vars, phase, clauses);
+                let h = and(lit(s(local[&a]), true), lit(o, true), vars, phase, clauses);
+                guarded.push((a, h));
+                h
+            };
         for &a in &f.attackers[y] {
             let ja = local[&a];
-            let guard = &f.guards[ye.actor as usize];
             let attack = if !guard.is_empty() && super::frame::block_only(u, &f.rho, a, y) {
-                let o = open_var(ye.actor, &mut vars, &mut phase, &mut clauses);
-                and(
-                    lit(s(ja), true),
-                    lit(o, true),
-                    &mut vars,
-                    &mut phase,
-                    &mut clauses,
-                )
+                guarded_hit(a, &mut vars, &mut phase, &mut clauses)
             } else {
                 lit(s(ja), true)
             };
@@ -205,23 +211,14 @@ pub(super) fn write(
             clauses.push(vec![lit(v, false), lit(live(j), true)]);
             let mut all = vec![lit(v, true), lit(live(j), false)];
             for &a in &f.sources[y] {
-                let ja = local[&a];
-                let guard = &f.guards[ye.actor as usize];
                 let blockish = matches!(
                     u.effects[a].kind,
                     Kind::Action(ActionKind::Block | ActionKind::Jail)
                 );
                 let src = if blockish && !guard.is_empty() {
-                    let o = open_var(ye.actor, &mut vars, &mut phase, &mut clauses);
-                    and(
-                        lit(s(ja), true),
-                        lit(o, true),
-                        &mut vars,
-                        &mut phase,
-                        &mut clauses,
-                    )
+                    guarded_hit(a, &mut vars, &mut phase, &mut clauses)
                 } else {
-                    lit(s(ja), true)
+                    lit(s(local[&a]), true)
                 };
                 clauses.push(vec![lit(v, false), neg(src)]);
                 if f.cut_dominance && y < u.n_declared {

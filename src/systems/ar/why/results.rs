@@ -121,16 +121,6 @@ impl Fate {
     }
 }
 
-/// Whether the block part of jail `g` hits action `f` (a jail whose protection also hits
-/// a kill is reported by the judge as the protection; its block still stops the kill at
-/// its source). Read from the kind table's block rows.
-fn jail_blocks(u: &Universe, way: &TargetMap, g: Ix, f: Ix) -> bool {
-    let (ge, fe) = (&u.effects[g], &u.effects[f]);
-    ge.kind == Kind::Action(ActionKind::Jail)
-        && way[g].contains(&fe.actor)
-        && ge.attacks().any(|a| a.block && fe.hit_by(&a, ge))
-}
-
 fn fate(u: &Universe, r: &Resolution, way: &TargetMap, f: Ix) -> Fate {
     let s = &r.succeeded;
     let unblockable = semantics::unblockable(u, s, f);
@@ -140,7 +130,8 @@ fn fate(u: &Universe, r: &Resolution, way: &TargetMap, f: Ix) -> Fate {
             continue;
         };
         let gk = u.effects[g].kind;
-        let blocked = rule == Rule::Blocked || jail_blocks(u, way, g, f);
+        // A jail whose protection is what the judge reports still blocks at the source.
+        let blocked = semantics::at_source(u, way, g, f) == Some(Rule::Blocked);
         if blocked && !unblockable {
             out.blocks.push(g);
         }
