@@ -7,8 +7,8 @@
 //! read, so every phase (reading, parsing, building the instance, encoding, solving,
 //! building the report) runs under it and polls it; a watchdog ends the process with the
 //! timeout message and exit 5 at [`margin`] past the timeout (a twentieth of it, between
-//! 50 ms and 1 s) should some step not poll in time (varisat cannot be interrupted inside
-//! one solver call; standard input may not end), and with the limit message when the
+//! 50 ms and 1 s) should some step not poll in time (standard input may not end; a SAT
+//! search polls only every few hundred conflicts), and with the limit message when the
 //! process's resident memory passes the memory bound plus [`RESIDENT_HEADROOM`]. `check`
 //! and `batch` get the same hard stops from their worker processes' parent
 //! (`cli/worker.rs`). Output is written after the watchdog is disarmed, and is bounded by

@@ -11,8 +11,8 @@
 //! * all extra constraints a procedure needs only while it runs are passed as assumptions
 //!   or guarded by activation literals, so later, unrelated queries on the same solver see
 //!   the same set of models of the caller's variables;
-//! * cancellation is cooperative: [`Solver::set_interrupt`] is checked before every solve,
-//!   and an unanswered solve surfaces as [`SatResult::Unknown`], [`Interrupted`] or
+//! * cancellation is cooperative: [`Solver::set_interrupt`] is checked before every solve
+//!   and every few hundred conflicts inside one, and an unanswered solve surfaces as [`SatResult::Unknown`], [`Interrupted`] or
 //!   [`EnumerationEnd::Interrupted`], never as a wrong Sat/Unsat answer.
 
 mod backbone;

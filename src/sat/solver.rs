@@ -18,7 +18,7 @@
 
 use crate::cancel::Flag;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use varisat::ExtendFormula;
 
@@ -63,6 +63,34 @@ pub struct Solver {
     model: Vec<bool>,
     true_lit: Lit,
     interrupt: Option<Arc<Flag>>,
+    /// The flag the running search polls (through [`Tripwire`]); the same flag as
+    /// `interrupt` once one is installed.
+    tripwire: Arc<Mutex<Option<Arc<Flag>>>>,
+    /// Set once varisat reported an error (an interrupted search among them): varisat
+    /// refuses every later solve then, so this wrapper answers [`SatResult::Unknown`].
+    dead: bool,
+}
+
+/// The write end of varisat's proof output, used as a cancellation hook: varisat 0.2 has
+/// no interrupt, but it stops a running search at the first failed proof write. The proof
+/// (varisat's own format, the one that allows assumptions; never stored) is buffered by varisat and handed here a few kilobytes at a
+/// time, every few hundred conflicts at most; each hand-over polls the flag, and a raised
+/// flag fails the write, which ends the search with an error (read as
+/// [`SatResult::Unknown`]).
+struct Tripwire(Arc<Mutex<Option<Arc<Flag>>>>);
+
+impl std::io::Write for Tripwire {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let flag = self.0.lock().map(|slot| slot.clone()).ok().flatten();
+        if flag.is_some_and(|flag| flag.is_raised_now()) {
+            return Err(std::io::Error::other("cancelled"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 impl Default for Solver {
@@ -85,6 +113,11 @@ impl Solver {
     /// Creates a solver holding only the constant-true variable.
     pub fn new() -> Self {
         let mut inner = varisat::Solver::new();
+        let tripwire = Arc::new(Mutex::new(None));
+        inner.write_proof(
+            Tripwire(Arc::clone(&tripwire)),
+            varisat::ProofFormat::Varisat,
+        );
         let true_lit = Lit::positive(inner.new_var());
         let mut solver = Solver {
             inner,
@@ -94,6 +127,8 @@ impl Solver {
             model: Vec::new(),
             true_lit,
             interrupt: None,
+            tripwire,
+            dead: false,
         };
         solver.add_clause(&[true_lit]);
         solver
@@ -197,13 +232,15 @@ impl Solver {
     }
 
     /// Installs a cancellation flag. While it is set, [`Solver::solve`] returns
-    /// [`SatResult::Unknown`] without searching.
-    ///
-    /// varisat 0.2 has no way to interrupt a running search (its `Interrupted` error is never
-    /// produced by the public API), so the flag is only checked when a solve starts; a solve
-    /// already running finishes normally. Multi-call procedures (enumeration, minimisation)
-    /// therefore stop at their next solve call.
+    /// [`SatResult::Unknown`] without searching, and a search already running stops within
+    /// a few hundred conflicts of it (varisat 0.2 has no interrupt of its own: see
+    /// [`Tripwire`]). Multi-call procedures (enumeration, minimisation) then stop too,
+    /// since every later solve answers `Unknown` (for good once a search was stopped:
+    /// varisat does not resume one).
     pub fn set_interrupt(&mut self, flag: Arc<Flag>) {
+        if let Ok(mut slot) = self.tripwire.lock() {
+            *slot = Some(Arc::clone(&flag));
+        }
         self.interrupt = Some(flag);
     }
 
@@ -221,7 +258,7 @@ impl Solver {
     /// clears the stored model.
     pub fn solve(&mut self, assumptions: &[Lit]) -> SatResult {
         self.model.clear();
-        if self.is_interrupted() {
+        if self.dead || self.is_interrupted() {
             return SatResult::Unknown;
         }
         for lit in assumptions {
@@ -241,7 +278,10 @@ impl Solver {
                 SatResult::Sat
             }
             Ok(false) => SatResult::Unsat,
-            Err(_) => SatResult::Unknown,
+            Err(_) => {
+                self.dead = true;
+                SatResult::Unknown
+            }
         }
     }
 
@@ -398,6 +438,73 @@ mod tests {
         assert_eq!(s.solve(&[a, !b, !c]), SatResult::Sat);
         assert_eq!(s.solve(&[a, b]), SatResult::Sat);
         assert!(s.value(c));
+    }
+
+    /// The pigeonhole formula: `holes + 1` pigeons, each in some hole, no two in one hole.
+    /// Unsatisfiable, and exponentially hard for resolution (so for any CDCL solver):
+    /// with 13 holes varisat runs for hours.
+    fn pigeonhole(s: &mut Solver, holes: usize) {
+        let x: Vec<Vec<Lit>> = (0..=holes)
+            .map(|_| (0..holes).map(|_| s.new_lit()).collect())
+            .collect();
+        for row in &x {
+            s.add_clause(row);
+        }
+        for h in 0..holes {
+            for (p, earlier) in x.iter().enumerate() {
+                for later in &x[p + 1..] {
+                    s.add_clause(&[!earlier[h], !later[h]]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_running_search_stops_when_the_flag_is_raised() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut s = Solver::new();
+            pigeonhole(&mut s, 13);
+            let flag = Arc::new(Flag::default());
+            s.set_interrupt(flag.clone());
+            let raiser = {
+                let flag = flag.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    flag.raise();
+                })
+            };
+            let first = s.solve(&[]);
+            raiser.join().unwrap();
+            // Stopped for good: a later solve answers at once, even with the flag lowered.
+            flag.lower();
+            let _ = tx.send((first, s.solve(&[])));
+        });
+        // A hang guard only (the search itself would take hours): not a speed bound.
+        let (first, later) = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("the search did not stop within 120 s of its flag being raised");
+        assert_eq!(first, SatResult::Unknown);
+        assert_eq!(later, SatResult::Unknown);
+    }
+
+    #[test]
+    fn a_running_search_stops_at_the_flags_deadline() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut s = Solver::new();
+            pigeonhole(&mut s, 13);
+            let flag = Arc::new(Flag::default());
+            flag.set_deadline(
+                crate::cancel::Instant::now() + std::time::Duration::from_millis(200),
+            );
+            s.set_interrupt(flag);
+            let _ = tx.send(s.solve(&[]));
+        });
+        let result = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("the search did not stop within 120 s of its deadline");
+        assert_eq!(result, SatResult::Unknown);
     }
 
     #[test]
