@@ -243,3 +243,28 @@ fn a_bare_cr_night_is_several_lines_not_one() {
         "players: A B C\ne1: A block B @2\ne2: B block C @2\ne3: C block A @2\n"
     );
 }
+
+/// The library's errors read well inside a caller's own message: displayed, a parse error
+/// is `FILE:LINE:COL: MESSAGE` with no `error:` of its own (so "parse error: {e}" does not
+/// say "error" twice), and the command line's rendering, with the line and a caret, is
+/// there for whoever wants it.
+#[test]
+fn library_errors_display_without_their_own_error_prefix() {
+    let e = ar::Night::parse("players: A B\nA fly B\n").unwrap_err();
+    let shown = format!("parse error: {e}");
+    assert!(shown.starts_with("parse error: <text>:2:3: "), "{shown}");
+    assert!(!shown.contains("error: error"), "{shown}");
+    assert_eq!(shown.lines().count(), 1, "{shown}");
+    let Error::Parse(errs) = e else {
+        panic!("not a parse error: {e:?}")
+    };
+    let rendered = errs.rendered();
+    assert!(rendered.starts_with("error: "), "{rendered}");
+    assert!(rendered.contains("--> <text>:2:3"), "{rendered}");
+    assert!(rendered.trim_end().ends_with('^'), "{rendered}");
+    let io = ar::Night::from_file("no/such/file.night").unwrap_err();
+    assert!(
+        io.to_string().starts_with("cannot read no/such/file.night"),
+        "{io}"
+    );
+}

@@ -264,7 +264,7 @@ fn run_variants(a: &VariantsArgs) -> Exit {
         let sc = match parse::load(file) {
             Ok(sc) => sc,
             Err(e) => {
-                eprintln!("{e}");
+                super::report_error(&e);
                 bad_input = true;
                 rows.push(vec![name, "error".into()]);
                 continue;

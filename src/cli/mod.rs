@@ -177,7 +177,27 @@ pub(crate) fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
 /// `error: MESSAGE`, located at the file's line 1.
 pub(crate) fn whole_file_error(file: &std::path::Path, msg: &str) {
     let text = std::fs::read_to_string(file).unwrap_or_default();
-    eprintln!("{}", crate::text::Sink::one(&text, file, 1, 1, msg));
+    eprintln!(
+        "{}",
+        crate::text::Sink::one(&text, file, 1, 1, msg).rendered()
+    );
+}
+
+/// This process's command line as a shell would read it back (`gordian` for the program,
+/// each argument quoted where it needs to be; bytes that are not UTF-8 shown as U+FFFD):
+/// what a report names as the way to run it again.
+pub(crate) fn command_line() -> String {
+    let words = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned());
+    std::iter::once("gordian".to_string())
+        .chain(
+            words.map(|w| {
+                shlex::try_quote(&w).map_or_else(|_| format!("{w:?}"), |q| q.into_owned())
+            }),
+        )
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Prints a load error (`error: ...`, or a located error).

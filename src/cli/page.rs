@@ -189,7 +189,7 @@ fn first_line(s: &str) -> &str {
 
 /// The response for located parse errors: the CLI's rendering, and each location.
 fn parse_failure(system: &str, e: &ParseErrors) -> Value {
-    let mut v = failure("parse", Some(system), e.to_string());
+    let mut v = failure("parse", Some(system), e.rendered());
     v["errors"] =
         e.0.iter()
             .map(|p| json!({"line": p.line, "column": p.col, "message": p.message}))

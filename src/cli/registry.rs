@@ -391,6 +391,6 @@ fn batch_job<S: System>(job: &Job, opts: &RunOptions) -> Record {
 pub fn render_load_error(e: &LoadError) -> String {
     match e {
         LoadError::Io { .. } => format!("error: {e}"),
-        LoadError::Parse(p) => p.to_string(),
+        LoadError::Parse(p) => p.rendered(),
     }
 }

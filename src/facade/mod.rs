@@ -177,8 +177,11 @@ impl Limits {
 #[non_exhaustive]
 pub enum Error {
     /// The text is not a valid instance. Every error is located (file, line, column, the
-    /// line itself); displayed as the CLI shows it: `error: MESSAGE`, `--> FILE:LINE:COL`,
-    /// the line and a caret. Text given to `parse` is named `<text>`.
+    /// line itself). Displayed, each error is one line `FILE:LINE:COL: MESSAGE`, like every
+    /// variant's message without an `error:` in front (add your own words:
+    /// `eprintln!("parse error: {e}")`); [`ParseErrors::rendered`] gives the command
+    /// line's form instead (`error: MESSAGE`, `--> FILE:LINE:COL`, the line and a caret).
+    /// Text given to `parse` is named `<text>`.
     #[error(transparent)]
     Parse(#[from] ParseErrors),
     /// The file could not be read (missing, unreadable, or larger than 16 MiB).
@@ -336,7 +339,8 @@ mod tests {
             panic!("{e:?}")
         };
         assert_eq!((errs.0[0].line, errs.0[0].col), (2, 4));
-        assert!(e.to_string().contains("--> <text>:2:4"), "{e}");
+        assert!(e.to_string().starts_with("<text>:2:4: "), "{e}");
+        assert!(errs.rendered().contains("--> <text>:2:4"), "{e}");
         let e = fft::Scenario::from_file("no/such/file.fft").unwrap_err();
         assert!(matches!(e, Error::Io { .. }), "{e:?}");
         assert!(

@@ -17,6 +17,7 @@ use super::differential::{Comparison, Differential, Verdict};
 use super::inputs;
 pub use super::shard::Shard;
 use crate::systems::spec::{Budget, LimitHit, System};
+use crate::text::LoadError;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
@@ -184,7 +185,14 @@ pub fn resolve_one<S: System>(
     budget.with_timeout(timeout, || {
         let instance = match inputs::load_within::<S>(&job.path, &budget) {
             Ok(Ok(i)) => i,
-            Ok(Err(e)) => return error_record(path, ErrorKind::Input, e.to_string()),
+            Ok(Err(e)) => {
+                // A parse error as the command line shows it (with the line and a caret).
+                let msg = match &e {
+                    LoadError::Parse(p) => p.rendered(),
+                    LoadError::Io { .. } => e.to_string(),
+                };
+                return error_record(path, ErrorKind::Input, msg);
+            }
             Err(_) => return stopped_record(path, budget.limit_hit(), timeout),
         };
         let c = diff.compare(&instance, &budget);

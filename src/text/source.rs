@@ -33,11 +33,27 @@ pub struct ParseError {
 }
 
 impl fmt::Display for ParseError {
-    /// Rendered by annotate-snippets, as rustc renders its errors: `error: MESSAGE`, then
-    /// `--> FILE:LINE:COL`, the line and a caret under the column. Control characters are
-    /// shown as `\u{FFFD}`; a line longer than 160 characters is shown as a window around
-    /// the column (the location still names the real column).
+    /// One line, `FILE:LINE:COL: MESSAGE`, with no `error:` in front: a caller adds its
+    /// own words (`parse error: {e}`). [`ParseError::rendered`] is the command line's form.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file.display(),
+            self.line,
+            self.col,
+            self.message
+        )
+    }
+}
+
+impl ParseError {
+    /// The error as the command line shows it, rendered by annotate-snippets as rustc
+    /// renders its errors: `error: MESSAGE`, then `--> FILE:LINE:COL`, the line and a caret
+    /// under the column. Control characters are shown as `\u{FFFD}`; a line longer than 160
+    /// characters is shown as a window around the column (the location still names the
+    /// real column).
+    pub fn rendered(&self) -> String {
         use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
         let chars: Vec<char> = self
             .source_line
@@ -93,7 +109,7 @@ impl fmt::Display for ParseError {
                 out.replace_range(from..to, &self.col.to_string());
             }
         }
-        f.write_str(&out)
+        out
     }
 }
 
@@ -104,7 +120,7 @@ impl std::error::Error for ParseError {}
 pub struct ParseErrors(pub Vec<ParseError>);
 
 impl fmt::Display for ParseErrors {
-    /// Each error (separated by newlines), then `N errors` when there is more than one.
+    /// Each error on its own line as `FILE:LINE:COL: MESSAGE` (no `error:` in front).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, e) in self.0.iter().enumerate() {
             if i > 0 {
@@ -112,14 +128,28 @@ impl fmt::Display for ParseErrors {
             }
             write!(f, "{e}")?;
         }
+        Ok(())
+    }
+}
+
+impl ParseErrors {
+    /// The errors as the command line shows them: each [`ParseError::rendered`]
+    /// (separated by newlines), then `N errors` when there is more than one.
+    pub fn rendered(&self) -> String {
+        let mut out = self
+            .0
+            .iter()
+            .map(ParseError::rendered)
+            .collect::<Vec<_>>()
+            .join("\n");
         let n = self.0.len();
         if n > 1 {
-            write!(f, "\n{n} errors")?;
+            out.push_str(&format!("\n{n} errors"));
             if n >= MAX_ERRORS {
-                write!(f, " (at most {MAX_ERRORS} are reported)")?;
+                out.push_str(&format!(" (at most {MAX_ERRORS} are reported)"));
             }
         }
-        Ok(())
+        out
     }
 }
 

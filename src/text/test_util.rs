@@ -42,9 +42,12 @@ pub fn error_table<T: Debug>(cases: &[Case], parse: impl Fn(&str) -> Result<T, P
 }
 
 /// `e` renders as `error: MESSAGE`, a `--> FILE:LINE:COL` line naming its real position,
-/// and a caret.
+/// and a caret; displayed, it is the one line `FILE:LINE:COL: MESSAGE`.
 pub fn assert_well_rendered(e: &ParseError) {
-    let shown = e.to_string();
+    let line = e.to_string();
+    let at = format!("{}:{}:{}: ", e.file.display(), e.line, e.col);
+    assert!(line.starts_with(&at) && !line.contains('\n'), "{line}");
+    let shown = e.rendered();
     assert!(shown.starts_with("error: "), "{shown}");
     let at = format!("--> {}:{}:{}", e.file.display(), e.line, e.col);
     assert!(shown.contains(&at), "{shown}");
@@ -68,7 +71,7 @@ pub fn assert_errors_well_formed(src: &str, errs: &ParseErrors) {
         last = (e.line, e.col);
         assert_well_rendered(e);
     }
-    let _ = errs.to_string();
+    let _ = errs.rendered();
 }
 
 /// What any parser must say about `bytes` that are not UTF-8: exactly one error, located

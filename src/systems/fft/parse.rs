@@ -1910,7 +1910,7 @@ mod tests {
             [(1, 15), (2, 6), (3, 10), (4, 1), (5, 1), (6, 1)],
             "{es:#?}"
         );
-        let shown = ParseErrors(es).to_string();
+        let shown = ParseErrors(es).rendered();
         assert!(
             shown.starts_with("error: unknown character attribute `bogus`")
                 && shown.contains("--> t.fft:1:15"),

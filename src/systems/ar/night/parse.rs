@@ -1539,11 +1539,12 @@ mod tests {
         assert_eq!(err.0[0].col, 4);
         let msg = err.0[0].message.clone();
         assert_eq!(
-            err.to_string(),
+            err.rendered(),
             format!("error: {msg}\n --> dir/f.night:2:4\n  |\n2 |     A smash B # x\n  |       ^")
         );
+        assert_eq!(err.to_string(), format!("dir/f.night:2:4: {msg}"));
         let two = parse_night("A smash B\nA block", Path::new("f")).unwrap_err();
-        let text = two.to_string();
+        let text = two.rendered();
         assert!(text.starts_with("error: unknown kind `smash`"), "{text}");
         assert!(
             text.contains(
@@ -1560,7 +1561,7 @@ mod tests {
         let err = parse_night(&line, path()).unwrap_err();
         let e = &err.0[0];
         assert_eq!(e.col, 8 + 400 + 1);
-        let shown = e.to_string();
+        let shown = e.rendered();
         assert!(
             shown.contains(&format!("--> t.night:1:{}", e.col)),
             "{shown}"
@@ -1792,7 +1793,15 @@ V visit rS R1 @9
     fn load_parse_errors_display_like_parse_errors() {
         let p = temp_file("err.night", b"A smash B\n");
         let err = load(&p).unwrap_err();
-        let shown = err.to_string();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}:1:3: unknown kind", p.display())),
+            "{err}"
+        );
+        let crate::text::LoadError::Parse(err) = err else {
+            panic!("not a parse error: {err:?}")
+        };
+        let shown = err.rendered();
         assert!(shown.starts_with("error: unknown kind"), "{shown}");
         assert!(
             shown.contains(&format!("--> {}:1:3", p.display())),
