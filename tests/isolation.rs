@@ -405,6 +405,14 @@ fn fuzz_reports_a_killed_worker_as_a_crash_and_saves_the_case_unshrunk() {
         .unwrap();
     let to = to.split_whitespace().next().unwrap();
     assert_eq!(from, to, "{sizes}");
+    // The header names the run the case came from as its command line, whose flags set
+    // the generator (not a dump of the generator's internal settings).
+    assert!(
+        text.lines().any(|l| l.starts_with(
+            "# the run (its flags set the generator): gordian fuzz --players 40 --max-effects 400 --cases 60 --case-timeout 30"
+        )),
+        "{text}"
+    );
     let o = bin()
         .args(["resolve", "--timeout", "10", "--json"])
         .arg(&path)

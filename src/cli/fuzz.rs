@@ -327,7 +327,7 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path, pool: &Poo
             ask(pool, &Request::Text(S::to_text(cand)), &signals.any)
         })
     };
-    let mut text = fuzz::failure_file::<S>(gen, cfg, &failure, &shrunk);
+    let mut text = fuzz::failure_file::<S>(&super::command_line(), cfg, &failure, &shrunk);
     if not_again {
         let first = text.find('\n').map_or(text.len(), |i| i + 1);
         text.insert_str(
@@ -486,10 +486,9 @@ fn fuzz_against<S: System>(
         &signals.any,
     );
     let origin = format!(
-        "case {} of `gordian fuzz --system {} --seed {}` (generator seed {}), shrunk from size {} to {} (size: {}); generator knobs: {gen:?}",
+        "case {} of `{}` (generator seed {}), shrunk from size {} to {} (size: {})",
         failure.index,
-        S::NAME,
-        cfg.seed,
+        super::command_line(),
         failure.seed,
         S::size(&failure.instance),
         S::size(&small),

@@ -382,9 +382,10 @@ pub fn shrink_failure<S: System>(
 }
 
 /// The file for a shrunk failure: a `#` header (what failed, where the instance came
-/// from, the generator's arguments) and the instance in the system's format.
+/// from, `run`: the command line that reproduces the run, whose flags set the generator's
+/// knobs) and the instance in the system's format.
 pub fn failure_file<S: System>(
-    gen: &S::GenArgs,
+    run: &str,
     cfg: &Config,
     f: &Failure<S::Instance>,
     s: &Shrunk<S>,
@@ -407,9 +408,7 @@ pub fn failure_file<S: System>(
         S::size(&s.instance),
         S::SIZE_MEANS
     ));
-    // The knobs as the generator's code names them (priority_levels 0: the kinds' default
-    // priorities, which a night writes out as @N).
-    out.push_str(&format!("# generator knobs: {gen:?}\n"));
+    out.push_str(&format!("# the run (its flags set the generator): {run}\n"));
     for line in s.case.lines() {
         out.push_str(&format!("# {}\n", line.replace('\n', " ")));
     }
@@ -468,7 +467,7 @@ mod tests {
         let shrunk =
             shrink_failure::<Toy>(&f.instance, &f.case, |i| Some(solve_case(i, &diff, &cfg)));
         assert_eq!(shrunk.instance, vec![7]);
-        let text = failure_file(&gen, &cfg, &f, &shrunk);
+        let text = failure_file("gordian fuzz --seed 1", &cfg, &f, &shrunk);
         assert!(text.ends_with("\n7\n"), "{text}");
         assert!(text.contains("# direct: sum 7\n# wrong: sum 8\n"), "{text}");
         // The file reads back as the shrunk instance.
@@ -503,7 +502,7 @@ mod tests {
         assert_eq!(f.case.lines(), vec!["killed by signal 11".to_string()]);
         let shrunk = shrink_failure::<Toy>(&f.instance, &f.case, |i| Some(solve(i)));
         assert_eq!(shrunk.instance, vec![7]);
-        let text = failure_file(&gen, &cfg, &f, &shrunk);
+        let text = failure_file("gordian fuzz --seed 1", &cfg, &f, &shrunk);
         assert!(
             text.starts_with("# gordian fuzz: gordian's worker process crashed"),
             "{text}"
