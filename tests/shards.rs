@@ -95,12 +95,13 @@ fn records(report: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// Records by path, without their timings; panics on a path recorded twice.
+/// Records by path, without their timings and shard tags; panics on a path recorded twice.
 fn untimed(recs: &[Value]) -> BTreeMap<String, Value> {
     let mut m = BTreeMap::new();
     for r in recs {
         let mut r = r.clone();
         r.as_object_mut().expect("an object").remove("times_ms");
+        r.as_object_mut().expect("an object").remove("shard");
         let path = r["path"].as_str().expect("path").to_string();
         assert!(m.insert(path.clone(), r).is_none(), "{path} twice");
     }
@@ -265,6 +266,39 @@ fn three_shards(name: &str) -> (TempDir, Vec<PathBuf>) {
     (d, reports)
 }
 
+/// Without `--expect`, merge still names the shards that have no record (from the shard
+/// each record carries), and says when it cannot tell.
+#[test]
+fn without_expect_merge_names_the_shards_without_records() {
+    let (d, reports) = three_shards("gap");
+    for r in &reports {
+        let tags: Vec<String> = records(r)
+            .iter()
+            .map(|v| v["shard"].as_str().unwrap_or("none").to_string())
+            .collect();
+        assert!(tags.windows(2).all(|w| w[0] == w[1]), "{tags:?}");
+        assert!(tags[0].ends_with("/3"), "{tags:?}");
+    }
+    let out = merge(&d.0, &[reports[0].clone(), reports[2].clone()], &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: no record from shard(s) 2 of 3"),
+        "{err}"
+    );
+    // An unsharded run's report among them: missing shards cannot be told.
+    let whole = gordian(&d.0, &["batch", "in", "--out", "whole.jsonl"], &[]);
+    assert!(whole.status.success(), "{whole:?}");
+    assert!(records(&d.0.join("whole.jsonl"))
+        .iter()
+        .all(|v| v.get("shard").is_none()));
+    let out = merge(&d.0, &[d.0.join("whole.jsonl")], &[]);
+    assert!(
+        text(&out.stderr).contains("warning: without --expect"),
+        "{out:?}"
+    );
+}
+
 #[test]
 fn a_missing_shard_fails_listing_the_missing_inputs() {
     let (d, reports) = three_shards("missing");
@@ -390,9 +424,9 @@ fn merge_out_is_whole_or_absent() {
     let out = merge(&d.0, &reports, &["--out", "report.jsonl", "--force"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(records(&existing).len(), 14);
-    // Without --expect a missing shard would go unnoticed: merge says so.
+    // Without --expect, the records' shard tags say every shard is there.
     assert!(
-        text(&out.stderr).contains("warning: without --expect"),
+        text(&out.stderr).contains("every shard of 3 has records"),
         "{out:?}"
     );
     // `--out -` is standard output, like no --out.

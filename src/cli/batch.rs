@@ -160,7 +160,14 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let resolve = |job: &Job| worker::batch_in_worker(&pool, job, &cfg, &signals.any);
+    // Each record names its shard, so that `merge` can tell which shards have no record.
+    let resolve = |job: &Job| {
+        let mut rec = worker::batch_in_worker(&pool, job, &cfg, &signals.any)?;
+        if let Some(s) = shard {
+            rec.json["shard"] = serde_json::Value::String(s.to_string());
+        }
+        Some(rec)
+    };
     let bar = progress::bar(Some(jobs.len() as u64), "instances");
     let result = batch::run(&jobs, &resolve, threads, &mut *out, &signals.any, &|_| {
         bar.inc(1)

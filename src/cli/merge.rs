@@ -18,7 +18,7 @@
 use super::registry::{self, SystemName};
 use super::EXIT_INPUT;
 use crate::harness::batch;
-use crate::harness::merge::{Merge, Problem, Tally};
+use crate::harness::merge::{first_few, Merge, Problem, ShardGaps, Tally};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -128,11 +128,39 @@ pub fn run(args: &Args) -> ExitCode {
     }
     eprintln!("{}", summary(&merge, out, expected));
     if expected.is_none() {
-        eprintln!(
-            "warning: without --expect, a shard that was not run (or whose report was left \
-             out) goes unnoticed: pass the paths given to batch as --expect PATH... to check \
-             that every input has a record"
-        );
+        let check = "pass the paths given to batch as --expect PATH... to check that every \
+                     input has a record";
+        match merge.shard_gaps() {
+            ShardGaps::Unknown => eprintln!(
+                "warning: without --expect, a shard that was not run (or whose report was \
+                 left out) goes unnoticed: {check}"
+            ),
+            ShardGaps::Complete(n) => eprintln!(
+                "every shard of {n} has records (without --expect, inputs a shard skipped go \
+                 unnoticed: {check})"
+            ),
+            ShardGaps::Missing(n, missing) => {
+                let ks: Vec<String> = missing.iter().map(usize::to_string).collect();
+                eprintln!(
+                    "warning: no record from shard(s) {} of {n}: not run, its report left out, \
+                     or given no inputs; {check}",
+                    first_few(&ks)
+                );
+            }
+            ShardGaps::Mixed(splits) => {
+                let ns: Vec<String> = splits.iter().map(usize::to_string).collect();
+                eprintln!(
+                    "warning: the records come from runs split in different ways (into {} \
+                     shards{}), so missing shards cannot be told; {check}",
+                    ns.join(" and "),
+                    if merge.untagged > 0 {
+                        "; some not split"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
     }
     ExitCode::SUCCESS
 }

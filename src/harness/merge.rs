@@ -4,7 +4,8 @@
 //! problem unless the records are identical: then one is kept), every line is a record
 //! (a located problem otherwise; a partially written last line is named as such) and,
 //! when the inputs are known ([`Merge::expect`]), every input has a record and every
-//! record is for an input.
+//! record is for an input; when they are not, the records' `shard` tags (`K/N`, written by
+//! `batch --shard`) tell which shards of the split have no record ([`Merge::shard_gaps`]).
 //!
 //! Invariants: reading holds one line at a time plus, per record, its path and where it
 //! is (file, line, byte range), never the records themselves, so memory grows with the
@@ -14,8 +15,9 @@
 //! only a merge without problems.
 
 use super::batch::{self, LineContent};
+use super::shard::Shard;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -99,7 +101,8 @@ pub enum Problem {
 /// How many paths a [`Problem::Missing`] or [`Problem::Unexpected`] message names.
 pub const LIST_AT_MOST: usize = 10;
 
-fn first_few(paths: &[String]) -> String {
+/// The first [`LIST_AT_MOST`] of `paths`, joined, and how many more there are.
+pub fn first_few(paths: &[String]) -> String {
     let mut s = paths
         .iter()
         .take(LIST_AT_MOST)
@@ -174,6 +177,26 @@ pub struct Merge {
     pub identical: usize,
     /// Why the reports do not merge; empty when they do.
     pub problems: Vec<Problem>,
+    /// The shards the records say they came from (`batch --shard` tags each record with
+    /// its `shard`, `K/N`): the Ks seen for each N.
+    pub shards: BTreeMap<usize, BTreeSet<usize>>,
+    /// Records without a (valid) `shard` tag: from an unsharded run or an older gordian.
+    pub untagged: usize,
+}
+
+/// What the shard tags say about shards that have no record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShardGaps {
+    /// No record carries a shard tag: nothing can be said.
+    Unknown,
+    /// Every shard of the one split (`N`) has records.
+    Complete(usize),
+    /// These shards of the split of `N` have no record (never run, a report left out, or
+    /// a shard that was given no inputs).
+    Missing(usize, Vec<usize>),
+    /// The records come from runs split in different ways (these `N`s), or some records
+    /// are tagged and some not: the reports are not the shards of one run.
+    Mixed(Vec<usize>),
 }
 
 /// Orders paths as `batch::plan` orders its inputs (by path components), then as strings.
@@ -278,6 +301,16 @@ impl Merge {
                     }),
                     LineContent::Record { path, value } => match seen.get(&path) {
                         None => {
+                            match value
+                                .get("shard")
+                                .and_then(Value::as_str)
+                                .and_then(|s| s.parse::<Shard>().ok())
+                            {
+                                Some(s) => {
+                                    m.shards.entry(s.n).or_default().insert(s.k);
+                                }
+                                None => m.untagged += 1,
+                            }
                             seen.insert(path.clone(), m.entries.len());
                             m.entries.push(Entry {
                                 path,
@@ -316,6 +349,24 @@ impl Merge {
         }
         m.entries.sort_by(|a, b| path_order(&a.path, &b.path));
         m
+    }
+
+    /// Which shards have no record, as far as the records' shard tags tell.
+    pub fn shard_gaps(&self) -> ShardGaps {
+        let splits: Vec<usize> = self.shards.keys().copied().collect();
+        match splits.as_slice() {
+            [] => ShardGaps::Unknown,
+            &[n] if self.untagged == 0 => {
+                let seen = &self.shards[&n];
+                let missing: Vec<usize> = (1..=n).filter(|k| !seen.contains(k)).collect();
+                if missing.is_empty() {
+                    ShardGaps::Complete(n)
+                } else {
+                    ShardGaps::Missing(n, missing)
+                }
+            }
+            _ => ShardGaps::Mixed(splits),
+        }
     }
 
     /// Checks the records against the inputs `batch` was given (`expected`: the inputs'
