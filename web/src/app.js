@@ -499,10 +499,27 @@ async function drawPicture(dot, forAnswer) {
     svg.setAttribute('role', 'img');
     svg.setAttribute('aria-label', 'Picture of the night under one outcome');
     els.picture.replaceChildren(svg);
+    fitToContents(svg);
     els.zoom.disabled = false;
   } catch (err) {
     els.picture.replaceChildren(note('The picture could not be drawn: ' + String(err && err.message || err)));
   }
+}
+
+// Graphviz sizes each label by its own estimate of the font; the browser draws it with
+// the font it has, often wider, so a long label (the legend) could overflow its box and
+// the picture's edge, and be cut off. Once drawn, the picture's frame is widened to what
+// is really drawn, plus a margin, at the same scale (1 unit = 1 pt, as Graphviz sets it).
+function fitToContents(svg) {
+  const box = svg.getBBox();
+  const margin = 4;
+  const x = box.x - margin;
+  const y = box.y - margin;
+  const w = box.width + 2 * margin;
+  const h = box.height + 2 * margin;
+  svg.setAttribute('viewBox', `${x} ${y} ${w} ${h}`);
+  svg.setAttribute('width', `${w}pt`);
+  svg.setAttribute('height', `${h}pt`);
 }
 
 // "Actual size" toggles the picture between fitting the panel and Graphviz's own size.

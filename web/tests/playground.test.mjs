@@ -246,6 +246,33 @@ test('the picture is drawn, no request leaves localhost, no page threw', { timeo
   assert.deepEqual(pageErrors, []);
 });
 
+// Graphviz sizes labels by its own font estimate and the browser may draw them wider: no
+// label (the legend's long lines included) may stick out of the picture and be cut off.
+test('every label of the picture is inside it, the legend included', { timeout: 120_000 }, async () => {
+  const page = await freshPage();
+  await pickInstance(page, byName('deflect-stop-paradox.night'));
+  assert.match((await resolveAndWait(page)).status, /^paradox:/);
+  await page.locator('#picture svg').waitFor({ timeout: 60_000 });
+  for (const actual of [false, true]) {
+    if (actual) await page.locator('#zoom').click();
+    const outside = await page.evaluate(() => {
+      const svg = document.querySelector('#picture svg');
+      const s = svg.getBoundingClientRect();
+      return [...svg.querySelectorAll('text')]
+        .filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < s.left - 0.5 || r.right > s.right + 0.5
+            || r.top < s.top - 0.5 || r.bottom > s.bottom + 0.5;
+        })
+        .map((t) => t.textContent);
+    });
+    assert.deepEqual(outside, [], `labels cut off (actual size: ${actual})`);
+  }
+  const legend = await page.locator('#picture svg text', { hasText: 'solid: succeeds' }).count();
+  assert.equal(legend, 1, 'the legend is drawn');
+  await page.close();
+});
+
 describe('the redirection roles', () => {
   test('the list offers the role instances', { timeout: 120_000 }, async () => {
     const page = await freshPage();
