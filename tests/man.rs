@@ -148,6 +148,21 @@ fn every_subcommand_has_a_page_naming_its_flags() {
                 flags.len() >= 14 && flags.contains("--max-memory"),
                 "{flags:?}"
             );
+            // The synopsis gives each flag that takes a value its placeholder, as
+            // --help's usage does.
+            let synopsis = page
+                .split(".SH SYNOPSIS\n")
+                .nth(1)
+                .and_then(|s| s.lines().next())
+                .unwrap_or_default();
+            for part in [
+                "[\\fB\\-\\-max\\-memory\\fR \\fIMIB\\fR]",
+                "[\\fB\\-\\-expand\\fR[=\\fIWHEN\\fR]]",
+                "[\\fB\\-\\-json\\fR]",
+                " \\fIFILE\\fR",
+            ] {
+                assert!(synopsis.contains(part), "{part} not in {synopsis}");
+            }
         }
         // Each flag is an entry of an options section: the tag line after `.TP` (the
         // synopsis names them too, but without their help).

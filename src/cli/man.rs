@@ -175,6 +175,69 @@ fn collect(cmd: &clap::Command, out: &mut Vec<Page>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Text for roff: a backslash and a hyphen escaped (`\-` is the minus of a flag).
+fn roff_escape(s: &str) -> String {
+    s.replace('\\', "\\e").replace('-', "\\-")
+}
+
+/// The SYNOPSIS section, as `--help`'s usage says it: each flag with its value's
+/// placeholder (`--timeout SECS`, `--expand[=WHEN]`), optional ones in brackets, then the
+/// positional arguments (`FILE`, `PATH...`) and `SUBCOMMAND` for a command that has them.
+/// (clap_mangen's own synopsis leaves the placeholders out.)
+fn synopsis(cmd: &clap::Command) -> String {
+    let b = |s: &str| format!("\\fB{}\\fR", roff_escape(s));
+    let i = |s: &str| format!("\\fI{}\\fR", roff_escape(s));
+    let placeholder = |a: &clap::Arg| -> String {
+        a.get_value_names()
+            .map(|v| v.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" "))
+            .unwrap_or_else(|| a.get_id().as_str().to_uppercase())
+    };
+    let name = cmd.get_bin_name().unwrap_or_else(|| cmd.get_name());
+    let mut words = vec![b(name)];
+    for a in cmd.get_arguments() {
+        if a.is_hide_set() || a.is_positional() {
+            continue;
+        }
+        let flag = match (a.get_short(), a.get_long()) {
+            (Some(s), Some(l)) => format!("{}|{}", b(&format!("-{s}")), b(&format!("--{l}"))),
+            (None, Some(l)) => b(&format!("--{l}")),
+            (Some(s), None) => b(&format!("-{s}")),
+            (None, None) => continue,
+        };
+        let value = if a.get_action().takes_values() {
+            let optional = a.get_num_args().is_some_and(|n| n.min_values() == 0);
+            if optional {
+                format!("[={}]", i(&placeholder(a)))
+            } else {
+                format!(" {}", i(&placeholder(a)))
+            }
+        } else {
+            String::new()
+        };
+        words.push(if a.is_required_set() {
+            format!("{flag}{value}")
+        } else {
+            format!("[{flag}{value}]")
+        });
+    }
+    for a in cmd.get_positionals() {
+        if a.is_hide_set() {
+            continue;
+        }
+        let many = a.get_num_args().is_some_and(|n| n.max_values() > 1);
+        let word = format!("{}{}", i(&placeholder(a)), if many { "..." } else { "" });
+        words.push(if a.is_required_set() {
+            word
+        } else {
+            format!("[{word}]")
+        });
+    }
+    if cmd.get_subcommands().any(|s| !s.is_hide_set()) {
+        words.push(i("SUBCOMMAND"));
+    }
+    format!(".SH SYNOPSIS\n{}\n", words.join(" "))
+}
+
 /// A command's page: clap_mangen's title, name, synopsis, description, options and
 /// subcommands, then the command's after-help (EXAMPLES when it is one, else NOTES), EXIT
 /// STATUS and SEE ALSO.
@@ -187,7 +250,7 @@ fn command_page(cmd: &clap::Command) -> std::io::Result<String> {
     let mut buf = Vec::new();
     man.render_title(&mut buf)?;
     man.render_name_section(&mut buf)?;
-    man.render_synopsis_section(&mut buf)?;
+    buf.extend_from_slice(synopsis(cmd).as_bytes());
     man.render_description_section(&mut buf)?;
     let has_args = cmd
         .get_arguments()
