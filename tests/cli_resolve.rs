@@ -608,3 +608,29 @@ fn the_human_report_lists_effects_in_file_order() {
         assert!(text.contains(&line), "{line}\nnot in:\n{text}");
     }
 }
+
+/// An answer that is not cross-checked says which engine answered and how long it took,
+/// and why the other has no answer. Here the SAT engine stops at a small memory bound:
+/// 300 identical reflexive passives each create a kill, and each of those a visit that
+/// fires all 300 again, so its encoding is large, while the direct engine sees at once
+/// that the roleblock on V stops the chain.
+#[test]
+fn an_answer_alone_says_how_long_it_took_and_why_the_other_stopped() {
+    let mut night = String::from("players: V A R\nV visit A\n");
+    night.push_str(&"A passive reflexive:kill\n".repeat(300));
+    night.push_str("V passive reflexive:visit\nR block V\n");
+    let p = temp_file("alone.night", &night);
+    let out = gordian(&["resolve", p.to_str().unwrap(), "--max-memory", "20"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().last().unwrap_or_default();
+    let (took, why) = last
+        .strip_prefix("(answered by the direct engine alone, in ")
+        .and_then(|rest| rest.split_once(" s: NOT cross-checked, "))
+        .unwrap_or_else(|| panic!("{last}"));
+    assert!(took.parse::<f64>().is_ok_and(|s| s >= 0.0), "{last}");
+    assert!(
+        why.starts_with("the sat engine stopped at the memory bound of 20 MiB"),
+        "{last}"
+    );
+}

@@ -64,8 +64,9 @@ pub struct Args {
     /// Which engine(s) answer; `both` runs direct and SAT in parallel and compares them.
     #[arg(long, value_enum, default_value = "both")]
     engine: EngineChoice,
-    /// With several engines: seconds the slower ones may go on after the first answered;
-    /// then the record is the first engine's alone (`cross_checked: false`).
+    /// With several engines: once the first answered, the slower ones may go on for the
+    /// longer of this many seconds and 3 times the first answer's time (within
+    /// --timeout); then the record is the first engine's alone (`cross_checked: false`).
     #[arg(long, value_parser = parse_seconds, default_value = "10")]
     grace: Duration,
     #[command(flatten)]

@@ -256,10 +256,9 @@ pub(super) fn night(input: &Input) -> Result<Value, Value> {
         seed: input.seed,
         ..Options::default()
     };
-    let grace = how.grace;
     let render = |json: bool| {
         let mut out = Vec::new();
-        resolve::render(&solved, &opts, json, grace, &mut out)
+        resolve::render(&solved, &opts, json, &mut out)
             .map(|_| String::from_utf8_lossy(&out).into_owned())
             .map_err(|e| failure("input", Some(Ar::NAME), format!("error: {e}")))
     };

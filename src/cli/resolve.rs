@@ -35,8 +35,9 @@ pub struct Args {
     /// Re-validate every answer with the reference semantics before reporting.
     #[arg(long)]
     self_check: bool,
-    /// With several engines: seconds the slower ones may go on after the first answered;
-    /// then the answer is the first engine's alone, and says so.
+    /// With several engines: once the first answered, the slower ones may go on for the
+    /// longer of this many seconds and 3 times the first answer's time (within
+    /// --timeout); then the answer is the first engine's alone, and says so.
     #[arg(long, default_value = "10", value_parser = parse_seconds)]
     grace: Duration,
     /// Give up after this many seconds, counted from the start: reading, solving and the
@@ -91,6 +92,8 @@ pub(super) struct Solved {
     /// Why each unfinished engine did not finish, in words (as in the report's last line).
     unfinished_why: Vec<String>,
     answered: Vec<&'static str>,
+    /// How long the first engine that answered took, in milliseconds.
+    answered_ms: f64,
     extras: super::why::Extras,
 }
 
@@ -218,8 +221,7 @@ pub fn run(args: &Args) -> ExitCode {
         limit: args.limit,
     };
     let mut o = std::io::BufWriter::new(std::io::stdout().lock());
-    match render(&solved, &opts, args.json, args.grace, &mut o).and_then(|w| o.flush().map(|()| w))
-    {
+    match render(&solved, &opts, args.json, &mut o).and_then(|w| o.flush().map(|()| w)) {
         Err(e) => super::write_failed(e),
         Ok(w) if w.truncated => {
             eprintln!(
@@ -252,11 +254,20 @@ fn stopped(
 
 /// Writes the report of `s`: the human report, or with `json` the JSON object (after the
 /// watchdog: output is bounded by `--limit`, not by the time budget).
+/// Milliseconds as the report says them: `4.12 s`, `0.031 s`.
+fn seconds(ms: f64) -> String {
+    let s = ms / 1e3;
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
 pub(super) fn render(
     s: &Solved,
     opts: &Options,
     json: bool,
-    grace: Duration,
     o: &mut dyn Write,
 ) -> std::io::Result<answer::Written> {
     if json {
@@ -271,15 +282,11 @@ pub(super) fn render(
     let how = if s.cross_checked {
         format!("cross-checked: {} engines agree", s.answered.join(" and "))
     } else if !s.unfinished.is_empty() {
-        let why: Vec<String> = s
-            .unfinished_why
-            .iter()
-            .map(|w| w.replace("{grace}", &grace.as_secs_f64().to_string()))
-            .collect();
         format!(
-            "answered by the {} engine alone: NOT cross-checked, {}",
+            "answered by the {} engine alone, in {}: NOT cross-checked, {}",
             s.engine,
-            why.join("; ")
+            seconds(s.answered_ms),
+            s.unfinished_why.join("; ")
         )
     } else {
         format!("answered by the {} engine alone", s.engine)
@@ -404,8 +411,11 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
                 r.engine
             )),
             Err(RunError::Interrupted(_)) => Some(format!(
-                "the {} engine did not finish within {{grace}}s after it",
-                r.engine
+                "the {} engine was stopped after {} (the others may go on for the longer \
+                 of --grace and {} times the first answer's time, within --timeout)",
+                r.engine,
+                seconds(r.ms),
+                crate::systems::spec::GRACE_FACTOR
             )),
         })
         .collect();
@@ -415,6 +425,12 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
         .filter(|r| r.result.is_ok())
         .map(|r| r.engine)
         .collect();
+    let answered_ms = c
+        .runs
+        .iter()
+        .filter(|r| r.result.is_ok())
+        .map(|r| r.ms)
+        .fold(f64::INFINITY, f64::min);
     let engine = if cross_checked && answered.len() == 2 {
         "both".to_string()
     } else {
@@ -429,6 +445,7 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
         unfinished,
         unfinished_why,
         answered,
+        answered_ms,
         extras,
     })
 }

@@ -163,8 +163,8 @@ impl Limits {
         self
     }
 
-    /// With both engines: once one has answered, the other may go on for `grace`, then
-    /// is cancelled and the answer is the first engine's alone (its
+    /// With both engines: once one has answered, the other may go on for the longer of
+    /// `grace` and 3 times the first answer's time, then is cancelled and the answer is the first engine's alone (its
     /// `cross_checked()` is `false`). Without it (the default) both run to their end.
     pub fn grace(mut self, grace: Duration) -> Limits {
         self.grace = Some(grace);

@@ -442,12 +442,23 @@ pub trait System: Sized + 'static {
 /// One job of a [`race`]: it gets its own budget, a child of the race's.
 pub type Job<'a, T> = Box<dyn FnOnce(&Budget) -> T + Send + 'a>;
 
+/// How long the other jobs of a [`race`] may go on once one answered after `took`: the
+/// longer of `grace` and [`GRACE_FACTOR`] times `took`, so that an engine a few times
+/// slower than the first still answers on a large instance. (A budget's own deadline, a
+/// timeout, still stops them first.)
+pub fn grace_after(grace: Duration, took: Duration) -> Duration {
+    grace.max(took.saturating_mul(GRACE_FACTOR))
+}
+
+/// See [`grace_after`].
+pub const GRACE_FACTOR: u32 = 3;
+
 /// Runs the jobs in parallel (rayon), each with a child budget of `budget` that has its
 /// own memory meter ([`Budget::child_metered`]). Once the first job has *answered*
 /// (`answered` says which results are answers: a job that failed, at a memory limit say,
-/// does not start the clock), the others get `grace` more time: a deadline on their
-/// budgets (engines past it answer `Interrupted`). With `grace = None` every job runs to the
-/// end. Results come back in the order of `jobs`.
+/// does not start the clock), the others get [`grace_after`] more time: a deadline on
+/// their budgets (engines past it answer `Interrupted`). With `grace = None` every job runs
+/// to the end. Results come back in the order of `jobs`.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn race<T: Send>(
     budget: &Budget,
@@ -456,13 +467,17 @@ pub fn race<T: Send>(
     answered: fn(&T) -> bool,
 ) -> Vec<T> {
     let budgets: Vec<Budget> = jobs.iter().map(|_| budget.child_metered()).collect();
+    let start = Instant::now();
     jobs.into_par_iter()
         .enumerate()
         .map(|(i, job)| {
             let out = job(&budgets[i]);
             if let (Some(grace), true) = (grace, answered(&out)) {
-                // The others' deadline: the first answer's time plus the grace.
-                let at = Instant::now() + grace;
+                // The others' deadline: the first answer's time plus the grace. (A later
+                // answer sets a later deadline on the others, which the first one set
+                // earlier stays: a deadline only moves earlier.)
+                let now = Instant::now();
+                let at = now + grace_after(grace, now.duration_since(start));
                 for (j, b) in budgets.iter().enumerate() {
                     if j != i {
                         b.set_deadline(at);
@@ -475,8 +490,9 @@ pub fn race<T: Send>(
 }
 
 /// [`race`] in WebAssembly, where there are no threads: the jobs run one after the
-/// other on this thread, in order; once one has answered, each later one gets `grace`
-/// from its start (a deadline on its budget), then its budget is cancelled.
+/// other on this thread, in order; once one has answered, each later one gets
+/// [`grace_after`] the first answer's time from its start (a deadline on its budget),
+/// then its budget is cancelled.
 #[cfg(target_arch = "wasm32")]
 pub fn race<T: Send>(
     budget: &Budget,
@@ -485,12 +501,18 @@ pub fn race<T: Send>(
     answered: fn(&T) -> bool,
 ) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(jobs.len());
+    let mut first_took: Option<Duration> = None;
     for job in jobs {
         let b = budget.child_metered();
-        if let (Some(grace), true) = (grace, out.iter().any(answered)) {
-            b.set_deadline(Instant::now() + grace);
+        if let (Some(grace), Some(took)) = (grace, first_took) {
+            b.set_deadline(Instant::now() + grace_after(grace, took));
         }
-        out.push(job(&b));
+        let start = Instant::now();
+        let result = job(&b);
+        if first_took.is_none() && answered(&result) {
+            first_took = Some(start.elapsed());
+        }
+        out.push(result);
     }
     out
 }
@@ -710,6 +732,44 @@ mod tests {
             |_| true,
         );
         assert_eq!(out, vec![false, true]);
+    }
+
+    /// Sleeps `ms` milliseconds in small steps, polling its budget: `Some(ms)` if it
+    /// finished, `None` if it was cancelled first.
+    fn sleeper(ms: u64) -> impl FnOnce(&Budget) -> Option<u64> {
+        move |b: &Budget| {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_millis(ms) {
+                if b.is_cancelled_now() {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Some(ms)
+        }
+    }
+
+    /// The grace period scales with the first answer: a job 1.5 times as slow as the first
+    /// one still answers under a 10 ms grace (it may go on for 3 times the first one's
+    /// second), and one 5 times as slow is cancelled. (Sleeps, not work: a busy machine
+    /// stretches neither.)
+    #[test]
+    fn the_grace_period_is_at_least_three_times_the_first_answers_time() {
+        assert_eq!(
+            grace_after(Duration::from_secs(10), Duration::from_secs(4)),
+            Duration::from_secs(12)
+        );
+        assert_eq!(
+            grace_after(Duration::from_secs(10), Duration::from_secs(1)),
+            Duration::from_secs(10)
+        );
+        let grace = Some(Duration::from_millis(10));
+        let jobs: Vec<Job<Option<u64>>> = vec![Box::new(sleeper(1000)), Box::new(sleeper(1500))];
+        let out = race(&Budget::new(), grace, jobs, Option::is_some);
+        assert_eq!(out, vec![Some(1000), Some(1500)]);
+        let jobs: Vec<Job<Option<u64>>> = vec![Box::new(sleeper(1000)), Box::new(sleeper(5000))];
+        let out = race(&Budget::new(), grace, jobs, Option::is_some);
+        assert_eq!(out, vec![Some(1000), None]);
     }
 
     #[test]
