@@ -3,8 +3,9 @@
 
 Usage (from anywhere; gordian and the `night` example built first):
     cargo build --release --bin gordian --example night
-    python3 bench/scale.py [--previous OLD/gordian] [--timeout 120] [--reps 1]
-                           [--only dense,deflect,chain,pairs,small] [--sizes 1000,2000,100]
+    python3 bench/scale.py [--previous OLD/gordian] [--timeout 120] [--reps 1] [--engines]
+                           [--only dense,deflect,chain,pairs,small,paradox,gendeflect,degenerate,ff8]
+                           [--sizes 1000,2000,100]
 
 Python 3.11, standard library only. The clingo columns need clingo (`pip install
 clingo`, or a `clingo` binary on PATH; CLINGO="cmd ..." picks the command, as in
@@ -23,6 +24,17 @@ Nights (written to a temporary directory, every one from a fixed seed, `--seed`)
   * chain: `V kill D0`, then `Di deflect D(i+1)` for i < n, n = 100, 1,000, 10,000 (by
     hand: nothing can fail, so the kill travels down the chain to Dn);
   * pairs: 14 disjoint mutual roleblocks (`Ai block Bi`, `Bi block Ai`: 2^14 resolutions);
+  * paradox: large paradoxes, `night 20000 SEED --players 10000 --levels 0 --passives
+    0.18` for four seeds from `--seed` (20,000 effects over 10,000 players, 6% each of
+    reflexive, bulletproof and unblockable passives, no deflections);
+  * gendeflect: deflection-heavy nights, the 20 of `gordian gen --system ar --players 200
+    --max-effects 800 --kinds block,stop,protect,kill,deflect --seed 2029 --count 20`;
+  * degenerate: `players: V A R`, `V visit A`, 1,001 identical lines `A passive
+    reflexive:kill`, `V passive reflexive:visit`, `R block V` (each reflexive kill creates
+    a kill, whose success creates a visit, which fires all 1,001 again);
+  * ff8: the 20 FF8 scenarios of `gordian gen --system ff8 --seed 5 --count 20`, answered
+    by `ff8 reach --json` (every reachable state within the scenario's bound; the count
+    compared); no clingo column;
   * small: the 2,000 small nights of the throughput benchmarks (`benches/common`'s
     `small_nights(2000)`: night i is `night (4 + i % 9) i --players 12 --levels 3`,
     12 players, 4 to 12 effects, three priority levels), answered as one batch:
@@ -35,6 +47,9 @@ Columns, whole processes (wall time, peak memory from `/usr/bin/time -f %M`), me
     default engines; `xchk` is the JSON's `cross_checked` (both engines answered and
     agreed; for the small nights, how many of them were);
   * previous gordian (`--previous`, optional): the same command;
+  * with `--engines`, gordian's engines alone: `resolve --json --engine direct` and
+    `--engine sat` (`ff8 reach --engine ...`), so that each class shows which engine is
+    the slow one;
   * clingo's optimal cuts, as bench/clingo/compare.py times them: `ar.lp cut.lp NIGHT.lp
     --opt-mode=optN --project 0`, core-guided (`--opt-strategy=usc`) and with clingo's
     default model-guided optimisation.
@@ -76,7 +91,9 @@ SIZES = {
     "deflect": [1000, 2000, 5000, 10000],
     "chain": [100, 1000, 10000],
 }
-GROUPS = ["dense", "deflect", "chain", "pairs", "small"]
+GROUPS = ["dense", "deflect", "chain", "pairs", "small", "paradox", "gendeflect", "degenerate", "ff8"]
+# Groups left out unless --only names them (they take minutes, or need no clingo).
+SLOW_GROUPS = {"paradox", "gendeflect", "degenerate", "ff8"}
 
 
 # --- running one command ----------------------------------------------------------------
@@ -116,8 +133,13 @@ def run(cmd, tmp, timeout, max_mb=None):
 # --- reading the answers ----------------------------------------------------------------------
 
 def gordian_found(out):
-    """(counts, cross_checked) from `resolve --json`."""
+    """(counts, cross_checked) from `resolve --json` or `ff8 reach --json`."""
     d = json.loads(out)
+    if "horizon" in d:
+        counts = {e["reachable"] for e in d["engines"]}
+        if len(counts) != 1:
+            raise ValueError(f"the engines found different counts: {sorted(counts)}")
+        return dict(reachable=counts.pop()), bool(d.get("agree")) and len(d["engines"]) > 1
     f = dict(paradox=d["classification"] == "paradox")
     if f["paradox"]:
         f["cost"] = [c["count"] for c in d["cut_cost"] or []]
@@ -239,7 +261,11 @@ def main():
                     help="extra flags for both gordians' resolve and batch, e.g. \"--max-memory 4096\" (MiB)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per run (default 120)")
     ap.add_argument("--reps", type=int, default=1)
-    ap.add_argument("--only", default=",".join(GROUPS), help="groups, comma-separated: " + ",".join(GROUPS))
+    ap.add_argument("--only", default=",".join(g for g in GROUPS if g not in SLOW_GROUPS),
+                    help="groups, comma-separated: " + ",".join(GROUPS) + " (default: all but "
+                         + ",".join(sorted(SLOW_GROUPS)) + ")")
+    ap.add_argument("--engines", action="store_true",
+                    help="add columns for gordian's direct and SAT engines alone")
     ap.add_argument("--sizes", help="only these sizes of dense, deflect and chain (effects or n), comma-separated")
     ap.add_argument("--seed", type=int, default=1, help="seed of the dense nights and of the deflections (default 1)")
     ap.add_argument("--clingo-memory", type=int, default=8192,
@@ -268,8 +294,8 @@ def main():
     clingos = [] if args.no_clingo else compare.clingo_commands()
     clingo = clingos[0][1] if clingos else None
     try:
-        import clingo as _  # noqa: F401
-        have_module = True
+        import clingo as _
+        have_module = hasattr(_, "Control")  # not bench/clingo, the folder beside this script
     except ImportError:
         have_module = False
     if not args.no_clingo and not clingo:
@@ -303,6 +329,27 @@ def main():
             for n in SIZES["chain"]:
                 if sizes is None or n in sizes:
                     add(f"chain of {n:,} deflect", chain(n))
+        elif group == "paradox":
+            for s in range(args.seed, args.seed + 4):
+                add(f"paradox 20,000 seed {s}",
+                    night_text(ex, 20000, s, ["--players", "10000", "--levels", "0", "--passives", "0.18"]))
+        elif group == "gendeflect":
+            d = os.path.join(tmp, "gendeflect")
+            subprocess.run([args.gordian, "gen", "--system", "ar", "--players", "200", "--max-effects", "800",
+                            "--kinds", "block,stop,protect,kill,deflect", "--seed", "2029", "--count", "20",
+                            "--out", d], check=True, capture_output=True)
+            for i, f in enumerate(sorted(os.listdir(d))):
+                add(f"gen deflect {i}", open(os.path.join(d, f)).read())
+        elif group == "degenerate":
+            add("1,001 identical passives",
+                "players: V A R\nV visit A\n" + "A passive reflexive:kill\n" * 1001
+                + "V passive reflexive:visit\nR block V\n")
+        elif group == "ff8":
+            d = os.path.join(tmp, "ff8")
+            subprocess.run([args.gordian, "gen", "--system", "ff8", "--seed", "5", "--count", "20", "--out", d],
+                           check=True, capture_output=True)
+            for i, f in enumerate(sorted(os.listdir(d))):
+                nights.append((f"ff8 gen {i}", "ff8", os.path.join(d, f)))
         elif group == "pairs":
             add(f"{args.pairs} disjoint pairs", "".join(f"A{i} block B{i}\nB{i} block A{i}\n" for i in range(args.pairs)))
         else:
@@ -322,16 +369,20 @@ def main():
     # columns: (label, side, argv builder)
     report = os.path.join(tmp, "batch.jsonl")
 
-    def gordian_cmd(binary):
+    def gordian_cmd(binary, engine=None):
         def cmd(kind, path):
-            extra = shlex.split(args.gordian_args)
+            extra = shlex.split(args.gordian_args) + (["--engine", engine] if engine else [])
             if kind == "small":
-                return [binary, "batch", "--jobs", "1", "--force", "--out", report] + extra + [path]
+                return None if engine else [binary, "batch", "--jobs", "1", "--force", "--out", report] + extra + [path]
+            if kind == "ff8":
+                return [binary, "ff8", "reach", "--json", "--list", "0"] + extra + [path]
             return [binary, "resolve", "--json"] + extra + [path]
         return cmd
 
     def clingo_cmd(mode):
         def cmd(kind, path):
+            if kind == "ff8":
+                return None
             if kind == "small":
                 if not have_module:
                     return None
@@ -344,6 +395,9 @@ def main():
     cols = [("gordian", "gordian", gordian_cmd(args.gordian))]
     if args.previous:
         cols.append(("previous", "gordian", gordian_cmd(args.previous)))
+    if args.engines:
+        cols += [("direct", "gordian", gordian_cmd(args.gordian, "direct")),
+                 ("sat", "gordian", gordian_cmd(args.gordian, "sat"))]
     if clingo:
         cols += [("clingo usc", "clingo", clingo_cmd("usc")), ("clingo default", "clingo", clingo_cmd("default"))]
 
@@ -367,11 +421,11 @@ def main():
                 if r > 0 or res["over"]:
                     continue
                 code = res["code"]
-                if side == "gordian" and kind == "one" and code == 5:
+                if side == "gordian" and kind != "small" and code == 5:
                     xchk[(ni, ci)] = "limit"
                     notes.append(f"{label} on {name}: a limit (exit 5): {res['err'].strip()[-300:]}")
                     continue
-                if side == "gordian" and kind == "one" and code == 3:
+                if side == "gordian" and kind != "small" and code == 3:
                     bad.append(f"{label} on {name}: its engines disagree (exit 3): {res['err'].strip()[-300:]}")
                     continue
                 if res.get("mem"):
@@ -395,7 +449,8 @@ def main():
                     failed.append(f"{label} on {name}: unreadable answer ({e}): {res['err'].strip()[-300:]}")
                     continue
                 found[(ni, ci)] = f
-                xchk[(ni, ci)] = x
+                # An engine alone is not cross-checked, nor expected to be.
+                xchk[(ni, ci)] = None if label in ("direct", "sat") else x
             print(f"round {r + 1}/{args.reps}: {name} done", file=sys.stderr)
 
     # --- counts must agree -----------------------------------------------------------------

@@ -55,9 +55,12 @@ def clingo_commands():
     if shutil.which("clingo"):
         found.append(("clingo", [shutil.which("clingo")]))
     try:
-        import clingo  # noqa: F401
+        import clingo
 
-        found.append(("py-clingo", [sys.executable, "-m", "clingo"]))
+        # bench/clingo itself imports as an empty namespace package when bench/ is on the
+        # path: only the real module has a Control.
+        if hasattr(clingo, "Control"):
+            found.append(("py-clingo", [sys.executable, "-m", "clingo"]))
     except ImportError:
         pass
     return found
