@@ -388,6 +388,36 @@ fn check_factorised_against_brute(ens: &Ensemble) -> usize {
         as_sorted_texts(&reference["cuts"]["optimal"])
     );
     assert_eq!(streamed["cuts"]["cost"], reference["cuts"]["cost"]);
+    // Not expanded, each component carries its own lists, written one cut and one
+    // outcome at a time: the same as the flat report of the component on its own.
+    let never = answer::to_json(
+        &n,
+        &f,
+        &Options {
+            expand: Expand::Never,
+            ..Options::default()
+        },
+    );
+    for (k, (p, a)) in f.night(&n).parts.iter().zip(&f.parts).enumerate() {
+        let c = &never["components"][k];
+        let own = report::to_json(&p.universe, a, None);
+        for key in [
+            "classification",
+            "resolutions",
+            "outcomes",
+            "death_probabilities",
+        ] {
+            assert_eq!(c[key], own[key], "component {k}: {key}");
+        }
+        assert_eq!(
+            c["cuts"]["optimal"], own["cuts"]["optimal"],
+            "component {k}"
+        );
+        assert_eq!(
+            c["totals"]["outcomes"],
+            serde_json::json!(own["outcomes"].as_array().map_or(0, Vec::len).to_string())
+        );
+    }
     n.parts.len()
 }
 

@@ -351,44 +351,94 @@ fn summary_json<'a>(n: &'a Night, f: &'a Factored) -> Vec<(&'static str, Entry<'
         .collect()
 }
 
-/// One component: its effects, classification, exact counts and cost over the whole
-/// night's priority levels; with `lists`, also its own flat lists (`resolutions`, `cuts`,
-/// `outcomes`, `death_probabilities`, as the flat answer of a night of its own).
-fn component_json(n: &Night, part: &Part, a: &Analysis, lists: bool) -> Value {
-    let levels = n.whole.levels();
+/// One component without its lists (they are flat at the top of an expanded answer): its
+/// classification, effects, exact counts and cost over the whole night's priority levels.
+/// [`ComponentLists`] is the same with the component's own lists.
+fn component_json(n: &Night, part: &Part, a: &Analysis) -> Value {
     let u = &part.universe;
-    let mut v = if lists {
-        report::to_json(u, a, None)
-    } else {
-        json!({"classification": a.classification().name()})
-    };
-    let obj = v.as_object_mut().expect("an object");
-    obj.remove("players");
-    let ids: Vec<&str> = u.ensemble.effects.iter().map(|e| e.id.as_str()).collect();
-    obj.insert("effects".into(), json!(ids));
     let empty = Cut::with_capacity(u.n_declared);
+    let ids: Vec<&str> = u.ensemble.effects.iter().map(|e| e.id.as_str()).collect();
     let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
-    obj.insert(
-        "totals".into(),
-        json!({
+    let cost = a.cuts.as_ref().map(|c| component_cost(n, u, &c.cost));
+    json!({
+        "classification": a.classification().name(),
+        "effects": ids,
+        "totals": {
             "resolutions": a.resolutions.len().to_string(),
             "ways": ways.to_string(),
             "optimal_cuts": a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
             "outcomes": report::outcomes(u, a, &empty).len().to_string(),
-        }),
-    );
-    let cost = a.cuts.as_ref().map(|c| {
-        let mut cost = vec![0; levels.len()];
-        for (lv, k) in u.levels().iter().zip(&c.cost) {
-            cost[levels.binary_search(lv).expect("a level")] += k;
+        },
+        "cut_cost": cost.unwrap_or(Value::Null),
+    })
+}
+
+/// A component with its own flat lists, as [`component_json`] with `lists` gives it (the
+/// same keys in the same order, the same bytes), serialised without building its optimal
+/// cuts and outcomes as one tree: each is built and written in turn ([`report::Lazy`]),
+/// so a component with thousands of optimal cuts is written in little memory.
+struct ComponentLists<'a> {
+    n: &'a Night,
+    part: &'a Part,
+    a: &'a Analysis,
+    /// The component's `component` key, when the answer names owners.
+    owner: Option<usize>,
+}
+
+impl Serialize for ComponentLists<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (u, a) = (&self.part.universe, self.a);
+        let empty = Cut::with_capacity(u.n_declared);
+        let outs = report::outcomes(u, a, &empty);
+        let ids: Vec<&str> = u.ensemble.effects.iter().map(|e| e.id.as_str()).collect();
+        let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
+        let cost = a.cuts.as_ref().map(|c| component_cost(self.n, u, &c.cost));
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("classification", a.classification().name())?;
+        m.serialize_entry("death_probabilities", &report::deaths_json(u, &outs))?;
+        m.serialize_entry("effects", &ids)?;
+        m.serialize_entry("resolutions", &report::resolutions_json(u, &a.resolutions))?;
+        match (&a.cuts, &cost) {
+            (Some(c), Some(cost)) => {
+                #[derive(Serialize)]
+                struct Cuts<'c, 'l> {
+                    cost: &'c Value,
+                    optimal: report::Lazy<'l, (Cut, Vec<Resolution>)>,
+                }
+                let optimal =
+                    report::Lazy::new(&c.optimal, |(f, rs)| report::optimal_cut_json(u, f, rs));
+                m.serialize_entry("cuts", &Cuts { cost, optimal })?;
+            }
+            _ => m.serialize_entry("cuts", &Value::Null)?,
         }
-        level_cost(levels, &cost)
-    });
-    obj.insert("cut_cost".into(), cost.clone().unwrap_or(Value::Null));
-    if let (Some(cuts), Some(cost)) = (obj.get_mut("cuts").filter(|c| !c.is_null()), cost) {
-        cuts["cost"] = cost;
+        let outcomes = report::Lazy::new(&outs, |o| report::outcome_json(u, o));
+        m.serialize_entry("outcomes", &outcomes)?;
+        m.serialize_entry(
+            "totals",
+            &json!({
+                "resolutions": a.resolutions.len().to_string(),
+                "ways": ways.to_string(),
+                "optimal_cuts": a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
+                "outcomes": outs.len().to_string(),
+            }),
+        )?;
+        m.serialize_entry("cut_cost", cost.as_ref().unwrap_or(&Value::Null))?;
+        if let Some(o) = self.owner {
+            m.serialize_entry("component", &o)?;
+        }
+        m.end()
     }
-    v
+}
+
+/// A component's cut cost over the whole night's priority levels.
+fn component_cost(n: &Night, u: &Universe, cost: &[usize]) -> Value {
+    let levels = n.whole.levels();
+    let mut total = vec![0; levels.len()];
+    for (lv, k) in u.levels().iter().zip(cost) {
+        total[levels.binary_search(lv).expect("a level")] += k;
+    }
+    level_cost(levels, &total)
 }
 
 /// Writes `value` pretty-printed, its lines after the first indented by `indent`.
@@ -495,7 +545,16 @@ pub fn write_json(
     let mut s = Stream::open(w, "  ", None)?;
     let owner = owners(f);
     for (k, (p, a)) in n.parts.iter().zip(&f.parts).enumerate() {
-        let mut v = component_json(n, p, a, !expanded);
+        if !expanded {
+            s.item(&ComponentLists {
+                n,
+                part: p,
+                a,
+                owner: owner.as_ref().map(|o| o[k]),
+            })?;
+            continue;
+        }
+        let mut v = component_json(n, p, a);
         if let Some(o) = &owner {
             v["component"] = json!(o[k]);
         }

@@ -190,7 +190,7 @@ pub fn resolution_json(u: &Universe, r: &Resolution, best: Option<usize>) -> Val
     serde_json::to_value(resolution_view(u, r, best)).expect("JSON views serialise")
 }
 
-fn resolutions_json(u: &Universe, rs: &[Resolution]) -> Value {
+pub fn resolutions_json(u: &Universe, rs: &[Resolution]) -> Value {
     let best = min_created(u, rs);
     Value::Array(rs.iter().map(|r| resolution_json(u, r, best)).collect())
 }
@@ -251,6 +251,7 @@ pub fn effects_view(u: &Universe) -> Vec<EffectJson<'_>> {
 
 /// The stable JSON object of the contract's last section, plus `players`,
 /// `death_probabilities` and, with a seed, `pick`.
+#[cfg(test)]
 pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
     let empty = Cut::with_capacity(u.n_declared);
     let effects = effects_view(u);
@@ -264,15 +265,12 @@ pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
         let optimal: Vec<Value> = c
             .optimal
             .iter()
-            .map(|(f, rs)| json!({"cut": sorted_ids(u, f.ones()), "resolutions": resolutions_json(u, rs)}))
+            .map(|(f, rs)| optimal_cut_json(u, f, rs))
             .collect();
         json!({"cost": cost, "optimal": optimal})
     });
     let outs = outcomes(u, a, &empty);
-    let deaths: Vec<Value> = death_distribution(u, &outs)
-        .into_iter()
-        .map(|(d, p)| json!({"deaths": d, "probability": p.to_string()}))
-        .collect();
+    let deaths = deaths_json(u, &outs);
     let mut obj = json!({
         "classification": a.classification().name(),
         "players": u.ensemble.players,
@@ -293,6 +291,47 @@ pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
         };
     }
     obj
+}
+
+/// A list serialised one item at a time: each item's JSON is built, written and dropped
+/// before the next, so a long list (a paradox's thousands of optimal cuts) is never held
+/// as one tree. Serialises exactly as the `Vec` of the same items would.
+pub struct Lazy<'a, T> {
+    items: &'a [T],
+    json: Box<dyn Fn(&T) -> Value + 'a>,
+}
+
+impl<'a, T> Lazy<'a, T> {
+    pub fn new(items: &'a [T], json: impl Fn(&T) -> Value + 'a) -> Self {
+        Lazy {
+            items,
+            json: Box::new(json),
+        }
+    }
+}
+
+impl<T> Serialize for Lazy<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.items.len()))?;
+        for item in self.items {
+            seq.serialize_element(&(self.json)(item))?;
+        }
+        seq.end()
+    }
+}
+
+/// The death probabilities of `outs`, as `to_json` lists them.
+pub fn deaths_json(u: &Universe, outs: &[Outcome]) -> Vec<Value> {
+    death_distribution(u, outs)
+        .into_iter()
+        .map(|(d, p)| json!({"deaths": d, "probability": p.to_string()}))
+        .collect()
+}
+
+/// An optimal cut with its resolutions, as `to_json` lists it.
+pub fn optimal_cut_json(u: &Universe, f: &Cut, rs: &[Resolution]) -> Value {
+    json!({"cut": sorted_ids(u, f.ones()), "resolutions": resolutions_json(u, rs)})
 }
 
 /// The moderator's one wording for a set of deaths.
