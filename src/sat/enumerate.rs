@@ -6,8 +6,14 @@
 //! * every distinct assignment of the projection literals that extends to a model (under the
 //!   given assumptions) is reported exactly once, until the enumeration ends;
 //! * blocking clauses never leak into later queries: each one carries `!a` for a fresh
-//!   activation literal `a` that is assumed only during this enumeration, and the unit clause
-//!   `!a` is added on every exit path, retiring them all.
+//!   activation literal `a` that is assumed only while its cube is enumerated, and the unit
+//!   clause `!a` is added once the cube is done and on every exit path, retiring them;
+//! * with [`enumerate_in_cubes`], at most `chunk` blocking clauses are active per cube: a
+//!   cube that reaches that many models is split on the next projection literal and its
+//!   remaining models are found in the two halves (its own blocking clauses still active),
+//!   so the solver's clause database stays small over many thousands of models (varisat
+//!   rescans every clause whenever it learns a top-level unit, which makes one long list of
+//!   blocking clauses quadratic). [`enumerate_projected`] is one cube that never splits.
 
 use std::ops::ControlFlow;
 
@@ -35,51 +41,117 @@ pub struct Enumeration {
     pub models: usize,
 }
 
+/// A chunk that never splits: [`enumerate_projected`]'s one cube with every blocking clause.
+const CHUNK: usize = usize::MAX;
+
+/// What is left to do in [`enumerate_projected`].
+enum Task {
+    /// Enumerate the models under these assumptions (the caller's, the cube's literals and
+    /// the activation literals of the cubes it lies in), splitting on `projection[split]`
+    /// once it has found a chunk of them.
+    Cube { assumed: Vec<Lit>, split: usize },
+    /// Retire a cube's blocking clauses: its halves are done.
+    Retire(Lit),
+}
+
 /// Enumerates the distinct assignments of `projection` over all models satisfying
 /// `assumptions`, passing each to `on_model` as the values of the projection literals (same
 /// order, literal polarity respected).
 ///
 /// Stops after `limit` models if given (`Some(0)` reports none), or when `on_model` breaks.
-/// The solver's clauses are unchanged in effect afterwards (see the module invariants); one
-/// fresh variable and a few retired clauses remain.
+/// The solver's clauses are unchanged in effect afterwards (see the module invariants); a
+/// fresh variable per cube and the retired clauses remain.
 pub fn enumerate_projected(
     solver: &mut Solver,
     projection: &[Lit],
     assumptions: &[Lit],
     limit: Option<usize>,
+    on_model: impl FnMut(&[bool]) -> ControlFlow<()>,
+) -> Enumeration {
+    enumerate_in_cubes(solver, projection, assumptions, limit, CHUNK, on_model)
+}
+
+/// [`enumerate_projected`], splitting a cube once it has `chunk` models. For an
+/// enumeration of many thousands of models over a small formula, where varisat's rescans of
+/// a long list of blocking clauses dominate: FF8's reachable states, 29.6 s for 22,853 of
+/// them as one cube, 4.1 s in cubes of 4 (5.9 s with 2, 6.8 s with 32, 17.6 s with 256).
+pub fn enumerate_in_cubes(
+    solver: &mut Solver,
+    projection: &[Lit],
+    assumptions: &[Lit],
+    limit: Option<usize>,
+    chunk: usize,
     mut on_model: impl FnMut(&[bool]) -> ControlFlow<()>,
 ) -> Enumeration {
-    let activation = solver.new_lit();
-    let mut active = assumptions.to_vec();
-    active.push(activation);
     let mut values = vec![false; projection.len()];
     let mut blocking = Vec::with_capacity(projection.len() + 1);
     let mut models = 0;
-
-    let end = loop {
-        if limit.is_some_and(|limit| models >= limit) {
-            break EnumerationEnd::LimitReached;
+    let mut tasks = vec![Task::Cube {
+        assumed: assumptions.to_vec(),
+        split: 0,
+    }];
+    let end = 'all: loop {
+        let (mut active, split) = match tasks.pop() {
+            None => break EnumerationEnd::Complete,
+            Some(Task::Retire(act)) => {
+                solver.add_clause(&[!act]);
+                continue;
+            }
+            Some(Task::Cube { assumed, split }) => (assumed, split),
+        };
+        let activation = solver.new_lit();
+        active.push(activation);
+        let mut found = 0;
+        let end = loop {
+            if limit.is_some_and(|limit| models >= limit) {
+                break Some(EnumerationEnd::LimitReached);
+            }
+            match solver.solve(&active) {
+                SatResult::Sat => {}
+                SatResult::Unsat => break None,
+                SatResult::Unknown => break Some(EnumerationEnd::Interrupted),
+            }
+            blocking.clear();
+            blocking.push(!activation);
+            for (value, &lit) in values.iter_mut().zip(projection) {
+                *value = solver.value(lit);
+                // The literal that is false in this model; all of them false cannot be a
+                // tautology, even if the projection holds a literal and its negation.
+                blocking.push(if *value { !lit } else { lit });
+            }
+            models += 1;
+            if on_model(&values).is_break() {
+                break Some(EnumerationEnd::Stopped);
+            }
+            solver.add_clause(&blocking);
+            found += 1;
+            if found >= chunk && split < projection.len() {
+                // The rest of this cube, in two halves on the next projection literal, with
+                // this cube's blocking clauses active until both are done.
+                let lit = projection[split];
+                tasks.push(Task::Retire(activation));
+                for half in [!lit, lit] {
+                    let mut assumed = active.clone();
+                    assumed.push(half);
+                    tasks.push(Task::Cube {
+                        assumed,
+                        split: split + 1,
+                    });
+                }
+                continue 'all;
+            }
+        };
+        solver.add_clause(&[!activation]);
+        if let Some(end) = end {
+            // Retire every cube still waiting for its halves.
+            for t in tasks.drain(..) {
+                if let Task::Retire(act) = t {
+                    solver.add_clause(&[!act]);
+                }
+            }
+            break end;
         }
-        match solver.solve(&active) {
-            SatResult::Sat => {}
-            SatResult::Unsat => break EnumerationEnd::Complete,
-            SatResult::Unknown => break EnumerationEnd::Interrupted,
-        }
-        blocking.clear();
-        blocking.push(!activation);
-        for (value, &lit) in values.iter_mut().zip(projection) {
-            *value = solver.value(lit);
-            // The literal that is false in this model; all of them false cannot be a
-            // tautology, even if the projection holds a literal and its negation.
-            blocking.push(if *value { !lit } else { lit });
-        }
-        models += 1;
-        if on_model(&values).is_break() {
-            break EnumerationEnd::Stopped;
-        }
-        solver.add_clause(&blocking);
     };
-    solver.add_clause(&[!activation]);
     Enumeration { end, models }
 }
 
@@ -97,8 +169,18 @@ mod tests {
         assumptions: &[Lit],
         limit: Option<usize>,
     ) -> (Enumeration, Vec<Vec<bool>>) {
+        collect_in(s, projection, assumptions, limit, CHUNK)
+    }
+
+    fn collect_in(
+        s: &mut Solver,
+        projection: &[Lit],
+        assumptions: &[Lit],
+        limit: Option<usize>,
+        chunk: usize,
+    ) -> (Enumeration, Vec<Vec<bool>>) {
         let mut found = Vec::new();
-        let e = enumerate_projected(s, projection, assumptions, limit, |m| {
+        let e = enumerate_in_cubes(s, projection, assumptions, limit, chunk, |m| {
             found.push(m.to_vec());
             ControlFlow::Continue(())
         });
@@ -122,9 +204,10 @@ mod tests {
             let vars = cnf.load(&mut s);
             let lits: Vec<Lit> =
                 proj.iter().map(|&(v, pos)| if pos { vars[v] } else { !vars[v] }).collect();
-            for _ in 0..2 {
-                // Twice: the first run's blocking clauses must not affect the second.
-                let (e, found) = collect(&mut s, &lits, &[], None);
+            for chunk in [CHUNK, 1, 2, 4] {
+                // Again and again: a run's blocking clauses must not affect the next; with
+                // chunks of 1 and 2 models, cubes are split down to single assignments.
+                let (e, found) = collect_in(&mut s, &lits, &[], None, chunk);
                 prop_assert_eq!(e.end, EnumerationEnd::Complete);
                 prop_assert_eq!(e.models, found.len());
                 let set: BTreeSet<Vec<bool>> = found.iter().cloned().collect();
@@ -143,6 +226,19 @@ mod tests {
         let mut s = Solver::new();
         let vars = cnf.load(&mut s);
         (s, vars)
+    }
+
+    #[test]
+    fn a_split_enumeration_stopped_early_leaves_nothing_behind() {
+        // Chunks of one model: every cube is split, and the limit stops the run with cubes
+        // still waiting for their halves; their blocking clauses must all be retired.
+        let (mut s, v) = small();
+        let (e, found) = collect_in(&mut s, &v, &[], Some(3), 1);
+        assert_eq!((e.end, found.len()), (EnumerationEnd::LimitReached, 3));
+        let (e, found) = collect_in(&mut s, &v, &[], None, 2);
+        assert_eq!((e.end, e.models), (EnumerationEnd::Complete, 6));
+        let distinct: BTreeSet<Vec<bool>> = found.into_iter().collect();
+        assert_eq!(distinct.len(), 6);
     }
 
     #[test]

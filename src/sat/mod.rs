@@ -5,7 +5,7 @@
 //! `fold.rs`), cardinality encodings
 //! ([`Totalizer`]), lexicographic minimisation of cost counts level by level ([`lexmin`])
 //! or core-guided ([`lexmin_cores`]), backbones ([`backbone`]) and projected model
-//! enumeration ([`enumerate_projected`]).
+//! enumeration ([`enumerate_projected`], [`enumerate_in_cubes`]).
 //!
 //! Invariants shared by every procedure here:
 //! * all extra constraints a procedure needs only while it runs are passed as assumptions
@@ -28,7 +28,7 @@ mod test_util;
 pub use backbone::backbone;
 pub use card::Totalizer;
 pub use coremin::lexmin_cores;
-pub use enumerate::{enumerate_projected, EnumerationEnd};
+pub use enumerate::{enumerate_in_cubes, enumerate_projected, EnumerationEnd};
 pub use fold::Inputs;
 pub use lexmin::lexmin;
 pub use solver::{CoreResult, Lit, SatResult, Solver};

@@ -12,7 +12,7 @@
 
 use super::model::*;
 use super::simulate::Site;
-use crate::sat::{enumerate_projected, EnumerationEnd, Inputs, Lit, SatResult, Solver};
+use crate::sat::{enumerate_in_cubes, EnumerationEnd, Inputs, Lit, SatResult, Solver};
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::ops::ControlFlow;
 
@@ -579,9 +579,10 @@ impl Encoding {
         self.solver.set_interrupt(budget.flag());
         let proj = self.states.last().expect("start").flat();
         let mut out = Vec::new();
-        // Each model: its state and its blocking clause.
+        // Each model: its state and its blocking clause. Thousands of states over a small
+        // formula: enumerated in cubes of 4 (see `enumerate_in_cubes`).
         let bytes = (std::mem::size_of::<State>() + 8 * proj.len() + 40) as u64;
-        let e = enumerate_projected(&mut self.solver, &proj, &[], None, |vals| {
+        let e = enumerate_in_cubes(&mut self.solver, &proj, &[], None, 4, |vals| {
             out.push(SState::decode(vals));
             if budget.charge("reachable states", bytes).is_err() {
                 return ControlFlow::Break(());
