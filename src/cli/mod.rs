@@ -117,7 +117,9 @@ enum Command {
     /// FILE:LINE (a partially written last line, which an interrupted batch leaves, is
     /// named as such); with --expect, an input without a record is an error. On any
     /// error nothing is written (exit 2); the merged report is written to a temporary
-    /// file and renamed. A summary goes to standard error.
+    /// file and renamed. A summary goes to standard error; without --expect, it names the
+    /// shards of a `batch --shard K/N` split that have no record (from each record's
+    /// `shard`).
     #[command(after_help = merge::EXAMPLE)]
     Merge(merge::Args),
     /// The worker process of `check` and `batch` (internal: one job per line in, one
