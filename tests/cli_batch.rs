@@ -493,7 +493,6 @@ fn check_json_streams_its_document_within_the_memory_bound() {
         .stderr(Stdio::null())
         .spawn()
         .expect("run gordian");
-    let pid = child.id();
     // Read the document as it comes (a reader that waits would stall the writer).
     let mut out = child.stdout.take().expect("stdout");
     let reader = std::thread::spawn(move || {
@@ -507,18 +506,7 @@ fn check_json_streams_its_document_within_the_memory_bound() {
         }
         bytes
     });
-    let mut peak_kib = 0u64;
-    while child.try_wait().expect("wait").is_none() {
-        if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-            for line in status.lines() {
-                if let Some(v) = line.strip_prefix("VmHWM:") {
-                    let kib: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-                    peak_kib = peak_kib.max(kib);
-                }
-            }
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let peak_kib = common::peak_resident_kib(&mut child);
     let bytes = reader.join().expect("reader");
     assert_eq!(child.wait().expect("exit").code(), Some(0));
     assert!(bytes > 100 << 20, "a large document: {bytes} bytes");

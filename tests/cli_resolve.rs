@@ -5,6 +5,8 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod common;
+
 fn gordian(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gordian"))
         .args(args)
@@ -643,7 +645,8 @@ fn an_answer_alone_says_how_long_it_took_and_why_the_other_stopped() {
 #[test]
 fn a_large_json_answer_is_written_without_building_it_whole() {
     use std::process::Stdio;
-    let dir = std::env::temp_dir().join(format!("gordian-cli-resolve-big-{}", std::process::id()));
+    let d = common::TempDir::new("resolve-big");
+    let dir = &d.0;
     let out = gordian(&[
         "gen",
         "--system",
@@ -674,27 +677,14 @@ fn a_large_json_answer_is_written_without_building_it_whole() {
         .stderr(Stdio::null())
         .spawn()
         .expect("run gordian");
-    let pid = child.id();
     let mut stdout = child.stdout.take().expect("stdout");
     let reader = std::thread::spawn(move || {
         let mut text = Vec::new();
         std::io::Read::read_to_end(&mut stdout, &mut text).map(|_| text)
     });
-    let mut peak_kib = 0u64;
-    while child.try_wait().expect("wait").is_none() {
-        if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-            for line in status.lines() {
-                if let Some(v) = line.strip_prefix("VmHWM:") {
-                    let kib: u64 = v.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-                    peak_kib = peak_kib.max(kib);
-                }
-            }
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let peak_kib = common::peak_resident_kib(&mut child);
     let text = reader.join().expect("reader").expect("read");
     assert_eq!(child.wait().expect("exit").code(), Some(0));
-    let _ = std::fs::remove_dir_all(&dir);
     let v: Value = serde_json::from_slice(&text).expect("the answer is JSON");
     // The optimal cuts' resolutions are most of the answer.
     let resolutions: usize = v["components"]

@@ -357,19 +357,27 @@ fn summary_json<'a>(n: &'a Night, f: &'a Factored) -> Vec<(&'static str, Entry<'
 fn component_json(n: &Night, part: &Part, a: &Analysis) -> Value {
     let u = &part.universe;
     let empty = Cut::with_capacity(u.n_declared);
-    let ids: Vec<&str> = u.ensemble.effects.iter().map(|e| e.id.as_str()).collect();
-    let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
-    let cost = a.cuts.as_ref().map(|c| component_cost(n, u, &c.cost));
     json!({
         "classification": a.classification().name(),
-        "effects": ids,
-        "totals": {
-            "resolutions": a.resolutions.len().to_string(),
-            "ways": ways.to_string(),
-            "optimal_cuts": a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
-            "outcomes": report::outcomes(u, a, &empty).len().to_string(),
-        },
-        "cut_cost": cost.unwrap_or(Value::Null),
+        "effects": effect_ids(u),
+        "totals": component_totals(a, report::outcomes(u, a, &empty).len()),
+        "cut_cost": a.cuts.as_ref().map_or(Value::Null, |c| component_cost(n, u, &c.cost)),
+    })
+}
+
+/// A component's effect ids, in its universe's order.
+fn effect_ids(u: &Universe) -> Vec<&str> {
+    u.ensemble.effects.iter().map(|e| e.id.as_str()).collect()
+}
+
+/// A component's exact counts (as strings: they can be large elsewhere).
+fn component_totals(a: &Analysis, outcomes: usize) -> Value {
+    let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
+    json!({
+        "resolutions": a.resolutions.len().to_string(),
+        "ways": ways.to_string(),
+        "optimal_cuts": a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
+        "outcomes": outcomes.to_string(),
     })
 }
 
@@ -391,13 +399,11 @@ impl Serialize for ComponentLists<'_> {
         let (u, a) = (&self.part.universe, self.a);
         let empty = Cut::with_capacity(u.n_declared);
         let outs = report::outcomes(u, a, &empty);
-        let ids: Vec<&str> = u.ensemble.effects.iter().map(|e| e.id.as_str()).collect();
-        let ways: usize = a.resolutions.iter().map(|r| r.ways.len()).sum();
         let cost = a.cuts.as_ref().map(|c| component_cost(self.n, u, &c.cost));
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("classification", a.classification().name())?;
         m.serialize_entry("death_probabilities", &report::deaths_json(u, &outs))?;
-        m.serialize_entry("effects", &ids)?;
+        m.serialize_entry("effects", &effect_ids(u))?;
         m.serialize_entry("resolutions", &report::resolutions_json(u, &a.resolutions))?;
         match (&a.cuts, &cost) {
             (Some(c), Some(cost)) => {
@@ -414,15 +420,7 @@ impl Serialize for ComponentLists<'_> {
         }
         let outcomes = report::Lazy::new(&outs, |o| report::outcome_json(u, o));
         m.serialize_entry("outcomes", &outcomes)?;
-        m.serialize_entry(
-            "totals",
-            &json!({
-                "resolutions": a.resolutions.len().to_string(),
-                "ways": ways.to_string(),
-                "optimal_cuts": a.cuts.as_ref().map_or(0, |c| c.optimal.len()).to_string(),
-                "outcomes": outs.len().to_string(),
-            }),
-        )?;
+        m.serialize_entry("totals", &component_totals(a, outs.len()))?;
         m.serialize_entry("cut_cost", cost.as_ref().unwrap_or(&Value::Null))?;
         if let Some(o) = self.owner {
             m.serialize_entry("component", &o)?;
