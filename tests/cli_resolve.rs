@@ -613,13 +613,16 @@ fn the_human_report_lists_effects_in_file_order() {
 
 /// An answer that is not cross-checked says which engine answered and how long it took,
 /// and why the other has no answer. Here the SAT engine stops at a small memory bound:
-/// 300 identical reflexive passives each create a kill, and each of those a visit that
-/// fires all 300 again, so its encoding is large, while the direct engine sees at once
-/// that the roleblock on V stops the chain.
+/// 300 reflexive passives each create a kill, and each of those a visit that fires all
+/// 300 again, so its encoding is large, while the direct engine sees at once that the
+/// roleblock on V stops the chain. (Each passive has a priority of its own: identical
+/// passives would be solved as one.)
 #[test]
 fn an_answer_alone_says_how_long_it_took_and_why_the_other_stopped() {
     let mut night = String::from("players: V A R\nV visit A\n");
-    night.push_str(&"A passive reflexive:kill\n".repeat(300));
+    for p in 1..=300 {
+        night.push_str(&format!("A passive reflexive:kill @{p}\n"));
+    }
     night.push_str("V passive reflexive:visit\nR block V\n");
     let p = temp_file("alone.night", &night);
     let out = gordian(&["resolve", p.to_str().unwrap(), "--max-memory", "20"]);

@@ -1052,14 +1052,15 @@ fn deflection_chain(n: usize) -> String {
     s
 }
 
-/// `V visit A`, `V passive reflexive:kill` and `n` lines `A passive reflexive:visit`:
+/// `V visit A`, `V passive reflexive:kill` and `n` lines `A passive reflexive:visit @i`:
 /// the visit creates one visit of A's at V per passive, each of which creates V's kill on
 /// A, which creates them again: one cycle of n + 1 created effects, whose grounding the
 /// SAT encoding writes with n levels of n + 1 derivation variables each.
 fn reflexive_ring(n: usize) -> String {
     let mut s = String::from("V visit A\nV passive reflexive:kill\n");
-    for _ in 0..n {
-        s.push_str("A passive reflexive:visit\n");
+    // Each at a priority of its own: identical passives would be solved as one.
+    for i in 0..n {
+        s.push_str(&format!("A passive reflexive:visit @{}\n", i + 1));
     }
     s
 }

@@ -78,13 +78,14 @@ fn wait_for_workers(child: &Child, n: usize) -> Vec<u32> {
     }
 }
 
-/// `V visit A`, `V passive reflexive:kill` and 5,000 lines `A passive reflexive:visit`:
+/// `V visit A`, `V passive reflexive:kill` and 5,000 lines `A passive reflexive:visit @i`:
 /// one cycle of 5,001 created effects, whose grounding the SAT encoding writes with 5,000
 /// levels of 5,001 derivation variables each.
 fn ring_night() -> String {
     let mut s = String::from("players: V A\nV visit A\nV passive reflexive:kill\n");
-    for _ in 0..5000 {
-        s.push_str("A passive reflexive:visit\n");
+    // Each at a priority of its own: identical passives would be solved as one.
+    for i in 0..5000 {
+        s.push_str(&format!("A passive reflexive:visit @{}\n", i + 1));
     }
     s
 }

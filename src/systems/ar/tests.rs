@@ -657,7 +657,7 @@ fn random_dense_nights_often_answer_as_pieces_by_sat() {
 fn one_piece(u: &Universe, a: Analysis) -> crate::systems::ar::answer::pieces::PartAnswer {
     use crate::systems::ar::answer::factor::Part;
     use crate::systems::ar::answer::pieces::PartAnswer;
-    PartAnswer::Split(crate::systems::ar::answer::pieces::Split {
+    PartAnswer::Split(Box::new(crate::systems::ar::answer::pieces::Split {
         night: Night {
             whole: u.clone(),
             parts: vec![Part {
@@ -667,7 +667,7 @@ fn one_piece(u: &Universe, a: Analysis) -> crate::systems::ar::answer::pieces::P
             }],
         },
         parts: vec![a],
-    })
+    }))
 }
 
 proptest! {
@@ -862,5 +862,95 @@ proptest! {
         let s = Sat.solve(&n, &Budget::new()).expect("not interrupted");
         prop_assert_eq!(&d, &s);
         engine::self_check(&n, &s).map_err(TestCaseError::fail)?;
+    }
+}
+
+/// `ens` with copies of some of its passives inserted at random places: each passive is
+/// copied 0 to 3 times (ids `c1`, `c2`, ...), drawn from `seed`.
+fn with_copied_passives(ens: &Ensemble, seed: u64) -> Ensemble {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut effects = ens.effects.clone();
+    let mut n = 0;
+    for e in ens.effects.iter().filter(|e| !e.is_action()) {
+        for _ in 0..rng.gen_range(0..4) {
+            n += 1;
+            let mut copy = e.clone();
+            copy.id = format!("c{n}");
+            let at = rng.gen_range(0..=effects.len());
+            effects.insert(at, copy);
+        }
+    }
+    Ensemble {
+        effects,
+        ..ens.clone()
+    }
+}
+
+/// Both engines' component answers (identical passives collapsed) flattened, for a
+/// universe of one component or more.
+fn collapsed_answers(u: &Universe) -> (Analysis, Analysis) {
+    use crate::systems::ar::answer::pieces::PartAnswer;
+    let flat = |a: PartAnswer| match a {
+        PartAnswer::Flat(a) => a,
+        PartAnswer::Split(s) => s.flatten(),
+    };
+    let d = direct::analyse_part(u, &Budget::new()).expect("not interrupted");
+    let s = satsplit::analyse_part(u, &Budget::new()).expect("not interrupted");
+    (flat(d), flat(s))
+}
+
+#[test]
+fn a_cut_counts_every_copy_of_a_collapsed_passive() {
+    // `B visit A` succeeding creates A's block on B, which makes it fail: a paradox. With
+    // one passive at the visit's priority, cutting either is optimal; with two identical
+    // passives, cutting both costs two, so cutting the visit is the only optimal cut.
+    let one = "players: A B\nB visit A\nA passive reflexive:block @6\n";
+    let two =
+        "players: A B\nB visit A\nA passive reflexive:block @6\nA passive reflexive:block @6\n";
+    for (text, cuts) in [(one, vec![vec!["e1"], vec!["e2"]]), (two, vec![vec!["e1"]])] {
+        let (ens, _) = parsed(text);
+        let u = Universe::new(&ens);
+        for a in [collapsed_answers(&u).0, collapsed_answers(&u).1] {
+            let c = a.cuts.as_ref().expect("a paradox");
+            assert_eq!(c.cost, vec![1], "{text}");
+            let got: Vec<Vec<String>> = c
+                .optimal
+                .iter()
+                .map(|(f, _)| resolution::sorted_ids(&u, f.ones()))
+                .collect();
+            assert_eq!(got, cuts, "{text}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    /// Identical passives are solved as one and the answer expanded back: both engines'
+    /// answers equal the direct engine's on the night as written (and brute force's when
+    /// small), flat and as pieces, with and without deflections.
+    #[test]
+    fn collapsed_passives_answer_as_the_night_as_written(
+        seed in any::<u64>(), effects in 2usize..30, mix in 0u8..3,
+    ) {
+        let params = match mix {
+            0 => NightParams { passive_rate: 0.4, ..small_params(effects) },
+            1 => NightParams { passive_rate: 0.4, ..dense_params(effects) },
+            _ => NightParams { passive_rate: 0.4, ..deflect_params(effects.min(10)) },
+        };
+        let ens = with_copied_passives(&night(&params, seed), seed);
+        let u = Universe::new(&ens);
+        let collapsed = crate::systems::ar::answer::collapse::collapse(&u, &Budget::new())
+            .expect("not interrupted");
+        prop_assume!(collapsed.is_some());
+        let written = direct::analyse(&u, &Budget::new()).expect("not interrupted");
+        recheck(&u, &written);
+        if u.len() <= 14 {
+            prop_assert_eq!(&brute::analyse(&u).expect("small universe"), &written);
+        }
+        let (d, s) = collapsed_answers(&u);
+        prop_assert_eq!(&d, &written);
+        prop_assert_eq!(&s, &written);
     }
 }

@@ -11,11 +11,12 @@
 //!
 //! The answer layer: what both engines return and how it is read. A night split into
 //! components and the factorised answer ([`factor`]), a component as a product of pieces
-//! ([`pieces`]), products back to flat lists ([`expand`]), when two answers say the same
+//! ([`pieces`]), identical passives solved as one and expanded back ([`collapse`]), products back to flat lists ([`expand`]), when two answers say the same
 //! ([`agree`]), outcomes with exact probabilities and their renderings ([`report`]), and
 //! this module on top of them. Imports only the night (tests/layers.rs).
 
 pub mod agree;
+pub mod collapse;
 pub mod expand;
 pub mod factor;
 pub mod pieces;

@@ -88,13 +88,36 @@ impl Split {
     }
 }
 
+/// A product form is kept as pieces when its flat answer would have more than this many
+/// (cut, resolution) entries; a smaller one is flattened, so that small answers read as
+/// they always have. Tests keep every product with more than one entry as pieces.
+#[cfg(not(test))]
+const FLAT_UP_TO: f64 = 256.0;
+#[cfg(test)]
+const FLAT_UP_TO: f64 = 1.0;
+
+/// A component's answer from its optimal labellings as products: as pieces
+/// ([`pieces`]), flattened when the flat answer is small ([`FLAT_UP_TO`]).
+pub fn answer(
+    u: &Universe,
+    products: &[Product],
+    budget: &Budget,
+) -> Result<PartAnswer, Interrupted> {
+    let s = pieces(u, products, budget)?;
+    Ok(if s.flat_size() <= FLAT_UP_TO {
+        PartAnswer::Flat(s.flatten())
+    } else {
+        PartAnswer::Split(Box::new(s))
+    })
+}
+
 /// One component's answer: flat, or a product of pieces.
 #[derive(Clone, Debug)]
 pub enum PartAnswer {
     /// The component's analysis.
     Flat(Analysis),
     /// The component's pieces and their analyses.
-    Split(Split),
+    Split(Box<Split>),
 }
 
 /// Assembling a night's answer from its components' answers lives beside [`PartAnswer`],
@@ -137,6 +160,7 @@ impl Factored {
                                 .collect(),
                         });
                     }
+                    let s = *s;
                     parts.extend(s.parts);
                     splits.insert(k, s.night);
                 }

@@ -71,6 +71,9 @@ pub(super) struct Written {
     pub(super) grounded: Vec<bool>,
     /// Priority level index of each local declared effect (0 for created ones).
     pub(super) level: Vec<usize>,
+    /// How many times each local declared effect counts in its level's cost
+    /// ([`Universe::weight`]; 1 for created ones).
+    pub(super) weight: Vec<usize>,
 }
 
 impl Written {
@@ -111,7 +114,8 @@ pub(super) fn write(
     let mut created = vec![false; m];
     let mut declared = vec![false; m];
     let mut level = vec![0; m];
-    let mut counted: Vec<Vec<Lit>> = vec![Vec::new(); levels];
+    // What each level counts: (level, literal "cut", weight).
+    let mut counted: Vec<(usize, Lit, usize)> = Vec::new();
     // `open(q)`: every unblockable passive of q is cut (created on first use).
     let mut open_var =
         |q: Player, vars: &mut usize, phase: &mut Vec<bool>, clauses: &mut Vec<Vec<Lit>>| {
@@ -237,7 +241,7 @@ pub(super) fn write(
         if y < u.n_declared {
             declared[j] = true;
             level[j] = f.level[y];
-            counted[f.level[y]].push(lit(live(j), false));
+            counted.push((f.level[y], lit(live(j), false), u.weight(y)));
         }
         let (fs, fl) = fixed[y];
         facts.extend(fs.map(|b| lit(s(j), b)));
@@ -256,14 +260,18 @@ pub(super) fn write(
         grounded: declared.clone(),
         declared,
         level,
+        weight: comp.iter().map(|&y| u.weight(y)).collect(),
     };
-    let problem = Problem {
+    let mut problem = Problem {
         vars,
         clauses,
         facts,
-        counted,
+        counted: vec![Vec::new(); levels],
         phase,
     };
+    for (level, l, weight) in counted {
+        problem.count(level, l, weight);
+    }
     (w, problem)
 }
 

@@ -87,6 +87,22 @@ pub struct Problem {
     pub phase: Vec<bool>,
 }
 
+impl Problem {
+    /// Counts `l` in counted set `set` `weight` times: `l` itself and `weight - 1` fresh
+    /// variables equal to it (so a counted set's count is a weighted sum).
+    pub fn count(&mut self, set: usize, l: Lit, weight: usize) {
+        self.counted[set].push(l);
+        for _ in 1..weight {
+            let v = self.vars;
+            self.vars += 1;
+            self.phase.push(self.phase[var(l)] == (l & 1 == 0));
+            self.clauses.push(vec![lit(v, false), l]);
+            self.clauses.push(vec![lit(v, true), neg(l)]);
+            self.counted[set].push(lit(v, true));
+        }
+    }
+}
+
 /// The search state; see the module documentation.
 pub struct Learner {
     clauses: Vec<Clause>,

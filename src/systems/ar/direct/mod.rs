@@ -55,6 +55,7 @@ pub mod redirect;
 pub mod split;
 
 use self::frame::Frame;
+use crate::systems::ar::answer::collapse::{self, Found};
 use crate::systems::ar::answer::pieces::PartAnswer;
 use crate::systems::ar::night::model::{ActionKind, End, Player, Redirection};
 use crate::systems::ar::night::resolution::{
@@ -903,20 +904,18 @@ const SPLIT_FROM: usize = 64;
 #[cfg(test)]
 const SPLIT_FROM: usize = 4;
 
-/// A product form is kept as pieces when its flat answer would have more than this many
-/// (cut, resolution) entries; a smaller one is flattened, so that small answers read as
-/// they always have. Tests keep every product with more than one entry as pieces.
-#[cfg(not(test))]
-const FLAT_UP_TO: f64 = 256.0;
-#[cfg(test)]
-const FLAT_UP_TO: f64 = 1.0;
-
 /// One component's answer: through its product form when it is large (one cut-search
 /// frame without deflections, else the component written once by [`self::redirect`]), as
-/// pieces when that product is large; otherwise [`analyse`].
+/// pieces when that product is large; otherwise [`analyse`]. Identical passives are
+/// solved as one ([`collapse`]).
 pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
+    collapse::answer(u, budget, find)
+}
+
+/// What [`analyse_part`] finds on a (collapsed) component.
+fn find(u: &Universe, budget: &Budget) -> Result<Found, Interrupted> {
     if u.len() < SPLIT_FROM || u.general.is_some() || u.links_deaths() {
-        return analyse(u, budget).map(PartAnswer::Flat);
+        return analyse(u, budget).map(Found::Flat);
     }
     let products = if u.has_deflections() {
         // Written once, redirections as decisions: no frame per set of deflections.
@@ -937,12 +936,7 @@ pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interru
         }
         products
     };
-    let s = crate::systems::ar::answer::pieces::pieces(u, &products, budget)?;
-    Ok(if s.flat_size() <= FLAT_UP_TO {
-        PartAnswer::Flat(s.flatten())
-    } else {
-        PartAnswer::Split(s)
-    })
+    Ok(Found::Products(products))
 }
 
 /// The whole analysis: resolutions of E; for a paradox, every optimal cut and the

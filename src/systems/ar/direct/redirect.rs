@@ -338,6 +338,7 @@ fn write(
                     }
                 })
                 .collect(),
+            weight: (0..n).map(|j| u.weight(j)).collect(),
         },
         dead,
         cycles: Vec::new(),
@@ -575,17 +576,16 @@ fn write(
         b.w.shape.triggers[c] = mine;
     }
     if cut_search {
-        let mut counted = vec![Vec::new(); levels.len()];
-        for j in 0..nd {
-            counted[b.w.shape.level[j]].push(lit(n + j, false));
-        }
-        let problem = Problem {
+        let mut problem = Problem {
             vars: b.w.vars,
             clauses: b.clauses,
             facts: b.facts,
-            counted,
+            counted: vec![Vec::new(); levels.len()],
             phase: b.phase,
         };
+        for j in 0..nd {
+            problem.count(b.w.shape.level[j], lit(n + j, false), u.weight(j));
+        }
         return Ok((b.w, problem));
     }
     let problem = Problem {

@@ -249,6 +249,26 @@ impl Ctx<'_> {
             open,
         };
         for level in 0..levels {
+            if upper[level..].iter().all(|&c| c == 0) {
+                // The labelling found cuts nothing at this level or any later one: their
+                // optima are all 0, pinned at once (a level at a time costs a search each,
+                // quadratic in a night with thousands of priorities). Uncut effects are
+                // facts of every optimal labelling, so the part may fall apart on them.
+                opt.resize(levels, 0);
+                l.set_bounds(&opt.iter().map(|&c| Some(c)).collect::<Vec<_>>());
+                let decides = counted[level..levels - 1]
+                    .iter()
+                    .flatten()
+                    .any(|&c| value(&given, c).is_none());
+                if decides {
+                    let rest: Vec<Lit> = counted[level..].iter().flatten().copied().collect();
+                    forced = uncut(&forced, &rest, &[]);
+                    if self.fall_apart(&ctx, forced.clone(), l, out)? {
+                        return Ok(true);
+                    }
+                }
+                break;
+            }
             // In a large part, the least count core-guided: what every labelling with it
             // has is then held for good (the level is pinned there from now on), and the
             // level's effects in no core are uncut in every optimal labelling.
@@ -628,7 +648,7 @@ impl Ctx<'_> {
         for (i, &j) in spec.effects.iter().enumerate() {
             index.insert(j, i);
         }
-        let mut counted: Vec<Vec<Lit>> = vec![Vec::new(); self.levels];
+        let mut counted: Vec<(usize, Lit, usize)> = Vec::new();
         let mut sub = Written {
             comp: spec.effects.iter().map(|&j| w.comp[j]).collect(),
             triggers: vec![Vec::new(); m],
@@ -636,13 +656,15 @@ impl Ctx<'_> {
             declared: vec![false; m],
             grounded: vec![false; m],
             level: vec![0; m],
+            weight: vec![1; m],
         };
         for (i, &j) in spec.effects.iter().enumerate() {
             sub.declared[i] = w.declared[j];
             sub.level[i] = w.level[j];
+            sub.weight[i] = w.weight[j];
             sub.grounded[i] = w.grounded[j] || g.derived[j] || g.settled[j];
             if w.declared[j] {
-                counted[w.level[j]].push(lit(m + i, false));
+                counted.push((w.level[j], lit(m + i, false), w.weight[j]));
             }
         }
         for &j in &spec.watch {
@@ -654,16 +676,19 @@ impl Ctx<'_> {
                 .map(|&(g, t)| (index[&g], renum(t)))
                 .collect();
         }
-        let problem = Problem {
+        let mut problem = Problem {
             vars,
             clauses: own,
             facts,
-            counted,
+            counted: vec![Vec::new(); self.levels],
             phase: back
                 .iter()
                 .map(|&v| if v == usize::MAX { true } else { phase[v] })
                 .collect(),
         };
+        for (level, l, weight) in counted {
+            problem.count(level, l, weight);
+        }
         Part {
             w: sub,
             problem,
@@ -780,7 +805,7 @@ fn model_share(w: &Written, spec: &Spec, model: &[bool], levels: usize) -> Vec<u
     let mut share = vec![0; levels];
     for &j in spec.effects.iter().filter(|&&j| w.declared[j]) {
         if !model[w.live(j)] {
-            share[w.level[j]] += 1;
+            share[w.level[j]] += w.weight[j];
         }
     }
     share

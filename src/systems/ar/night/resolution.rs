@@ -250,7 +250,8 @@ pub fn min_created(u: &Universe, rs: &[Resolution]) -> Option<usize> {
     rs.iter().map(|r| r.n_created(u)).min()
 }
 
-/// Cost vector of a cut: per priority level of E (ascending), the number of cut effects.
+/// Cost vector of a cut: per priority level of E (ascending), the number of cut effects
+/// (each with its [`Universe::weight`]).
 pub fn cut_cost(u: &Universe, levels: &[u32], cut: &Cut) -> Vec<usize> {
     let mut cost = vec![0; levels.len()];
     for i in cut.ones() {
@@ -258,7 +259,7 @@ pub fn cut_cost(u: &Universe, levels: &[u32], cut: &Cut) -> Vec<usize> {
         let l = levels
             .binary_search(&p)
             .expect("every declared priority is a level");
-        cost[l] += 1;
+        cost[l] += u.weight(i);
     }
     cost
 }

@@ -132,6 +132,10 @@ pub struct Universe {
     links: bool,
     created_index: HashMap<(Ix, Player), Ix>,
     levels: Vec<u32>,
+    /// How many identical declared effects each declared effect stands for, in every
+    /// cut's cost (empty: one each). Set only on the universe of a collapsed night
+    /// ([`super::collapse`]); a cut drops all of them or none.
+    weights: Vec<usize>,
 }
 
 /// Whether an ensemble has a `hide` or `babysit`.
@@ -302,6 +306,7 @@ impl Universe {
             links: has_links(ensemble),
             created_index,
             levels: ensemble.priority_levels(),
+            weights: Vec::new(),
         })
     }
 
@@ -401,8 +406,28 @@ impl Universe {
             general: None,
             links,
             created_index,
+            weights: if self.weights.is_empty() {
+                Vec::new()
+            } else {
+                keep.iter()
+                    .filter(|&&i| i < self.n_declared)
+                    .map(|&i| self.weight(i))
+                    .collect()
+            },
         };
         (universe, players)
+    }
+
+    /// How many identical declared effects declared effect `i` stands for in a cut's
+    /// cost: one, except in the universe of a collapsed night ([`super::collapse`]).
+    pub fn weight(&self, i: Ix) -> usize {
+        self.weights.get(i).copied().unwrap_or(1)
+    }
+
+    /// Sets the weights of the declared effects (see [`Universe::weight`]).
+    pub(in crate::systems::ar) fn set_weights(&mut self, weights: Vec<usize>) {
+        debug_assert_eq!(weights.len(), self.n_declared);
+        self.weights = weights;
     }
 
     /// The ensemble's distinct priorities, ascending (computed once).

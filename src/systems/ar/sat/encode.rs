@@ -262,6 +262,30 @@ impl<'u> Encoding<'u> {
         &self.x
     }
 
+    /// The cost literals of each priority level (ascending), for lexicographic
+    /// minimisation: each declared effect's cut variable, and for an effect of weight w
+    /// ([`Universe::weight`]) w - 1 fresh literals equal to it, so that counting true
+    /// literals counts the cut's weight.
+    pub fn cost_levels(&mut self) -> Vec<Vec<Lit>> {
+        let u = self.u;
+        let mut by_level = vec![Vec::new(); u.levels().len()];
+        for i in 0..u.n_declared {
+            let level = u
+                .levels()
+                .binary_search(&u.effects[i].priority)
+                .expect("every declared priority is a level");
+            let x = self.x[i];
+            by_level[level].push(x);
+            for _ in 1..u.weight(i) {
+                let copy = self.solver.new_lit();
+                self.solver.add_clause(&[!copy, x]);
+                self.solver.add_clause(&[copy, !x]);
+                by_level[level].push(copy);
+            }
+        }
+        by_level
+    }
+
     /// `s[i]`: universe effect i succeeds.
     pub fn success_lit(&self, i: Ix) -> Lit {
         self.s[i]
@@ -1193,16 +1217,7 @@ impl<'u> Encoding<'u> {
     /// priority level at a time, then enumeration projected on the cut variables.
     pub fn optimal_cuts(&mut self) -> Result<(Vec<usize>, Vec<Cut>), Interrupted> {
         let u = self.u;
-        let levels = u.levels();
-        let by_level: Vec<Vec<Lit>> = levels
-            .iter()
-            .map(|&p| {
-                (0..u.n_declared)
-                    .filter(|&i| u.effects[i].priority == p)
-                    .map(|i| self.x[i])
-                    .collect()
-            })
-            .collect();
+        let by_level = self.cost_levels();
         let opt = lexmin(&mut self.solver, &by_level, &[])
             .map_err(|_| Interrupted)?
             .expect("cutting every effect always leaves an acceptable resolution");

@@ -33,6 +33,7 @@
 
 use super::encode::{self, Encoding};
 use crate::sat::{backbone, enumerate_projected, lexmin_cores, EnumerationEnd, Lit};
+use crate::systems::ar::answer::collapse::{self, Found};
 use crate::systems::ar::answer::pieces::PartAnswer;
 use crate::systems::ar::answer::pieces::{self, Group, Labelling, Product};
 use crate::systems::ar::night::universe::{Ix, Universe};
@@ -48,46 +49,30 @@ pub const SPLIT_FROM: usize = 64;
 #[cfg(test)]
 pub const SPLIT_FROM: usize = 4;
 
-/// A split answer whose product has at most this many entries is flattened (as the direct
-/// engine does). Tests keep every split.
-#[cfg(not(test))]
-const FLAT_UP_TO: f64 = 256.0;
-#[cfg(test)]
-const FLAT_UP_TO: f64 = 1.0;
-
 /// One component's answer by the SAT engine: flat for small components, else as pieces
-/// (flattened when the product is small).
+/// (flattened when the product is small: [`pieces::answer`]). Identical passives are
+/// solved as one ([`collapse`]).
 pub fn analyse_part(u: &Universe, budget: &Budget) -> Result<PartAnswer, Interrupted> {
+    collapse::answer(u, budget, find)
+}
+
+/// What [`analyse_part`] finds on a (collapsed) component.
+fn find(u: &Universe, budget: &Budget) -> Result<Found, Interrupted> {
     if u.len() < SPLIT_FROM || u.general.is_some() || u.links_deaths() {
-        return encode::analyse(u, budget).map(PartAnswer::Flat);
+        return encode::analyse(u, budget).map(Found::Flat);
     }
     let mut enc = Encoding::new(u, budget);
     budget.check()?;
     let p = product(u, &mut enc, budget)?;
     drop(enc);
-    let s = pieces::pieces(u, &[p], budget)?;
-    Ok(if s.flat_size() <= FLAT_UP_TO {
-        PartAnswer::Flat(s.flatten())
-    } else {
-        PartAnswer::Split(s)
-    })
+    Ok(Found::Products(vec![p]))
 }
 
 /// The optimal labellings of `u` as a product, from its encoding.
 fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product, Interrupted> {
     let n = u.len();
     let base = enc.solver.num_clauses();
-    let x = enc.cut_lits().to_vec();
-    let levels: Vec<Vec<Lit>> = u
-        .levels()
-        .iter()
-        .map(|&p| {
-            (0..u.n_declared)
-                .filter(|&i| u.effects[i].priority == p)
-                .map(|i| x[i])
-                .collect()
-        })
-        .collect();
+    let levels = enc.cost_levels();
     let opt = lexmin_cores(&mut enc.solver, &levels, &[])
         .map_err(|_| Interrupted)?
         .expect("cutting every effect always leaves an acceptable resolution");
