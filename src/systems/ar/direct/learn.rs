@@ -8,7 +8,10 @@
 //! every propagation records the nogood it came from, so a conflict is analysed to its
 //! first unique implication point and the learned nogood is kept. The search then jumps
 //! back past every choice that played no part in the conflict, and never refutes the same
-//! sub-problem (an odd cycle downstream) again under another upstream choice.
+//! sub-problem (an odd cycle downstream) again under another upstream choice. It restarts
+//! on the Luby sequence, and at a restart once enough nogoods are learned it drops the
+//! half with the highest literal block distance (as Glucose does), so that a long search
+//! keeps its store of nogoods bounded.
 //!
 //! Levels: 0 holds the facts and what follows from them and from the permanent nogoods;
 //! level 1 holds what follows from the current bounds (and the *bounded* nogoods); choices
@@ -17,7 +20,9 @@
 //! bounded nogoods are dropped when a bound loosens.
 //!
 //! Invariants: every learned nogood follows from the clauses, the checks' nogoods and (if
-//! bounded) the current bounds and blocks; [`Learner::solve`] answers `true` only on a
+//! bounded) the current bounds and blocks (so dropping one loses nothing but time); only
+//! nogoods learned from conflicts are ever dropped, never a clause, a check's nogood, a
+//! block or a held literal; [`Learner::solve`] answers `true` only on a
 //! complete labelling that satisfies every clause, bound and check, and `false` only when
 //! none exists. This module knows nothing about games and never calls the SAT layer.
 
@@ -46,8 +51,22 @@ const FALSE: u8 = 2;
 
 /// Conflicts between polls of the budget.
 const POLL: u64 = 256;
-/// Conflicts per unit of the Luby restart sequence.
+/// Conflicts per unit of the Luby restart sequence (tests restart often, and so reduce).
+#[cfg(not(test))]
 const RESTART_UNIT: u64 = 128;
+#[cfg(test)]
+const RESTART_UNIT: u64 = 2;
+/// Learned nogoods stored before the first [`Learner::reduce`], and how many more each
+/// later one waits for (as Glucose does). Tests reduce after a few, so that every
+/// property test of the direct engine runs through reductions.
+#[cfg(not(test))]
+const REDUCE_FIRST: usize = 2000;
+#[cfg(not(test))]
+const REDUCE_STEP: usize = 300;
+#[cfg(test)]
+const REDUCE_FIRST: usize = 4;
+#[cfg(test)]
+const REDUCE_STEP: usize = 1;
 
 #[derive(Clone, Copy, Debug)]
 enum Reason {
@@ -62,6 +81,10 @@ enum Reason {
 struct Clause {
     lits: Vec<Lit>,
     bounded: bool,
+    /// For a nogood learned from a conflict, its literal block distance (how many
+    /// decision levels its literals spanned when learned, at least 1): what
+    /// [`Learner::reduce`] keeps the low ones of. 0 for every other nogood (kept).
+    lbd: u32,
 }
 
 struct Counted {
@@ -132,6 +155,10 @@ pub struct Learner {
     /// Every clause must be watched afresh before the next search (new bounds).
     fresh: bool,
     conflicts: u64,
+    /// Nogoods learned from conflicts now stored, and how many trigger the next
+    /// [`Learner::reduce`].
+    learned: usize,
+    reduce_at: usize,
     charged: u64,
     stored: u64,
 }
@@ -159,6 +186,7 @@ impl Learner {
                 .map(|lits| Clause {
                     lits,
                     bounded: false,
+                    lbd: 0,
                 })
                 .collect(),
             watches: vec![Vec::new(); 2 * n],
@@ -192,6 +220,8 @@ impl Learner {
             exhausted: false,
             fresh: true,
             conflicts: 0,
+            learned: 0,
+            reduce_at: REDUCE_FIRST,
             charged: 0,
             stored,
         };
@@ -506,6 +536,50 @@ impl Learner {
         self.propagate()
     }
 
+    /// Drops the half of the nogoods learned from conflicts with the highest literal
+    /// block distance (then the longest), keeping every one of distance 2 or less, and
+    /// gives their memory back; the caller restarts the search (watches and level 1
+    /// are rebuilt). Sound: a learned nogood follows from the others, so dropping one
+    /// loses no constraint, only the shortcut.
+    fn reduce(&mut self, budget: &Budget) {
+        self.backtrack(0);
+        let mut candidates: Vec<(u32, usize, usize)> = self
+            .clauses
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.lbd > 2)
+            .map(|(i, c)| (c.lbd, c.lits.len(), i))
+            .collect();
+        candidates.sort_unstable_by(|a, b| b.cmp(a));
+        let drop = (self.learned / 2).min(candidates.len());
+        let mut dropped = vec![false; self.clauses.len()];
+        for &(_, _, i) in &candidates[..drop] {
+            dropped[i] = true;
+        }
+        let mut freed = 0;
+        let mut k = 0;
+        self.clauses.retain(|c| {
+            let keep = !dropped[k];
+            k += 1;
+            if !keep {
+                freed += 32 + 4 * c.lits.len() as u64;
+            }
+            keep
+        });
+        self.learned -= drop;
+        self.reduce_at += REDUCE_STEP;
+        for r in &mut self.reason {
+            if matches!(r, Reason::Clause(_) | Reason::Arena { .. }) {
+                *r = Reason::None; // level-0 reasons are never analysed
+            }
+        }
+        self.stored -= freed;
+        if self.charged > self.stored {
+            budget.release(self.charged - self.stored);
+            self.charged = self.stored;
+        }
+    }
+
     /// Sets the bound of every counted set (`None`: unbounded). Loosening any bound drops
     /// every bounded nogood.
     pub fn set_bounds(&mut self, bounds: &[Option<usize>]) {
@@ -526,6 +600,7 @@ impl Learner {
         if loosens {
             self.backtrack(0);
             self.clauses.retain(|c| !c.bounded);
+            self.learned = self.clauses.iter().filter(|c| c.lbd > 0).count();
             for r in &mut self.reason {
                 if matches!(r, Reason::Clause(_) | Reason::Arena { .. }) {
                     *r = Reason::None; // level-0 reasons are never analysed
@@ -587,6 +662,7 @@ impl Learner {
             self.clauses.push(Clause {
                 lits: vec![l],
                 bounded: false,
+                lbd: 0,
             });
         }
         self.fresh = true;
@@ -603,7 +679,11 @@ impl Learner {
         let ci = self.clauses.len();
         self.conflict.clone_from(&lits);
         self.conflict_bounded = bounded;
-        self.clauses.push(Clause { lits, bounded });
+        self.clauses.push(Clause {
+            lits,
+            bounded,
+            lbd: 0,
+        });
         if self.fresh || self.exhausted || self.dead {
             return self.charge(budget); // watched at the next restart
         }
@@ -683,6 +763,10 @@ impl Learner {
         }
         self.heap.decay();
         learnt[0] = neg(p.expect("the conflict has a literal at its level"));
+        let mut levels: Vec<u32> = learnt.iter().map(|&l| self.lvl[var(l)]).collect();
+        levels.sort_unstable();
+        levels.dedup();
+        let lbd = levels.len() as u32;
         let mut back = 1;
         if learnt.len() > 1 {
             let best = (1..learnt.len())
@@ -702,7 +786,9 @@ impl Learner {
         self.clauses.push(Clause {
             lits: learnt,
             bounded,
+            lbd,
         });
+        self.learned += 1;
         self.assign(first, Reason::Clause(ci));
         self.charge(budget)
     }
@@ -825,6 +911,13 @@ impl Learner {
                 restarts += 1;
                 until = luby(restarts) * RESTART_UNIT;
                 self.backtrack(1);
+                if self.learned >= self.reduce_at {
+                    self.reduce(budget);
+                    if self.restart().is_err() {
+                        self.exhausted = true;
+                        return Ok(Some(Vec::new()));
+                    }
+                }
                 continue;
             }
             // The assumptions first, one level each (an empty level for one that holds).
