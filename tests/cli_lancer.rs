@@ -106,6 +106,23 @@ const EXPECTED: &[Expected] = &[
         true,
     ),
     ("damaged-tokugawa.lancer", "seed", 4, &[], false, false),
+    ("brace-tokugawa-3-of-6.lancer", "seed", 4, &[], false, false),
+    (
+        "bombard-at-1-hp.lancer",
+        "seed",
+        1,
+        &["Bombard"],
+        true,
+        false,
+    ),
+    (
+        "bombard-at-1-hp.lancer",
+        "naive",
+        2,
+        &["Bombard"],
+        true,
+        true,
+    ),
     ("cell-taken.lancer", "seed", 1, &[], true, false),
     ("cell-taken.lancer", "naive", 1, &[], true, false),
 ];
@@ -577,4 +594,75 @@ fn hp_and_second_action_errors_are_located() {
         assert!(err.contains(&format!("bad{i}.lancer:{at}")), "{err}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_tokugawa_at_3_of_6_is_restored_to_6_when_it_declines_the_brace() {
+    let v = enumerate("brace-tokugawa-3-of-6.lancer", "seed");
+    let mut toku: Vec<(u64, u64, bool)> = v["outcomes"]
+        .as_array()
+        .expect("outcomes")
+        .iter()
+        .map(|o| {
+            let u = &o["units"][0];
+            (
+                u["hp"].as_u64().expect("hp"),
+                u["structure"].as_u64().expect("structure"),
+                u["braced"].as_bool().expect("braced"),
+            )
+        })
+        .collect();
+    toku.sort();
+    // Worked by hand in the file: braced (1, 2), miss and missed back (3, 2) twice,
+    // declined (6, 1).
+    assert_eq!(
+        toku,
+        [(1, 2, true), (3, 2, false), (3, 2, false), (6, 1, false)]
+    );
+}
+
+/// Each outcome carries its own flags: under the naive policy only the outcome where the
+/// Mourning Cloak was hit (damaged, then teleported) is the bad spot, and it names the
+/// aborted attack on the Vlad and the two events of the activation before it.
+#[test]
+fn each_outcome_says_whether_it_is_the_bad_spot_and_why() {
+    let v = enumerate("bombard-at-1-hp.lancer", "naive");
+    let outs = v["outcomes"].as_array().expect("outcomes");
+    let bad: Vec<&Value> = outs
+        .iter()
+        .filter(|o| o["aborted_after_effect"] == true)
+        .collect();
+    assert_eq!(bad.len(), 1);
+    let o = bad[0];
+    assert_eq!(o["units"][1]["hp"], 4, "the Cloak was hit");
+    let why = &o["aborted_after_effect_events"][0];
+    let ev = |i: &Value| o["events"][i.as_u64().expect("index") as usize].clone();
+    let aborted = ev(&why["aborted"]);
+    assert_eq!(
+        (aborted["kind"].as_str(), aborted["target"].as_str()),
+        (Some("attack"), Some("Vlad"))
+    );
+    let after: Vec<String> = why["after"]
+        .as_array()
+        .expect("after")
+        .iter()
+        .map(|i| ev(i)["kind"].as_str().expect("kind").to_string())
+        .collect();
+    assert_eq!(after, ["damage", "teleport"]);
+    for o in outs {
+        assert_eq!(
+            o["cancelled"], true,
+            "the attack on the Vlad aborts in both"
+        );
+    }
+    let out = gordian(&[
+        "lancer",
+        "enumerate",
+        &inst("bombard-at-1-hp.lancer"),
+        "--policy",
+        "naive",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("aborted after effect: #").count(), 1, "{text}");
+    assert_eq!(text.matches("action cancelled: #").count(), 2, "{text}");
 }

@@ -228,8 +228,7 @@ fn run_resolve(a: &ResolveArgs) -> Exit {
                 c.join(", ")
             }
         );
-        say_raw!("{}", report::tree(&sc, &o));
-        say_raw!("{}", report::state(&sc, &o));
+        say_raw!("{}", report::outcome_text(&sc, &o));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -325,8 +324,7 @@ fn run_enumerate(args: &EnumerateArgs) -> Exit {
         );
         for (i, o) in outs[..shown].iter().enumerate() {
             say!("\noutcome {}:", i + 1);
-            say_raw!("{}", report::tree(&sc, o));
-            say_raw!("{}", report::state(&sc, o));
+            say_raw!("{}", report::outcome_text(&sc, o));
         }
         if truncated {
             say!(
@@ -437,8 +435,7 @@ fn run_query(a: &QueryArgs) -> Exit {
                         None => "?",
                     }
                 );
-                say_raw!("{}", report::tree(&sc, o));
-                say_raw!("{}", report::state(&sc, o));
+                say_raw!("{}", report::outcome_text(&sc, o));
             }
         }
     }

@@ -5,7 +5,7 @@
 //! values (only `cli/` prints).
 
 use super::model::*;
-use super::search::Property;
+use super::search::{Flags, Property};
 use serde_json::{json, Value};
 
 /// Name of an origin.
@@ -107,6 +107,40 @@ pub fn state(sc: &Scenario, o: &Outcome) -> String {
     out
 }
 
+/// An outcome in full: its event tree, the final state, and its abort flags.
+pub fn outcome_text(sc: &Scenario, o: &Outcome) -> String {
+    tree(sc, o) + &state(sc, o) + &flags_text(sc, o)
+}
+
+/// An outcome's abort flags as text, one line each (empty when it has neither): which
+/// events of the initiating action aborted, and each event that aborted after its
+/// activation had changed the state, with the events that changed it (`#k`: place in
+/// resolution order, as in [`tree`]).
+pub fn flags_text(sc: &Scenario, o: &Outcome) -> String {
+    let f = Flags::of(sc, o);
+    let refs = |v: &[usize]| {
+        v.iter()
+            .map(|i| format!("#{}", i + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = String::new();
+    if !f.cancelled.is_empty() {
+        out.push_str(&format!(
+            "action cancelled: {} aborted\n",
+            refs(&f.cancelled)
+        ));
+    }
+    for (a, before) in &f.aborted_after_effect {
+        out.push_str(&format!(
+            "aborted after effect: #{} aborted after its activation changed the state ({})\n",
+            a + 1,
+            refs(before)
+        ));
+    }
+    out
+}
+
 /// An outcome as JSON, with names.
 pub fn outcome_json(sc: &Scenario, o: &Outcome) -> Value {
     let n = |u: UnitId| sc.units[u].name.clone();
@@ -149,7 +183,18 @@ pub fn outcome_json(sc: &Scenario, o: &Outcome) -> Value {
                    "destroyed": s.destroyed, "braced": s.braced})
         })
         .collect();
-    json!({"events": events, "units": units, "truncated": o.truncated})
+    let f = Flags::of(sc, o);
+    json!({
+        "events": events,
+        "units": units,
+        "truncated": o.truncated,
+        "cancelled": !f.cancelled.is_empty(),
+        "aborted_after_effect": !f.aborted_after_effect.is_empty(),
+        "cancelled_events": f.cancelled,
+        "aborted_after_effect_events": f.aborted_after_effect.iter()
+            .map(|(a, before)| json!({"aborted": a, "after": before}))
+            .collect::<Vec<_>>(),
+    })
 }
 
 /// Which properties some outcome has.

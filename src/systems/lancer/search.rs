@@ -35,10 +35,7 @@ impl Property {
         match self {
             Property::Destroyed(u) => o.units[u].destroyed,
             Property::AbortedAfterEffect => aborted_after_effect(sc, o),
-            Property::ActionCancelled => o
-                .events
-                .iter()
-                .any(|e| e.origin == Origin::Action && e.status == Status::Aborted),
+            Property::ActionCancelled => !Flags::of(sc, o).cancelled.is_empty(),
             Property::Fires(r) => o.events.iter().any(|e| e.origin == Origin::Reaction(r)),
         }
     }
@@ -147,17 +144,43 @@ pub fn instances(sc: &Scenario, o: &Outcome) -> Vec<(usize, Vec<usize>)> {
 /// subsequent movement of an attack that is then cancelled. Each firing of a reaction is
 /// its own instance.
 pub fn aborted_after_effect(sc: &Scenario, o: &Outcome) -> bool {
-    let inst = instances(sc, o);
-    let mut applied: BTreeSet<usize> = BTreeSet::new();
-    for (e, (root, blame)) in o.events.iter().zip(&inst) {
-        if e.status == Status::Aborted && applied.contains(root) {
-            return true;
+    !Flags::of(sc, o).aborted_after_effect.is_empty()
+}
+
+/// One outcome's abort flags and the events (indices in resolution order) behind them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flags {
+    /// The initiating action's events that aborted (none: the action was not cancelled).
+    pub cancelled: Vec<usize>,
+    /// Each event that aborted after its instance had changed the state, with the earlier
+    /// events charged to that instance that changed it (none: no bad spot).
+    pub aborted_after_effect: Vec<(usize, Vec<usize>)>,
+}
+
+impl Flags {
+    /// The flags of outcome `o`.
+    pub fn of(sc: &Scenario, o: &Outcome) -> Flags {
+        let inst = instances(sc, o);
+        // By instance root: the events so far that changed the state on its account.
+        let mut applied: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        let mut flags = Flags::default();
+        for (i, (e, (root, blame))) in o.events.iter().zip(&inst).enumerate() {
+            if e.status == Status::Aborted {
+                if e.origin == Origin::Action {
+                    flags.cancelled.push(i);
+                }
+                if let Some(before) = applied.get(root) {
+                    flags.aborted_after_effect.push((i, before.clone()));
+                }
+            }
+            if changes_state(e) {
+                for &b in blame {
+                    applied.entry(b).or_default().push(i);
+                }
+            }
         }
-        if changes_state(e) {
-            applied.extend(blame.iter().copied());
-        }
+        flags
     }
-    false
 }
 
 /// Runs every choice sequence, passing each run's outcome and choices to `visit` until it
