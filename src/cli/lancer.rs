@@ -28,10 +28,12 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Resolve one run under given choices: the event tree and the final state.
+    /// Resolve one run under given choices: the event tree, the final state and its abort
+    /// flags.
     Resolve(ResolveArgs),
-    /// Every distinct outcome (event tree and final state), by the simulator's exhaustive
-    /// search and by SAT projected enumeration, compared.
+    /// Every distinct outcome (event tree, final state, and whether the action was
+    /// cancelled or an event aborted after its activation changed the state), by the
+    /// simulator's exhaustive search and by SAT projected enumeration, compared.
     Enumerate(EnumerateArgs),
     /// Whether a property can happen, with the shortest witness (fewest events) from both
     /// engines, compared.
