@@ -922,10 +922,12 @@ fn soak_batch_with_random_kills_loses_and_duplicates_nothing() {
     loop {
         runs += 1;
         assert!(runs < 20, "the batch never finished");
+        let err_path = d.0.join(format!("stderr-{runs}"));
+        let err = std::fs::File::create(&err_path).expect("stderr file");
         let mut child = bin()
             .args(args(runs > 1))
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(err)
             .spawn()
             .expect("spawn");
         // Eight runs are killed at a random moment; the ninth runs to its end.
@@ -963,7 +965,8 @@ fn soak_batch_with_random_kills_loses_and_duplicates_nothing() {
                 };
                 assert!(
                     st.code().is_some_and(|c| want.contains(&c)),
-                    "run {runs}: {st:?}"
+                    "run {runs}: {st:?}, standard error:\n{}",
+                    std::fs::read_to_string(&err_path).unwrap_or_default()
                 );
                 break;
             }

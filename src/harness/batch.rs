@@ -496,8 +496,11 @@ pub enum ReportError {
     },
 }
 
+/// How long [`open_report`] waits for a report's lock before refusing it.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Opens the report at `path` and locks it exclusively (a second run on the same report is
-/// refused). Resuming: opens it for appending (creating it if missing), returns the paths
+/// refused, once its lock has stayed held for [`LOCK_PATIENCE`]). Resuming: opens it for appending (creating it if missing), returns the paths
 /// it already has (read line by line: memory grows with the number of records, not the
 /// file), and removes a partially written last line. A complete line that is not a JSON
 /// object with a `path` means the file is not a report: refused, nothing written.
@@ -517,14 +520,23 @@ pub fn open_report(
         .truncate(false)
         .open(path)
         .map_err(io)?;
-    match f.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(ReportError::Locked {
-                path: path.to_path_buf(),
-            })
+    // A run killed while it started a worker can leave the lock held for a moment by
+    // the worker it was forking (until that worker's `exec` closes the report): the lock
+    // is tried again for a while before the report is said to be another run's.
+    let since = std::time::Instant::now();
+    loop {
+        match f.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) if since.elapsed() < LOCK_PATIENCE => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(ReportError::Locked {
+                    path: path.to_path_buf(),
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
         }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
     }
     // A report is a regular file: it is truncated, resumed and repaired in place.
     let meta = f.metadata().map_err(io)?;
@@ -695,6 +707,22 @@ mod tests {
         assert!(matches!(err, ReportError::Locked { .. }), "{err}");
         drop(first);
         assert!(open_report(&report, true).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A lock released within the patience (as by a killed run's worker that was being
+    /// forked, once it execs) is waited for, not refused.
+    #[test]
+    fn a_lock_released_soon_is_waited_for() {
+        let dir = temp_dir("batch-lock-soon");
+        let report = dir.join("r.jsonl");
+        let (first, _) = open_report(&report, false).unwrap();
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(first);
+        });
+        assert!(open_report(&report, true).is_ok());
+        holder.join().unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
