@@ -532,11 +532,11 @@ fn the_follow_up_queue_waits_for_the_whole_area_attack() {
     assert_eq!(aborted[0]["units"][2]["hp"], 8);
 }
 
-#[test]
-fn a_damaged_unit_braces_and_structure_restores_its_maximum() {
-    let v = enumerate("damaged-tokugawa.lancer", "seed");
-    let outs = v["outcomes"].as_array().expect("outcomes");
-    let toku: Vec<(u64, u64, bool)> = outs
+/// The first unit's (hp, structure, braced) in each outcome of an `enumerate --json` answer.
+fn first_unit_states(v: &Value) -> Vec<(u64, u64, bool)> {
+    v["outcomes"]
+        .as_array()
+        .expect("outcomes")
         .iter()
         .map(|o| {
             let u = &o["units"][0];
@@ -546,7 +546,13 @@ fn a_damaged_unit_braces_and_structure_restores_its_maximum() {
                 u["braced"].as_bool().expect("braced"),
             )
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_damaged_unit_braces_and_structure_restores_its_maximum() {
+    let v = enumerate("damaged-tokugawa.lancer", "seed");
+    let toku = first_unit_states(&v);
     // a) miss, b) hit and missed back: 2/6; c) braced: 1; d) declined: structure, hp 6
     for want in [(2, 2, false), (1, 2, true), (6, 1, false)] {
         assert!(toku.contains(&want), "{toku:?}");
@@ -599,19 +605,7 @@ fn hp_and_second_action_errors_are_located() {
 #[test]
 fn the_tokugawa_at_3_of_6_is_restored_to_6_when_it_declines_the_brace() {
     let v = enumerate("brace-tokugawa-3-of-6.lancer", "seed");
-    let mut toku: Vec<(u64, u64, bool)> = v["outcomes"]
-        .as_array()
-        .expect("outcomes")
-        .iter()
-        .map(|o| {
-            let u = &o["units"][0];
-            (
-                u["hp"].as_u64().expect("hp"),
-                u["structure"].as_u64().expect("structure"),
-                u["braced"].as_bool().expect("braced"),
-            )
-        })
-        .collect();
+    let mut toku = first_unit_states(&v);
     toku.sort();
     // Worked by hand in the file: braced (1, 2), miss and missed back (3, 2) twice,
     // declined (6, 1).
