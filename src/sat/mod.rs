@@ -5,7 +5,8 @@
 //! `fold.rs`), cardinality encodings
 //! ([`Totalizer`]), lexicographic minimisation of cost counts level by level ([`lexmin`])
 //! or core-guided ([`lexmin_cores`]), backbones ([`backbone`]) and projected model
-//! enumeration ([`enumerate_projected`], [`enumerate_in_cubes`]).
+//! enumeration ([`enumerate_projected`], [`enumerate_in_cubes`]; as a union of products of
+//! independent parts, [`enumerate_factored`]).
 //!
 //! Invariants shared by every procedure here:
 //! * all extra constraints a procedure needs only while it runs are passed as assumptions
@@ -19,6 +20,7 @@ mod backbone;
 mod card;
 mod coremin;
 mod enumerate;
+mod factor;
 mod fold;
 mod lexmin;
 mod solver;
@@ -28,7 +30,8 @@ mod test_util;
 pub use backbone::backbone;
 pub use card::Totalizer;
 pub use coremin::lexmin_cores;
-pub use enumerate::{enumerate_in_cubes, enumerate_projected, EnumerationEnd};
+pub use enumerate::{enumerate_projected, EnumerationEnd};
+pub use factor::enumerate_factored;
 pub use fold::Inputs;
 pub use lexmin::lexmin;
 pub use solver::{CoreResult, Lit, SatResult, Solver};

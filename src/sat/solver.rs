@@ -157,7 +157,6 @@ impl Solver {
     }
 
     /// Number of variables allocated so far (including the constant-true one).
-    #[cfg(test)]
     pub fn num_vars(&self) -> usize {
         self.num_vars
     }

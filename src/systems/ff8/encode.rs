@@ -12,7 +12,7 @@
 
 use super::model::*;
 use super::simulate::Site;
-use crate::sat::{enumerate_in_cubes, EnumerationEnd, Inputs, Lit, SatResult, Solver};
+use crate::sat::{enumerate_factored, EnumerationEnd, Inputs, Lit, SatResult, Solver};
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::ops::ControlFlow;
 
@@ -114,8 +114,14 @@ impl C<'_> {
             self.or(&terms)
         })
     }
-    fn exactly_one(&mut self, lits: &[Lit]) {
-        self.s.add_clause(lits);
+    /// Exactly one of `lits` if `active`, none otherwise.
+    fn exactly_one_if(&mut self, active: Lit, lits: &[Lit]) {
+        let mut alo = vec![!active];
+        alo.extend_from_slice(lits);
+        self.s.add_clause(&alo);
+        for &l in lits {
+            self.s.add_clause(&[active, !l]);
+        }
         for i in 0..lits.len() {
             for j in i + 1..lits.len() {
                 self.s.add_clause(&[!lits[i], !lits[j]]);
@@ -534,8 +540,14 @@ impl Encoding {
                         .copied()
                         .filter(|&l| c.is_k(l).is_none())
                         .collect();
-                    c.exactly_one(&free);
-                    (region, c.s.new_lit(), c.s.new_lit(), c.s.new_lit())
+                    c.exactly_one_if(active, &free);
+                    // An inactive challenge has every choice false, so that it is one cube
+                    // of the split in `reachable`, not one per choice.
+                    let (queen, refuse, moved) = (c.s.new_lit(), c.s.new_lit(), c.s.new_lit());
+                    for l in [queen, refuse, moved] {
+                        c.s.add_clause(&[active, !l]);
+                    }
+                    (region, queen, refuse, moved)
                 }
             };
             let bytes: [[Lit; 8]; 16] =
@@ -578,18 +590,41 @@ impl Encoding {
     pub fn reachable(&mut self, budget: &Budget) -> Result<Vec<State>, Interrupted> {
         self.solver.set_interrupt(budget.flag());
         let proj = self.states.last().expect("start").flat();
+        // Every choice and activity literal: under each of their models, the state's parts
+        // that no longer share a variable (the rules and the trade part, say) are
+        // enumerated apart and combined (see `enumerate_factored`). Thousands of models
+        // over a small formula: enumerated in cubes of 4 (see `enumerate_in_cubes`).
+        let mut split: Vec<Lit> = Vec::new();
+        for v in &self.steps {
+            let choice = v
+                .region
+                .iter()
+                .chain([&v.active, &v.queen, &v.refuse, &v.moved]);
+            split.extend(choice.filter(|&&l| l.var() != self.solver.true_lit().var()));
+        }
         let mut out = Vec::new();
-        // Each model: its state and its blocking clause. Thousands of states over a small
-        // formula: enumerated in cubes of 4 (see `enumerate_in_cubes`).
-        let bytes = (std::mem::size_of::<State>() + 8 * proj.len() + 40) as u64;
-        let e = enumerate_in_cubes(&mut self.solver, &proj, &[], None, 4, |vals| {
-            out.push(SState::decode(vals));
-            if budget.charge("reachable states", bytes).is_err() {
+        let bytes = (std::mem::size_of::<State>() + 8) as u64;
+        let mut over = false;
+        let e = enumerate_factored(&mut self.solver, &split, &proj, 4, |p| {
+            let r = p.for_each(|vals| {
+                out.push(SState::decode(vals));
+                if budget.charge("reachable states", bytes).is_err() {
+                    over = true;
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            });
+            if r.is_break() {
                 return ControlFlow::Break(());
+            }
+            // Products of different choices overlap: merge as they come.
+            if out.len() > 1 << 16 {
+                out.sort();
+                out.dedup();
             }
             ControlFlow::Continue(())
         });
-        if e.end != EnumerationEnd::Complete {
+        if over || e != EnumerationEnd::Complete {
             return Err(Interrupted);
         }
         out.sort();

@@ -1,0 +1,405 @@
+//! Projected enumeration as a union of products: the projected models under each cube of
+//! some "split" literals, factorised by the formula's independent parts.
+//!
+//! Owns: [`enumerate_factored`], [`Product`] and [`Factor`].
+//!
+//! Why it is exact: fix a cube of the split literals and let ρ be the values unit
+//! propagation derives from it (every model extending the cube agrees with ρ). The clauses
+//! left open under ρ, with their false literals dropped, fall into groups over pairwise
+//! disjoint unassigned variables (the connected components of "occur in one open clause").
+//! A conjunction of formulas over disjoint variables has as models exactly the combinations
+//! of each one's models, so the projected models under the cube are the product of each
+//! group's projected models, times the values ρ fixes, times both values of a projection
+//! variable no open clause mentions. Each group is enumerated on its own projection literals
+//! under the cube (by [`enumerate_in_cubes`]): a state of `n` independent parts with `m`
+//! values each costs `n · m` models instead of `m^n`.
+//!
+//! Invariants: the union over the products reported is exactly the set of projected models
+//! (under the caller's assumptions); products of different cubes may overlap (the caller
+//! merges), one product never repeats a row; blocking clauses are retired as in
+//! [`enumerate_in_cubes`], so later queries see the same models.
+
+use std::ops::ControlFlow;
+
+use super::enumerate::{enumerate_in_cubes, EnumerationEnd};
+use super::solver::{Lit, Solver};
+
+/// Some projection positions and every combination of values they take together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Factor {
+    /// Positions in the projection, ascending.
+    pub positions: Vec<usize>,
+    /// Each projected model of this part: one value per position.
+    pub rows: Vec<Vec<bool>>,
+}
+
+/// The projected models under one cube of the split literals: the fixed positions times
+/// the product of the factors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Product {
+    /// One entry per projection position: its value if every model under the cube fixes it
+    /// by propagation (then no factor holds the position), else `None`.
+    pub fixed: Vec<Option<bool>>,
+    /// The independent parts, over disjoint positions.
+    pub factors: Vec<Factor>,
+}
+
+impl Product {
+    /// How many projected models the product holds.
+    pub fn len(&self) -> u128 {
+        self.factors
+            .iter()
+            .map(|f| f.rows.len() as u128)
+            .fold(1u128, u128::saturating_mul)
+    }
+
+    /// Whether the product holds no model (never, as reported: cubes come from models).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `each` with every projected model of the product (one value per position).
+    pub fn for_each(&self, mut each: impl FnMut(&[bool]) -> ControlFlow<()>) -> ControlFlow<()> {
+        let mut values: Vec<bool> = self.fixed.iter().map(|v| v.unwrap_or(false)).collect();
+        if self.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        let mut at = vec![0usize; self.factors.len()];
+        loop {
+            for (f, &i) in self.factors.iter().zip(&at) {
+                for (&p, &v) in f.positions.iter().zip(&f.rows[i]) {
+                    values[p] = v;
+                }
+            }
+            each(&values)?;
+            // Odometer over the factors' rows.
+            let mut k = 0;
+            loop {
+                if k == at.len() {
+                    return ControlFlow::Continue(());
+                }
+                at[k] += 1;
+                if at[k] < self.factors[k].rows.len() {
+                    break;
+                }
+                at[k] = 0;
+                k += 1;
+            }
+        }
+    }
+}
+
+/// The clauses as (variable, positive) lists, with occurrence lists: built once, read for
+/// every cube.
+struct Clauses {
+    lits: Vec<Vec<(usize, bool)>>,
+    occurs: Vec<Vec<u32>>,
+}
+
+impl Clauses {
+    fn of(solver: &Solver) -> Clauses {
+        let n = solver.num_vars();
+        let lits: Vec<Vec<(usize, bool)>> = solver
+            .clauses()
+            .map(|c| c.iter().map(|l| (l.index(), l.is_positive())).collect())
+            .collect();
+        let mut occurs: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (c, ls) in lits.iter().enumerate() {
+            for &(v, _) in ls {
+                if v >= occurs.len() {
+                    occurs.resize(v + 1, Vec::new());
+                }
+                occurs[v].push(c as u32);
+            }
+        }
+        Clauses { lits, occurs }
+    }
+
+    /// Unit propagation from `val` (units of the clauses included) to a fixpoint. `false`
+    /// on a conflict.
+    fn propagate(&self, val: &mut [Option<bool>]) -> bool {
+        let mut queue: Vec<usize> = (0..val.len()).filter(|&v| val[v].is_some()).collect();
+        for c in &self.lits {
+            if let [(v, pos)] = c[..] {
+                match val[v] {
+                    Some(x) if x != pos => return false,
+                    Some(_) => {}
+                    None => {
+                        val[v] = Some(pos);
+                        queue.push(v);
+                    }
+                }
+            }
+        }
+        while let Some(v) = queue.pop() {
+            for &c in &self.occurs[v] {
+                let mut open = None;
+                let mut n_open = 0;
+                let mut sat = false;
+                for &(x, pos) in &self.lits[c as usize] {
+                    match val[x] {
+                        Some(value) if value == pos => {
+                            sat = true;
+                            break;
+                        }
+                        Some(_) => {}
+                        None => {
+                            n_open += 1;
+                            open = Some((x, pos));
+                        }
+                    }
+                }
+                if sat {
+                    continue;
+                }
+                match (n_open, open) {
+                    (0, _) => return false,
+                    (1, Some((x, pos))) => {
+                        val[x] = Some(pos);
+                        queue.push(x);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        true
+    }
+
+    /// The component (a representative variable) of every unassigned variable that occurs
+    /// in a clause still open under `val`; `usize::MAX` for the others.
+    fn components(&self, val: &[Option<bool>]) -> Vec<usize> {
+        let mut parent: Vec<usize> = (0..val.len()).collect();
+        fn find(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        let mut touched = vec![false; val.len()];
+        for c in &self.lits {
+            if c.iter().any(|&(x, pos)| val[x] == Some(pos)) {
+                continue;
+            }
+            let mut first = None;
+            for &(x, _) in c {
+                if val[x].is_some() {
+                    continue;
+                }
+                touched[x] = true;
+                match first {
+                    None => first = Some(x),
+                    Some(f) => {
+                        let (a, b) = (find(&mut parent, f), find(&mut parent, x));
+                        if a != b {
+                            parent[a] = b;
+                        }
+                    }
+                }
+            }
+        }
+        (0..val.len())
+            .map(|x| {
+                if touched[x] {
+                    find(&mut parent, x)
+                } else {
+                    usize::MAX
+                }
+            })
+            .collect()
+    }
+}
+
+/// Enumerates the distinct assignments of `projection` over all models, as one [`Product`]
+/// per model of the `split` literals (see the module doc): `on_product` gets each in turn.
+/// Each factor's models are found by [`enumerate_in_cubes`] with `chunk`.
+///
+/// `split` should hold the literals whose values couple the rest (choices, activity): with
+/// none, the whole formula is one cube. Ends as [`enumerate_in_cubes`] does
+/// (`LimitReached` never: there is no limit).
+pub fn enumerate_factored(
+    solver: &mut Solver,
+    split: &[Lit],
+    projection: &[Lit],
+    chunk: usize,
+    mut on_product: impl FnMut(Product) -> ControlFlow<()>,
+) -> EnumerationEnd {
+    let mut cubes: Vec<Vec<Lit>> = Vec::new();
+    let e = enumerate_in_cubes(solver, split, &[], None, chunk, |vals| {
+        cubes.push(
+            split
+                .iter()
+                .zip(vals)
+                .map(|(&l, &v)| if v { l } else { !l })
+                .collect(),
+        );
+        ControlFlow::Continue(())
+    });
+    if e.end != EnumerationEnd::Complete {
+        return e.end;
+    }
+    // The clauses as they are now: the retired blocking clauses of the split enumeration
+    // are satisfied by their activation units, and the factors' own come after.
+    let clauses = Clauses::of(solver);
+    let n = clauses.occurs.len().max(solver.num_vars());
+    for cube in cubes {
+        let mut val: Vec<Option<bool>> = vec![None; n];
+        for &l in &cube {
+            val[l.index()] = Some(l.is_positive());
+        }
+        if !clauses.propagate(&mut val) {
+            // Propagation found no model under a cube that has one: cannot happen.
+            continue;
+        }
+        let comp = clauses.components(&val);
+        let mut fixed: Vec<Option<bool>> = vec![None; projection.len()];
+        // Positions by component; a projection variable in no open clause is free.
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut free: Vec<Factor> = Vec::new();
+        for (p, l) in projection.iter().enumerate() {
+            let v = l.index();
+            match val[v] {
+                Some(x) => fixed[p] = Some(x == l.is_positive()),
+                None if comp[v] == usize::MAX => {
+                    // Unconstrained: both values (a repeated variable joins its first
+                    // position's factor below).
+                    if let Some(f) = free.iter_mut().find(|f| {
+                        f.positions
+                            .first()
+                            .is_some_and(|&q| projection[q].index() == v)
+                    }) {
+                        f.positions.push(p);
+                        let first = projection[f.positions[0]];
+                        for r in f.rows.iter_mut() {
+                            let var_value = r[0] == first.is_positive();
+                            r.push(var_value == l.is_positive());
+                        }
+                    } else {
+                        free.push(Factor {
+                            positions: vec![p],
+                            rows: vec![vec![false], vec![true]],
+                        });
+                    }
+                }
+                None => match groups.iter_mut().find(|g| g.0 == comp[v]) {
+                    Some(g) => g.1.push(p),
+                    None => groups.push((comp[v], vec![p])),
+                },
+            }
+        }
+        let mut factors = free;
+        for (_, positions) in groups {
+            let lits: Vec<Lit> = positions.iter().map(|&p| projection[p]).collect();
+            let mut rows = Vec::new();
+            let e = enumerate_in_cubes(solver, &lits, &cube, None, chunk, |vals| {
+                rows.push(vals.to_vec());
+                ControlFlow::Continue(())
+            });
+            if e.end != EnumerationEnd::Complete {
+                return e.end;
+            }
+            factors.push(Factor { positions, rows });
+        }
+        let product = Product { fixed, factors };
+        if product.is_empty() {
+            continue;
+        }
+        if on_product(product).is_break() {
+            return EnumerationEnd::Stopped;
+        }
+    }
+    EnumerationEnd::Complete
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sat::test_util::{brute_force_models, cnf_strategy};
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// The union of the products is the brute-force projection, whatever is split on.
+        #[test]
+        fn the_products_are_the_projected_models(
+            cnf in cnf_strategy(6, 7),
+            proj in prop::collection::vec((0..6usize, any::<bool>()), 0..6),
+            split in prop::collection::vec((0..6usize, any::<bool>()), 0..3),
+        ) {
+            let keep = |v: Vec<(usize, bool)>| -> Vec<(usize, bool)> {
+                v.into_iter().filter(|&(x, _)| x < cnf.num_vars).collect()
+            };
+            let (proj, split) = (keep(proj), keep(split));
+            let want: BTreeSet<Vec<bool>> = brute_force_models(&cnf)
+                .iter()
+                .map(|m| proj.iter().map(|&(v, pos)| m[v] == pos).collect())
+                .collect();
+            let mut s = Solver::new();
+            let vars = cnf.load(&mut s);
+            let lit = |&(v, pos): &(usize, bool)| if pos { vars[v] } else { !vars[v] };
+            let plits: Vec<Lit> = proj.iter().map(lit).collect();
+            let slits: Vec<Lit> = split.iter().map(lit).collect();
+            for chunk in [usize::MAX, 1] {
+                let mut got: BTreeSet<Vec<bool>> = BTreeSet::new();
+                let e = enumerate_factored(&mut s, &slits, &plits, chunk, |p| {
+                    let n = p.len();
+                    let mut rows = BTreeSet::new();
+                    let _ = p.for_each(|m| {
+                        rows.insert(m.to_vec());
+                        ControlFlow::Continue(())
+                    });
+                    assert_eq!(rows.len() as u128, n, "a product repeats a row");
+                    got.extend(rows);
+                    ControlFlow::Continue(())
+                });
+                prop_assert_eq!(e, EnumerationEnd::Complete);
+                prop_assert_eq!(&got, &want);
+            }
+        }
+    }
+
+    #[test]
+    fn independent_parts_are_enumerated_apart() {
+        // (a ∨ b) ∧ (c ∨ d) ∧ (e ∨ f): 27 projected models as one product of three
+        // factors of 3 rows each.
+        let mut s = Solver::new();
+        let v: Vec<Lit> = (0..6).map(|_| s.new_lit()).collect();
+        for k in 0..3 {
+            s.add_clause(&[v[2 * k], v[2 * k + 1]]);
+        }
+        let mut products = Vec::new();
+        let e = enumerate_factored(&mut s, &[], &v, usize::MAX, |p| {
+            products.push(p);
+            ControlFlow::Continue(())
+        });
+        assert_eq!(e, EnumerationEnd::Complete);
+        assert_eq!(products.len(), 1);
+        assert_eq!(products[0].len(), 27);
+        let mut sizes: Vec<usize> = products[0].factors.iter().map(|f| f.rows.len()).collect();
+        sizes.sort();
+        assert_eq!(sizes, vec![3, 3, 3]);
+    }
+
+    #[test]
+    fn a_split_literal_decouples_what_it_fixes() {
+        // s → (a = b), ¬s → (a = c): coupled as a whole, but each value of s leaves two
+        // parts, one of them free.
+        let mut s = Solver::new();
+        let v: Vec<Lit> = (0..4).map(|_| s.new_lit()).collect();
+        let (sw, a, b, c) = (v[0], v[1], v[2], v[3]);
+        s.add_clause(&[!sw, !a, b]);
+        s.add_clause(&[!sw, a, !b]);
+        s.add_clause(&[sw, !a, c]);
+        s.add_clause(&[sw, a, !c]);
+        let mut total = 0u128;
+        let e = enumerate_factored(&mut s, &[sw], &[a, b, c], usize::MAX, |p| {
+            // {a, b} or {a, c} equal (2 rows), the third free (2 rows).
+            assert_eq!(p.factors.len(), 2);
+            total += p.len();
+            ControlFlow::Continue(())
+        });
+        assert_eq!(e, EnumerationEnd::Complete);
+        assert_eq!(total, 8);
+    }
+}
