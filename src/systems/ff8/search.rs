@@ -13,8 +13,9 @@ use crate::systems::spec::{Budget, Interrupted};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The byte classes of every call, counted through by the odometer: each run takes the
 /// current class of each call, with the weight of the classes taken.
@@ -79,7 +80,7 @@ pub fn ser_ratio<S: serde::Serializer>(r: &BigRational, s: S) -> Result<S::Ok, S
 /// Runs every byte-class path of one challenge, phase by phase, merging equal
 /// intermediate contexts between phases: the exact distribution of the final contexts.
 fn run_phases(s: &State, choice: &Choice) -> HashMap<Ctx, BigRational> {
-    let mut cur: HashMap<Ctx, BigRational> = HashMap::new();
+    let mut cur: HashMap<Ctx, BigRational> = HashMap::default();
     cur.insert(
         Ctx {
             state: *s,
@@ -91,11 +92,11 @@ fn run_phases(s: &State, choice: &Choice) -> HashMap<Ctx, BigRational> {
         BigRational::one(),
     );
     for phase in PHASES {
-        let mut next: HashMap<Ctx, BigRational> = HashMap::new();
+        let mut next: HashMap<Ctx, BigRational> = HashMap::default();
         for (cx, p) in cur {
             // Within a phase, weights are integers over 256^PHASE_BYTES (a phase reads
             // at most 6 bytes), so only distinct outcomes cost a rational product.
-            let mut local: HashMap<Ctx, u128> = HashMap::new();
+            let mut local: HashMap<Ctx, u128> = HashMap::default();
             let mut od = Classes::default();
             loop {
                 od.start();
@@ -127,7 +128,7 @@ fn ratio(num: u128, bytes: u32) -> BigRational {
 /// The exact distribution of one challenge's next state and messages, most likely first
 /// (ties by state). Probabilities sum to 1.
 pub fn distribution(s: &State, choice: &Choice) -> Vec<Outcome> {
-    let mut acc: HashMap<(State, Vec<Message>), BigRational> = HashMap::new();
+    let mut acc: HashMap<(State, Vec<Message>), BigRational> = HashMap::default();
     for (cx, p) in run_phases(s, choice) {
         *acc.entry((cx.state, cx.messages))
             .or_insert_with(BigRational::zero) += p;
@@ -151,7 +152,7 @@ pub fn distribution(s: &State, choice: &Choice) -> Vec<Outcome> {
 
 /// The next-state distribution of one challenge (messages merged).
 pub fn transitions(s: &State, choice: &Choice) -> Vec<(State, BigRational)> {
-    let mut acc: HashMap<State, BigRational> = HashMap::new();
+    let mut acc: HashMap<State, BigRational> = HashMap::default();
     for (cx, p) in run_phases(s, choice) {
         *acc.entry(cx.state).or_insert_with(BigRational::zero) += p;
     }
@@ -160,12 +161,37 @@ pub fn transitions(s: &State, choice: &Choice) -> Vec<(State, BigRational)> {
     v
 }
 
-/// The states one challenge can lead to (non-zero probability).
+/// The states one challenge can lead to (non-zero probability): every byte-class path
+/// run phase by phase as [`run_phases`] does, without weights, and with the messages
+/// dropped between phases (no phase reads them), so equal contexts merge sooner.
 pub fn support(s: &State, choice: &Choice) -> BTreeSet<State> {
-    run_phases(s, choice)
-        .into_keys()
-        .map(|cx| cx.state)
-        .collect()
+    let mut cur: HashSet<Ctx> = HashSet::default();
+    cur.insert(Ctx {
+        state: *s,
+        mix: false,
+        messages: Vec::new(),
+        step9_done: false,
+        fire: false,
+    });
+    for phase in PHASES {
+        let mut next: HashSet<Ctx> =
+            HashSet::with_capacity_and_hasher(cur.len(), Default::default());
+        for cx in cur {
+            let mut od = Classes::default();
+            loop {
+                od.start();
+                let mut c2 = cx.clone();
+                phase(&mut c2, choice, &mut od);
+                c2.messages.clear();
+                next.insert(c2);
+                if !od.odometer.advance() {
+                    break;
+                }
+            }
+        }
+        cur = next;
+    }
+    cur.into_iter().map(|cx| cx.state).collect()
 }
 
 /// The choices at step `j` (0-based) from `s`: the fixed one if the scenario has a
@@ -189,11 +215,247 @@ const STATE_BYTES: u64 = 3 * (std::mem::size_of::<State>() as u64 + 48);
 
 /// Every state reachable within `horizon()` challenges (the start included), sorted.
 /// Every state found is charged to the budget's memory meter.
+///
+/// The layers are unions of products (see [`Part`]): a layer is a list of nodes `R × T`
+/// (rules parts times trade parts), each grown one challenge at a time part by part. A
+/// layer with more than [`MAX_NODES`] nodes is expanded into its states, and the rest is
+/// searched state by state ([`reachable_by_states`]): the answer is the same either way.
 pub fn reachable(sc: &Scenario, budget: &Budget) -> Result<Vec<State>, Interrupted> {
-    let mut seen: BTreeSet<State> = BTreeSet::new();
-    seen.insert(sc.state);
-    let mut frontier = vec![sc.state];
-    for j in 0..sc.horizon() {
+    reachable_with(sc, budget, MAX_NODES)
+}
+
+/// [`reachable`] with at most `max_nodes` nodes a layer.
+fn reachable_with(
+    sc: &Scenario,
+    budget: &Budget,
+    max_nodes: usize,
+) -> Result<Vec<State>, Interrupted> {
+    let start = Node {
+        r: BTreeSet::from([Part::Rules.of(&sc.state)]),
+        t: BTreeSet::from([Part::Trade.of(&sc.state)]),
+    };
+    let mut done: Vec<Node> = Vec::new();
+    let mut frontier = vec![start];
+    let mut cache: HashMap<(Part, State, Choice), Vec<State>> = HashMap::default();
+    let mut j = 0;
+    while j < sc.horizon() && !frontier.is_empty() {
+        if frontier.len() > max_nodes {
+            break;
+        }
+        let mut next: Vec<Node> = Vec::new();
+        for node in &frontier {
+            for c in candidate_choices(sc, j) {
+                let valid: Vec<&State> = node.t.iter().filter(|t| c.valid_in(t)).collect();
+                let (Some(&t0), Some(r0)) = (valid.first(), node.r.iter().next()) else {
+                    continue;
+                };
+                let mut grow = |part: Part, from: &mut dyn Iterator<Item = State>| {
+                    let mut out = BTreeSet::new();
+                    for s in from {
+                        let key = (part, part.of(&s), c);
+                        let succ = match cache.get(&key) {
+                            Some(v) => v,
+                            None => {
+                                let v = support_of(part, &s, &c);
+                                budget.charge("reachable states", v.len() as u64 * STATE_BYTES)?;
+                                cache.entry(key).or_insert(v)
+                            }
+                        };
+                        out.extend(succ.iter().copied());
+                    }
+                    Ok::<_, Interrupted>(out)
+                };
+                let r = grow(Part::Rules, &mut node.r.iter().map(|r| join(r, t0)))?;
+                let t = grow(Part::Trade, &mut valid.iter().map(|t| join(r0, t)))?;
+                next.push(Node { r, t });
+            }
+        }
+        done.append(&mut frontier);
+        frontier = merge(next);
+        if sc.challenges.is_empty() {
+            // The same challenges follow from every layer: a node met before has been
+            // grown already.
+            frontier.retain(|n| !done.contains(n));
+        }
+        j += 1;
+    }
+    // Expand the products.
+    let mut seen: HashSet<State> = HashSet::default();
+    for n in done.iter().chain(&frontier) {
+        for r in &n.r {
+            for t in &n.t {
+                if seen.insert(join(r, t)) && seen.len().is_multiple_of(4096) {
+                    budget.charge("reachable states", 4096 * STATE_BYTES)?;
+                }
+            }
+        }
+    }
+    if j < sc.horizon() && !frontier.is_empty() {
+        let mut states: Vec<State> = Vec::new();
+        for n in &frontier {
+            for r in &n.r {
+                for t in &n.t {
+                    states.push(join(r, t));
+                }
+            }
+        }
+        states.sort();
+        states.dedup();
+        return reachable_by_states(sc, budget, seen, states, j);
+    }
+    let mut out: Vec<State> = seen.into_iter().collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Most nodes a layer of [`reachable`] may hold before the search goes on state by state.
+const MAX_NODES: usize = 256;
+
+/// A set of states `{join(r, t) : r ∈ r, t ∈ t}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Node {
+    r: BTreeSet<State>,
+    t: BTreeSet<State>,
+}
+
+/// Nodes with equal trade parts are one node (the union of their rules parts), then
+/// nodes with equal rules parts likewise: the same states, fewer nodes.
+fn merge(nodes: Vec<Node>) -> Vec<Node> {
+    let mut by_t: BTreeMap<Vec<State>, BTreeSet<State>> = BTreeMap::new();
+    for n in nodes {
+        by_t.entry(n.t.into_iter().collect())
+            .or_default()
+            .extend(n.r);
+    }
+    let mut by_r: BTreeMap<Vec<State>, BTreeSet<State>> = BTreeMap::new();
+    for (t, r) in by_t {
+        by_r.entry(r.into_iter().collect()).or_default().extend(t);
+    }
+    by_r.into_iter()
+        .map(|(r, t)| Node {
+            r: r.into_iter().collect(),
+            t,
+        })
+        .collect()
+}
+
+/// Every challenge step `j` may take in some state: the fixed one, or every choice in the
+/// allowed regions (those against the Queen valid only where she is).
+fn candidate_choices(sc: &Scenario, j: usize) -> Vec<Choice> {
+    if sc.challenges.is_empty() {
+        let mut everywhere = State::default();
+        let mut out = Vec::new();
+        for &r in &sc.allowed {
+            everywhere.queen = r;
+            out.extend(choices(&everywhere, &[r]));
+        }
+        out
+    } else {
+        sc.challenges.get(j).copied().into_iter().collect()
+    }
+}
+
+/// The two parts of a state. The rules part: each region's rules, the carried rules and
+/// the current region. The trade part: everything else (trade rules, the amount of
+/// trading and where rules spread from, points, the Queen and her trade rule). Given a
+/// challenge, the steps that change one part read nothing of the other (steps 1, 2 and
+/// 6-9 the rules, steps 3-5, 10 and 11 the trade part; a challenge's validity reads only
+/// where the Queen is), so what one challenge leads to from a set `R × T` is the product
+/// of what it leads to part by part. The SAT engine does not assume this: it finds
+/// independent parts in its formula, and the two engines are compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Part {
+    Rules,
+    Trade,
+}
+
+impl Part {
+    /// The part of `s`, the other part's fields set to the defaults.
+    fn of(self, s: &State) -> State {
+        let d = State::default();
+        match self {
+            Part::Rules => join(s, &d),
+            Part::Trade => join(&d, s),
+        }
+    }
+}
+
+/// The rules part of `r` with the trade part of `t`.
+fn join(r: &State, t: &State) -> State {
+    let mut s = *t;
+    s.rules = r.rules;
+    s.carried = r.carried;
+    s.current = r.current;
+    s
+}
+
+/// [`support`] projected on one part: the other part's fields are put back as they were
+/// after every phase (they change nothing of this part), so contexts merge sooner.
+fn support_of(part: Part, s: &State, choice: &Choice) -> Vec<State> {
+    let mut cur: HashSet<Ctx> = HashSet::default();
+    cur.insert(Ctx {
+        state: *s,
+        mix: false,
+        messages: Vec::new(),
+        step9_done: false,
+        fire: false,
+    });
+    for phase in PHASES {
+        let mut next: HashSet<Ctx> =
+            HashSet::with_capacity_and_hasher(cur.len(), Default::default());
+        for cx in cur {
+            let mut od = Classes::default();
+            loop {
+                od.start();
+                let mut c2 = cx.clone();
+                phase(&mut c2, choice, &mut od);
+                c2.messages.clear();
+                c2.state = match part {
+                    Part::Rules => join(&c2.state, s),
+                    Part::Trade => join(s, &c2.state),
+                };
+                next.insert(c2);
+                if !od.odometer.advance() {
+                    break;
+                }
+            }
+        }
+        cur = next;
+    }
+    let out: BTreeSet<State> = cur.into_iter().map(|cx| part.of(&cx.state)).collect();
+    out.into_iter().collect()
+}
+
+/// The search state by state from the start.
+#[cfg(test)]
+pub(super) fn reachable_state_by_state(
+    sc: &Scenario,
+    budget: &Budget,
+) -> Result<Vec<State>, Interrupted> {
+    let seen = HashSet::from_iter([sc.state]);
+    reachable_by_states(sc, budget, seen, vec![sc.state], 0)
+}
+
+/// [`reachable_with`] at most `max_nodes` nodes a layer (tests).
+#[cfg(test)]
+pub(super) fn reachable_nodes(
+    sc: &Scenario,
+    budget: &Budget,
+    max_nodes: usize,
+) -> Result<Vec<State>, Interrupted> {
+    reachable_with(sc, budget, max_nodes)
+}
+
+/// The search state by state from layer `j` on: `seen` holds every state of layers `..=j`,
+/// `frontier` those of layer `j` (a fixed sequence) or those new in it (free choices).
+fn reachable_by_states(
+    sc: &Scenario,
+    budget: &Budget,
+    mut seen: HashSet<State>,
+    mut frontier: Vec<State>,
+    from: usize,
+) -> Result<Vec<State>, Interrupted> {
+    for j in from..sc.horizon() {
         let mut next: BTreeSet<State> = BTreeSet::new();
         for s in &frontier {
             let before = next.len();
@@ -215,7 +477,9 @@ pub fn reachable(sc: &Scenario, budget: &Budget) -> Result<Vec<State>, Interrupt
         }
         seen.extend(next);
     }
-    Ok(seen.into_iter().collect())
+    let mut out: Vec<State> = seen.into_iter().collect();
+    out.sort();
+    Ok(out)
 }
 
 /// Projects a state onto the part a goal reads: rule goals ignore the trade part, trade
@@ -444,8 +708,8 @@ pub fn plan(
         sc,
         goal,
         budget,
-        trans: HashMap::new(),
-        value: HashMap::new(),
+        trans: HashMap::default(),
+        value: HashMap::default(),
     };
     let start = abstract_state(&sc.state, goal);
     let mut by_horizon = Vec::new();
@@ -518,7 +782,7 @@ fn expected_challenges(
         return Ok((Some(0.0), "the goal already holds".into()));
     }
     // Closure.
-    let mut index: HashMap<State, usize> = HashMap::new();
+    let mut index: HashMap<State, usize> = HashMap::default();
     let mut states = vec![*start];
     index.insert(*start, 0);
     let mut i = 0;
@@ -656,8 +920,8 @@ mod tests {
             sc: &sc,
             goal: &goal,
             budget: &budget,
-            trans: HashMap::new(),
-            value: HashMap::new(),
+            trans: HashMap::default(),
+            value: HashMap::default(),
         };
         let start = abstract_state(&sc.state, &goal);
         assert_eq!(

@@ -572,3 +572,62 @@ fn planner_one_challenge_matches_the_distribution() {
     assert!(p2.probability > p.probability);
     assert!(reachable(&sc, &Budget::new()).unwrap().len() > 1);
 }
+
+/// The direct engine's search by products of rules and trade parts (with any number of
+/// nodes a layer before it goes on state by state) finds the states the plain search
+/// state by state finds: generated scenarios of up to three fixed challenges (carried
+/// rules emptied, every other one with no trading under way), and free choices over up to
+/// three challenges in one or two regions from the start of the game. A case whose answer
+/// is large (or whose search by parts passes 200 MB) is counted and not compared.
+#[test]
+fn the_search_by_parts_finds_what_the_search_by_states_finds() {
+    let (mut compared, mut free, mut states, mut large) = (0, 0, 0, 0);
+    for seed in 0..160u64 {
+        let args = super::gen::GenArgs {
+            regions: 1 + (seed / 3 % 2) as usize,
+            bound: 1 + (seed % 3) as usize,
+            fixed_percent: 100,
+        };
+        let mut sc = Ff8::generate(&args, 41_000 + seed);
+        if seed % 2 == 0 {
+            for c in sc.state.carried.iter_mut() {
+                c.rules = RuleSet::EMPTY;
+            }
+            if seed % 4 == 0 {
+                sc.state.amount = 0;
+            }
+        } else {
+            sc.state = State::default();
+            sc.challenges.clear();
+            sc.goal = None;
+        }
+        let budget = Budget::with_max_memory(200 << 20);
+        let by_parts = match super::search::reachable_nodes(&sc, &budget, 256) {
+            Ok(s) if s.len() <= 5000 => s,
+            _ => {
+                large += 1;
+                continue;
+            }
+        };
+        let budget = Budget::new();
+        let by_states = super::search::reachable_state_by_state(&sc, &budget).expect("no cancel");
+        assert_eq!(by_parts, by_states, "seed {seed}:\n{}", Ff8::to_text(&sc));
+        // Two nodes a layer at most: the search goes on state by state mid-way.
+        let mixed = super::search::reachable_nodes(&sc, &budget, 2).expect("no cancel");
+        assert_eq!(
+            mixed,
+            by_states,
+            "seed {seed} (2 nodes):\n{}",
+            Ff8::to_text(&sc)
+        );
+        compared += 1;
+        free += usize::from(sc.challenges.is_empty() && sc.horizon() > 1);
+        states += by_states.len();
+    }
+    eprintln!("ff8 search by parts: {compared} compared ({free} free over 2+ challenges, {states} states), {large} large");
+    assert!(
+        compared >= 100 && free >= 20,
+        "{compared} compared, {free} free, {large} large"
+    );
+    assert!(states > 20_000, "only {states} states");
+}
