@@ -257,7 +257,7 @@ fn reachable_with(
                             Some(v) => v,
                             None => {
                                 let v = support_of(part, &s, &c);
-                                budget.charge("reachable states", v.len() as u64 * STATE_BYTES)?;
+                                budget.charge("reachable states", v.len() as u64 * PART_BYTES)?;
                                 cache.entry(key).or_insert(v)
                             }
                         };
@@ -285,7 +285,7 @@ fn reachable_with(
         for r in &n.r {
             for t in &n.t {
                 if seen.insert(join(r, t)) && seen.len().is_multiple_of(4096) {
-                    budget.charge("reachable states", 4096 * STATE_BYTES)?;
+                    budget.charge("reachable states", 4096 * ANSWER_BYTES)?;
                 }
             }
         }
@@ -307,6 +307,15 @@ fn reachable_with(
     out.sort();
     Ok(out)
 }
+
+/// Bytes of one part stored in [`reachable`]'s cache of part supports (the state and a
+/// slot of the vector it is in).
+const PART_BYTES: u64 = std::mem::size_of::<State>() as u64 + 8;
+
+/// Bytes of one state of [`reachable`]'s answer: in the set the products are expanded
+/// into (the state and a control byte, at most half the set's slots empty), then in the
+/// sorted answer.
+const ANSWER_BYTES: u64 = 3 * std::mem::size_of::<State>() as u64 + 8;
 
 /// Most nodes a layer of [`reachable`] may hold before the search goes on state by state.
 const MAX_NODES: usize = 256;
