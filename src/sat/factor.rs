@@ -61,31 +61,16 @@ impl Product {
     /// Calls `each` with every projected model of the product (one value per position).
     pub fn for_each(&self, mut each: impl FnMut(&[bool]) -> ControlFlow<()>) -> ControlFlow<()> {
         let mut values: Vec<bool> = self.fixed.iter().map(|v| v.unwrap_or(false)).collect();
-        if self.is_empty() {
-            return ControlFlow::Continue(());
-        }
-        let mut at = vec![0usize; self.factors.len()];
-        loop {
-            for (f, &i) in self.factors.iter().zip(&at) {
+        let sizes = self.factors.iter().map(|f| f.rows.len()).collect();
+        for pick in crate::odometer::Product::new(sizes) {
+            for (f, &i) in self.factors.iter().zip(&pick) {
                 for (&p, &v) in f.positions.iter().zip(&f.rows[i]) {
                     values[p] = v;
                 }
             }
             each(&values)?;
-            // Odometer over the factors' rows.
-            let mut k = 0;
-            loop {
-                if k == at.len() {
-                    return ControlFlow::Continue(());
-                }
-                at[k] += 1;
-                if at[k] < self.factors[k].rows.len() {
-                    break;
-                }
-                at[k] = 0;
-                k += 1;
-            }
         }
+        ControlFlow::Continue(())
     }
 }
 

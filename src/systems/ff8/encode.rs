@@ -602,33 +602,27 @@ impl Encoding {
                 .chain([&v.active, &v.queen, &v.refuse, &v.moved]);
             split.extend(choice.filter(|&&l| l.var() != self.solver.true_lit().var()));
         }
-        let mut out = Vec::new();
-        let bytes = (std::mem::size_of::<State>() + 8) as u64;
+        // Products of different choices overlap: a set merges them. A state is charged
+        // once, for its slot in the set and in the sorted answer.
+        let mut seen: rustc_hash::FxHashSet<State> = Default::default();
+        let bytes = (3 * std::mem::size_of::<State>() + 8) as u64;
         let mut over = false;
         let e = enumerate_factored(&mut self.solver, &split, &proj, 4, |p| {
-            let r = p.for_each(|vals| {
-                out.push(SState::decode(vals));
-                if budget.charge("reachable states", bytes).is_err() {
+            p.for_each(|vals| {
+                if seen.insert(SState::decode(vals))
+                    && budget.charge("reachable states", bytes).is_err()
+                {
                     over = true;
                     return ControlFlow::Break(());
                 }
                 ControlFlow::Continue(())
-            });
-            if r.is_break() {
-                return ControlFlow::Break(());
-            }
-            // Products of different choices overlap: merge as they come.
-            if out.len() > 1 << 16 {
-                out.sort();
-                out.dedup();
-            }
-            ControlFlow::Continue(())
+            })
         });
         if over || e != EnumerationEnd::Complete {
             return Err(Interrupted);
         }
+        let mut out: Vec<State> = seen.into_iter().collect();
         out.sort();
-        out.dedup();
         Ok(out)
     }
 

@@ -81,16 +81,7 @@ pub fn ser_ratio<S: serde::Serializer>(r: &BigRational, s: S) -> Result<S::Ok, S
 /// intermediate contexts between phases: the exact distribution of the final contexts.
 fn run_phases(s: &State, choice: &Choice) -> HashMap<Ctx, BigRational> {
     let mut cur: HashMap<Ctx, BigRational> = HashMap::default();
-    cur.insert(
-        Ctx {
-            state: *s,
-            mix: false,
-            messages: Vec::new(),
-            step9_done: false,
-            fire: false,
-        },
-        BigRational::one(),
-    );
+    cur.insert(Ctx::start(s), BigRational::one());
     for phase in PHASES {
         let mut next: HashMap<Ctx, BigRational> = HashMap::default();
         for (cx, p) in cur {
@@ -161,18 +152,20 @@ pub fn transitions(s: &State, choice: &Choice) -> Vec<(State, BigRational)> {
     v
 }
 
-/// The states one challenge can lead to (non-zero probability): every byte-class path
-/// run phase by phase as [`run_phases`] does, without weights, and with the messages
-/// dropped between phases (no phase reads them), so equal contexts merge sooner.
+/// The states one challenge can lead to (non-zero probability).
 pub fn support(s: &State, choice: &Choice) -> BTreeSet<State> {
+    final_contexts(s, choice, |_| {})
+        .into_iter()
+        .map(|cx| cx.state)
+        .collect()
+}
+
+/// The distinct final contexts of one challenge: every byte-class path run phase by phase
+/// as [`run_phases`] does, without weights, with the messages dropped and `settle` applied
+/// after every phase (no phase reads the messages), so equal contexts merge sooner.
+fn final_contexts(s: &State, choice: &Choice, settle: impl Fn(&mut Ctx)) -> HashSet<Ctx> {
     let mut cur: HashSet<Ctx> = HashSet::default();
-    cur.insert(Ctx {
-        state: *s,
-        mix: false,
-        messages: Vec::new(),
-        step9_done: false,
-        fire: false,
-    });
+    cur.insert(Ctx::start(s));
     for phase in PHASES {
         let mut next: HashSet<Ctx> =
             HashSet::with_capacity_and_hasher(cur.len(), Default::default());
@@ -183,6 +176,7 @@ pub fn support(s: &State, choice: &Choice) -> BTreeSet<State> {
                 let mut c2 = cx.clone();
                 phase(&mut c2, choice, &mut od);
                 c2.messages.clear();
+                settle(&mut c2);
                 next.insert(c2);
                 if !od.odometer.advance() {
                     break;
@@ -191,7 +185,7 @@ pub fn support(s: &State, choice: &Choice) -> BTreeSet<State> {
         }
         cur = next;
     }
-    cur.into_iter().map(|cx| cx.state).collect()
+    cur
 }
 
 /// The choices at step `j` (0-based) from `s`: the fixed one if the scenario has a
@@ -401,37 +395,13 @@ fn join(r: &State, t: &State) -> State {
 /// [`support`] projected on one part: the other part's fields are put back as they were
 /// after every phase (they change nothing of this part), so contexts merge sooner.
 fn support_of(part: Part, s: &State, choice: &Choice) -> Vec<State> {
-    let mut cur: HashSet<Ctx> = HashSet::default();
-    cur.insert(Ctx {
-        state: *s,
-        mix: false,
-        messages: Vec::new(),
-        step9_done: false,
-        fire: false,
-    });
-    for phase in PHASES {
-        let mut next: HashSet<Ctx> =
-            HashSet::with_capacity_and_hasher(cur.len(), Default::default());
-        for cx in cur {
-            let mut od = Classes::default();
-            loop {
-                od.start();
-                let mut c2 = cx.clone();
-                phase(&mut c2, choice, &mut od);
-                c2.messages.clear();
-                c2.state = match part {
-                    Part::Rules => join(&c2.state, s),
-                    Part::Trade => join(s, &c2.state),
-                };
-                next.insert(c2);
-                if !od.odometer.advance() {
-                    break;
-                }
-            }
+    let contexts = final_contexts(s, choice, |cx| {
+        cx.state = match part {
+            Part::Rules => join(&cx.state, s),
+            Part::Trade => join(s, &cx.state),
         }
-        cur = next;
-    }
-    let out: BTreeSet<State> = cur.into_iter().map(|cx| part.of(&cx.state)).collect();
+    });
+    let out: BTreeSet<State> = contexts.iter().map(|cx| part.of(&cx.state)).collect();
     out.into_iter().collect()
 }
 

@@ -125,6 +125,19 @@ pub struct Ctx {
     pub fire: bool,
 }
 
+impl Ctx {
+    /// The context a challenge starts from in `s`: no step taken yet.
+    pub fn start(s: &State) -> Ctx {
+        Ctx {
+            state: *s,
+            mix: false,
+            messages: Vec::new(),
+            step9_done: false,
+            fire: false,
+        }
+    }
+}
+
 /// One phase of a challenge.
 pub type Phase = fn(&mut Ctx, &Choice, &mut dyn Driver);
 
@@ -146,13 +159,7 @@ pub const PHASES: [Phase; 9] = [
 /// Runs one challenge on `s` with `choice` (which must be valid in `s`), returning the
 /// message boxes shown. `s` becomes the next state.
 pub fn challenge(s: &mut State, choice: &Choice, d: &mut dyn Driver) -> Vec<Message> {
-    let mut cx = Ctx {
-        state: *s,
-        mix: false,
-        messages: Vec::new(),
-        step9_done: false,
-        fire: false,
-    };
+    let mut cx = Ctx::start(s);
     for phase in PHASES {
         phase(&mut cx, choice, d);
     }
