@@ -430,3 +430,32 @@ fn guessed_chart_figures_are_flagged() {
     let s = v.to_string();
     assert!(!s.contains("guessed_chart_rows"), "{s}");
 }
+
+/// When one engine stops at a limit of its own and the other answers, `reach` answers
+/// with the other engine's states, says on stderr that they are not cross-checked and
+/// why, and exits 0 (it used to end with exit 5 and no answer). At 1 MiB the SAT engine's
+/// clauses for the 21 challenges of the trading example do not fit (a deterministic
+/// charge, not a race), while the direct engine's 22 states do.
+#[test]
+fn reach_answers_with_the_engine_that_finished() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/ff8/trading_example.ff8");
+    let f = file.to_str().unwrap();
+    let whole = json(&["ff8", "reach", f, "--json", "--list", "0"]);
+    let both: Vec<&Value> = whole["engines"].as_array().unwrap().iter().collect();
+    assert_eq!(both.len(), 2, "{whole}");
+    let (code, out, err) = gordian(&["ff8", "reach", f, "--max-memory", "1", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("NOT cross-checked: the sat engine stopped at the memory bound of 1 MiB"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let engines = v["engines"].as_array().unwrap();
+    assert_eq!(engines.len(), 1, "{v}");
+    assert_eq!(engines[0]["engine"], "direct");
+    assert_eq!(engines[0]["reachable"], both[0]["reachable"]);
+    // Both engines stopped: no answer, the limit message, exit 5.
+    let (code, _, err) = gordian(&["ff8", "reach", f, "--max-memory", "1", "--engine", "sat"]);
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains("limit: the memory bound of 1 MiB"), "{err}");
+}

@@ -461,7 +461,13 @@ fn run_reach(a: &ReachArgs) -> Exit {
         Ok((r, t.elapsed().as_secs_f64()))
     };
     let (direct, sat) = budget.with_timeout(a.solve.timeout, || {
-        run_engines(a.engine, &budget, |b| timed(&Direct, b), |b| timed(&Sat, b))
+        run_engines(
+            &a.file.display().to_string(),
+            a.engine,
+            &budget,
+            |b| timed(&Direct, b),
+            |b| timed(&Sat, b),
+        )
     });
     let mut answers: Vec<(&str, Answer, f64)> = Vec::new();
     for (name, r) in [("direct", direct), ("sat", sat)] {

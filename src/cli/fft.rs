@@ -7,7 +7,7 @@
 
 use super::limits::{self, TimeoutArg};
 use super::print_json;
-use super::system_cmd::{on_file, watched, DimacsLimits, Engines, Exit, SolveLimits};
+use super::system_cmd::{note_stopped, on_file, watched, DimacsLimits, Engines, Exit, SolveLimits};
 use super::table::print_table;
 use super::{EXIT_DISAGREE, EXIT_INPUT};
 use crate::systems::fft::engine::{self, EngineKind};
@@ -335,6 +335,7 @@ fn run_enumerate(a: &EnumerateArgs) -> Exit {
         return Err(e.limits.stopped(&e.file, &budget));
     };
     let name = e.file.display().to_string();
+    note_stopped(&name, &en.stopped);
     if en.disagree() {
         let (only_direct, only_sat) = en.differences();
         eprintln!(
@@ -414,6 +415,7 @@ fn run_query(a: &QueryArgs) -> Exit {
         return Err(e.limits.stopped(&e.file, &budget));
     };
     let name = e.file.display().to_string();
+    note_stopped(&name, &ans.stopped);
     if let Some(d) = &ans.disagreement {
         eprintln!("{name}: THE ENGINES DISAGREE (a bug in gordian): {d}");
         return Err(ExitCode::from(EXIT_DISAGREE));

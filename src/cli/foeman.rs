@@ -191,8 +191,9 @@ type Both = (
     Option<Result<Answer, Interrupted>>,
 );
 
-fn solve_both(sc: &Scenario, engine: Engines, budget: &Budget) -> Both {
+fn solve_both(name: &str, sc: &Scenario, engine: Engines, budget: &Budget) -> Both {
     run_engines(
+        name,
         engine,
         budget,
         |b| search::enumerate(sc, b),
@@ -203,12 +204,12 @@ fn solve_both(sc: &Scenario, engine: Engines, budget: &Budget) -> Both {
 fn run_enumerate(a: &EnumerateArgs) -> Exit {
     let sc = load(&a.file)?;
     let budget = a.solve.limits.budget();
+    let name = a.file.display().to_string();
     let (d, s) = a
         .solve
         .limits
-        .within(&budget, || solve_both(&sc, a.solve.engine, &budget));
+        .within(&budget, || solve_both(&name, &sc, a.solve.engine, &budget));
     let limit = a.limit.take(usize::MAX);
-    let name = a.file.display().to_string();
     // The output bound: each list is cut at `--limit` (the counts stay whole).
     let cut = |sides: usize, actions: usize, engines: &str| -> ExitCode {
         if !a.limit.exceeded(sides.max(actions)) {
@@ -368,6 +369,7 @@ fn run_query(a: &QueryArgs) -> Exit {
     let budget = a.solve.limits.budget();
     let (d, s) = a.solve.limits.within(&budget, || {
         run_engines(
+            &a.file.display().to_string(),
             a.solve.engine,
             &budget,
             |b| search::enumerate(&sc, b).map(|e| search::answer(&e, &q)),

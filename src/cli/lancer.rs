@@ -241,8 +241,9 @@ type Both = (
 );
 
 /// Runs the chosen engines (in parallel when both) on one policy.
-fn explore(sc: &Scenario, policy: Policy, engine: Engines, budget: &Budget) -> Both {
+fn explore(name: &str, sc: &Scenario, policy: Policy, engine: Engines, budget: &Budget) -> Both {
     run_engines(
+        name,
         engine,
         budget,
         |b| search::outcomes(sc, policy, b),
@@ -292,11 +293,11 @@ fn run_enumerate(args: &EnumerateArgs) -> Exit {
     let policy = a.policy.unwrap_or(sc.policy);
     let budget = a.limits.budget();
     let spin = super::progress::spinner("enumerating every outcome ...");
+    let name = a.file.display().to_string();
     let r = a
         .limits
-        .within(&budget, || explore(&sc, policy, a.engine, &budget));
+        .within(&budget, || explore(&name, &sc, policy, a.engine, &budget));
     spin.finish_and_clear();
-    let name = a.file.display().to_string();
     let (outs, checked) = agreed(&name, &sc, r, &budget, a.limits.timeout)?;
     let props = report::properties(&sc, &outs);
     let engines = if checked {
@@ -371,6 +372,7 @@ fn run_query(a: &QueryArgs) -> Exit {
     let budget = e.limits.budget();
     let (d, s) = e.limits.within(&budget, || {
         run_engines(
+            &e.file.display().to_string(),
             e.engine,
             &budget,
             |b| {
@@ -458,7 +460,15 @@ fn run_policies(a: &PoliciesArgs) -> Exit {
         let name = f.display().to_string();
         for p in Policy::ALL {
             let budget = a.memory.budget();
-            let r = budget.with_timeout(a.timeout, || explore(&sc, p, Engines::Both, &budget));
+            let r = budget.with_timeout(a.timeout, || {
+                explore(
+                    &format!("{name} ({})", p.name()),
+                    &sc,
+                    p,
+                    Engines::Both,
+                    &budget,
+                )
+            });
             let (outs, _) = agreed(&name, &sc, r, &budget, a.timeout)?;
             let props = report::properties(&sc, &outs);
             let yes = |pred: &dyn Fn(&Property) -> bool| -> Vec<String> {

@@ -11,7 +11,7 @@
 use super::limits::{self, MemoryArgs, TimeoutArg};
 use super::parse_seconds;
 use crate::systems::spec::DEFAULT_MAX_MEMORY;
-use crate::systems::spec::{race_all, Budget, Interrupted, Job};
+use crate::systems::spec::{race_to_end, settle, Budget, Interrupted, Job, Stopped};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -54,28 +54,61 @@ pub(crate) enum Engines {
     Sat,
 }
 
+/// What [`run_engines`] gives back: the direct engine's and the SAT engine's results,
+/// `None` for an engine not run (or stopped while the other answered).
+pub(crate) type Ran<D, S> = (
+    Option<Result<D, Interrupted>>,
+    Option<Result<S, Interrupted>>,
+);
+
 /// Runs the direct job, the SAT job or both as `engine` says, in parallel under `budget`
-/// ([`race_all`]: each with its own memory meter, every job to its end, a memory limit
-/// recorded on `budget`); their results, `None` for an engine not run.
+/// ([`race_to_end`]: each with its own memory meter, every job to its end or to the
+/// budget's deadline); their results, `None` for an engine not run. When one engine
+/// answered and the other was stopped (at its memory bound or at the time limit), the
+/// stopped one gives `None` too and [`note_stopped`] says so on standard error: the
+/// command answers with what it has, not cross-checked. When no engine answered, both
+/// are `Err(Interrupted)` (or the one run) and `budget` names the memory limit hit, if
+/// any, for the limit message.
 pub(crate) fn run_engines<D: Send, S: Send>(
+    what: &str,
     engine: Engines,
     budget: &Budget,
-    direct: impl FnOnce(&Budget) -> D + Send,
-    sat: impl FnOnce(&Budget) -> S + Send,
-) -> (Option<D>, Option<S>) {
+    direct: impl FnOnce(&Budget) -> Result<D, Interrupted> + Send,
+    sat: impl FnOnce(&Budget) -> Result<S, Interrupted> + Send,
+) -> Ran<D, S> {
     let (mut d, mut s) = (None, None);
-    {
+    let mut names = Vec::new();
+    let ends = {
         let (d, s) = (&mut d, &mut s);
-        let mut jobs: Vec<Job<'_, ()>> = Vec::new();
+        let mut jobs: Vec<Job<'_, Result<(), Interrupted>>> = Vec::new();
         if engine != Engines::Sat {
-            jobs.push(Box::new(move |b: &Budget| *d = Some(direct(b))));
+            jobs.push(Box::new(move |b: &Budget| direct(b).map(|x| *d = Some(x))));
+            names.push("direct");
         }
         if engine != Engines::Direct {
-            jobs.push(Box::new(move |b: &Budget| *s = Some(sat(b))));
+            jobs.push(Box::new(move |b: &Budget| sat(b).map(|x| *s = Some(x))));
+            names.push("sat");
         }
-        race_all(budget, jobs);
+        race_to_end(budget, jobs)
+    };
+    match settle(budget, &names, ends) {
+        Ok((_, stopped)) => {
+            note_stopped(what, &stopped);
+            (d.map(Ok), s.map(Ok))
+        }
+        Err(Interrupted) => (
+            (engine != Engines::Sat).then_some(Err(Interrupted)),
+            (engine != Engines::Direct).then_some(Err(Interrupted)),
+        ),
     }
-    (d, s)
+}
+
+/// Says on standard error that the answer for `what` is not cross-checked because the
+/// `stopped` engines were stopped while another answered (nothing when none was).
+pub(crate) fn note_stopped(what: &str, stopped: &[Stopped]) {
+    for s in stopped {
+        eprintln!("note: {what}: NOT cross-checked: {s}; the answer is the other engine's alone");
+    }
 }
 
 /// `--timeout` and `--max-memory` of the systems' solving commands (`enumerate`,

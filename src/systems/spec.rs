@@ -267,7 +267,7 @@ impl Budget {
     }
 
     /// Stops this budget at a memory limit hit elsewhere (by a [`Budget::child_metered`]
-    /// engine of a [`race_all`]): records it as this meter's limit (unless one is
+    /// engine of a race that no engine answered: [`settle`]): records it as this meter's limit (unless one is
     /// recorded already) and cancels.
     fn stop_at(&self, hit: LimitHit) {
         self.inner
@@ -553,25 +553,106 @@ impl Drop for Charged<'_> {
     }
 }
 
-/// [`race`] without a grace period, for a command that compares its engines: once a job
-/// stops at the memory bound of its own meter, the command's answer is that limit:
-/// `budget` records it (so [`Budget::limit_hit`] on it names what was being stored) and
-/// is cancelled, which stops the jobs still running (jobs that already answered keep
-/// their answers).
-pub fn race_all<'a, T: Send + 'a>(budget: &'a Budget, jobs: Vec<Job<'a, T>>) -> Vec<T> {
-    let jobs: Vec<Job<'a, T>> = jobs
+/// How one job of [`race_to_end`] ended: what it returned, how long it ran, and the
+/// memory limit of its own meter it stopped at, if it did.
+#[derive(Debug)]
+pub struct Ended<T> {
+    /// What the job returned.
+    pub out: T,
+    /// How long it ran.
+    pub took: Duration,
+    /// The limit its own meter hit, if any.
+    pub limit: Option<LimitHit>,
+}
+
+/// [`race`] without a grace period, for a command that compares its engines: every job
+/// runs to its end or to `budget`'s deadline, each under its own memory meter, and a job
+/// that stops at its memory bound stops alone (the others go on). See [`settle`] for
+/// what the command answers.
+pub fn race_to_end<'a, T: Send + 'a>(budget: &'a Budget, jobs: Vec<Job<'a, T>>) -> Vec<Ended<T>> {
+    let jobs: Vec<Job<'a, Ended<T>>> = jobs
         .into_iter()
-        .map(|job| -> Job<'a, T> {
+        .map(|job| -> Job<'a, Ended<T>> {
             Box::new(move |b: &Budget| {
+                let start = Instant::now();
                 let out = job(b);
-                if let Some(hit) = b.limit_hit() {
-                    budget.stop_at(hit);
+                Ended {
+                    out,
+                    took: start.elapsed(),
+                    limit: b.limit_hit(),
                 }
-                out
             })
         })
         .collect();
     race(budget, None, jobs, |_| true)
+}
+
+/// An engine that was stopped while another one answered: the answer is the other's
+/// alone, not cross-checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    /// The engine's name (`direct`, `sat`).
+    pub engine: &'static str,
+    /// How long it ran.
+    pub took: Duration,
+    /// The memory limit it stopped at; `None` when the time limit stopped it.
+    pub limit: Option<LimitHit>,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.limit {
+            Some(l) => write!(
+                f,
+                "the {} engine stopped at the memory bound of {} MiB on its state (storing {}; \
+                 --max-memory)",
+                self.engine,
+                l.max_bytes.div_ceil(1 << 20),
+                l.what
+            ),
+            None => write!(
+                f,
+                "the {} engine was stopped at the time limit, after {:.2} s (--timeout)",
+                self.engine,
+                self.took.as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// The engines' answers of a [`race_to_end`], in the order of `names`: when at least one
+/// engine answered, the engines that were stopped give `None` and are listed as
+/// [`Stopped`] (the command answers with what it has, marked not cross-checked); when
+/// none answered, `Err(Interrupted)` with the first memory limit hit recorded on
+/// `budget` (so [`Budget::limit_hit`] names what the limit message says).
+pub fn settle<T>(
+    budget: &Budget,
+    names: &[&'static str],
+    ends: Vec<Ended<Result<T, Interrupted>>>,
+) -> Result<(Vec<Option<T>>, Vec<Stopped>), Interrupted> {
+    if ends.iter().all(|e| e.out.is_err()) {
+        if let Some(hit) = ends.iter().find_map(|e| e.limit) {
+            budget.stop_at(hit);
+        }
+        return Err(Interrupted);
+    }
+    let mut stopped = Vec::new();
+    let answers = ends
+        .into_iter()
+        .zip(names)
+        .map(|(e, &engine)| match e.out {
+            Ok(x) => Some(x),
+            Err(Interrupted) => {
+                stopped.push(Stopped {
+                    engine,
+                    took: e.took,
+                    limit: e.limit,
+                });
+                None
+            }
+        })
+        .collect();
+    Ok((answers, stopped))
 }
 
 #[cfg(test)]
@@ -700,25 +781,85 @@ mod tests {
         assert_eq!(out, vec![false, true]);
     }
 
+    /// A job that answers `x` after `ms` milliseconds unless its budget is cancelled first.
+    fn answers_after(x: u32, ms: u64) -> Job<'static, Result<u32, Interrupted>> {
+        Box::new(move |b: &Budget| {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_millis(ms) {
+                if b.is_cancelled() {
+                    return Err(Interrupted);
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Ok(x)
+        })
+    }
+
     #[test]
-    fn race_all_reports_a_jobs_limit_on_the_callers_budget_and_stops_the_rest() {
+    fn a_job_at_its_memory_bound_stops_alone_and_the_other_answers() {
         let root = Budget::with_max_memory(100);
-        let jobs: Vec<Job<bool>> = vec![
-            Box::new(|b: &Budget| b.charge("outcomes", 101).is_err()),
-            Box::new(patient),
+        let jobs: Vec<Job<Result<u32, Interrupted>>> = vec![
+            Box::new(|b: &Budget| b.charge("outcomes", 101).map(|_| 0)),
+            answers_after(7, 50),
         ];
-        assert_eq!(race_all(&root, jobs), vec![true, true]);
+        let ends = race_to_end(&root, jobs);
+        let hit = LimitHit {
+            what: "outcomes",
+            max_bytes: 100,
+        };
+        assert_eq!(ends[0].limit, Some(hit));
+        assert_eq!(ends[1].limit, None);
+        let (answers, stopped) = settle(&root, &["direct", "sat"], ends).expect("sat answered");
+        assert_eq!(answers, vec![None, Some(7)]);
+        assert_eq!(stopped.len(), 1);
+        assert_eq!((stopped[0].engine, stopped[0].limit), ("direct", Some(hit)));
+        assert!(stopped[0].to_string().contains("storing outcomes"));
+        // The caller's budget was neither stopped nor charged with the limit.
+        assert!(!root.is_cancelled() && root.limit_hit().is_none());
+    }
+
+    #[test]
+    fn past_the_deadline_the_answer_is_the_engine_that_finished() {
+        let root = Budget::new();
+        let ends = root.with_timeout(Some(Duration::from_millis(100)), || {
+            race_to_end(&root, vec![answers_after(1, 0), answers_after(2, 5_000)])
+        });
+        let (answers, stopped) = settle(&root, &["direct", "sat"], ends).expect("one answered");
+        assert_eq!(answers, vec![Some(1), None]);
+        assert_eq!(stopped[0].engine, "sat");
+        assert_eq!(stopped[0].limit, None);
+        assert!(
+            stopped[0].to_string().contains("time limit"),
+            "{}",
+            stopped[0]
+        );
+    }
+
+    #[test]
+    fn when_no_job_answers_the_first_limit_is_the_callers() {
+        let root = Budget::with_max_memory(100);
+        let jobs: Vec<Job<Result<u32, Interrupted>>> = vec![
+            Box::new(|b: &Budget| b.charge("outcomes", 101).map(|_| 0)),
+            Box::new(|b: &Budget| b.charge("models", 101).map(|_| 0)),
+        ];
+        let ends = race_to_end(&root, jobs);
+        assert_eq!(settle(&root, &["direct", "sat"], ends), Err(Interrupted));
         assert!(root.is_cancelled());
-        assert_eq!(
+        assert!(matches!(
             root.limit_hit(),
             Some(LimitHit {
-                what: "outcomes",
+                what: "outcomes" | "models",
                 max_bytes: 100
             })
-        );
-        let fine: Vec<Job<u32>> = vec![Box::new(|_| 1), Box::new(|_| 2)];
+        ));
+        let fine: Vec<Job<Result<u32, Interrupted>>> =
+            vec![Box::new(|_| Ok(1)), Box::new(|_| Ok(2))];
         let root = Budget::with_max_memory(100);
-        assert_eq!(race_all(&root, fine), vec![1, 2]);
+        let ends = race_to_end(&root, fine);
+        assert_eq!(
+            settle(&root, &["direct", "sat"], ends),
+            Ok((vec![Some(1), Some(2)], vec![]))
+        );
         assert!(!root.is_cancelled() && root.limit_hit().is_none());
     }
 

@@ -3,8 +3,9 @@
 //!
 //! Invariants: with [`EngineKind::Both`] both engines run to the end (no grace period:
 //! the comparison is the point; an engine stopped at the memory bound of its own meter
-//! stops the other, and the caller's budget names the limit: see
-//! [`race_all`](crate::systems::spec::race_all)) and any difference in outcomes or in `exceeds_bound` is
+//! or at the time limit stops alone, and when the other answered, the answer is that
+//! engine's, not cross-checked, with the stopped one in `stopped`: see
+//! [`settle`](crate::systems::spec::settle)) and any difference in outcomes or in `exceeds_bound` is
 //! reported as a disagreement, never resolved silently; a SAT query witness is accepted
 //! only if the simulator, replaying its log, reproduces it and the property holds.
 
@@ -13,7 +14,7 @@ use super::model::{LogLine, Scenario, Variant};
 use super::replay::{replay, Replay};
 use super::search::{self, Enumerated, Property};
 use super::simulate::{Outcome, Run};
-use crate::systems::spec::{race_all, Budget, Interrupted, Job};
+use crate::systems::spec::{race_to_end, settle, Budget, Interrupted, Job, Stopped};
 
 /// Which engine(s) answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,8 @@ pub struct Enumeration {
     pub direct: Option<Enumerated>,
     /// The SAT engine's answer, if it ran.
     pub sat: Option<Enumerated>,
+    /// Engines that ran and were stopped (at a limit) while the other answered.
+    pub stopped: Vec<Stopped>,
 }
 
 impl Enumeration {
@@ -77,10 +80,12 @@ pub fn enumerate(
         EngineKind::Direct => Enumeration {
             direct: Some(direct()?),
             sat: None,
+            stopped: Vec::new(),
         },
         EngineKind::Sat => Enumeration {
             direct: None,
             sat: Some(sat()?),
+            stopped: Vec::new(),
         },
         EngineKind::Both => {
             type R = Result<Enumerated, Interrupted>;
@@ -88,11 +93,12 @@ pub fn enumerate(
                 Box::new(|b: &Budget| search::enumerate(sc, variant, b)),
                 Box::new(|b: &Budget| encode::enumerate(sc, variant, b)),
             ];
-            let mut out = race_all(budget, jobs).into_iter();
-            let (d, s) = (out.next().expect("two jobs"), out.next().expect("two jobs"));
+            let (answers, stopped) = settle(budget, &["direct", "sat"], race_to_end(budget, jobs))?;
+            let mut answers = answers.into_iter();
             Enumeration {
-                direct: Some(d?),
-                sat: Some(s?),
+                direct: answers.next().flatten(),
+                sat: answers.next().flatten(),
+                stopped,
             }
         }
     })
@@ -107,6 +113,8 @@ pub struct QueryAnswer {
     pub cross_checked: bool,
     /// A description of a disagreement or of an invalid SAT witness (a bug).
     pub disagreement: Option<String>,
+    /// Engines that ran and were stopped (at a limit) while the other answered.
+    pub stopped: Vec<Stopped>,
 }
 
 /// Replays a SAT witness through the simulator: the run if it reproduces the outcome.
@@ -146,20 +154,24 @@ pub fn query(
         Sat(Option<Outcome>),
     }
     let mut jobs: Vec<Job<Result<Found, Interrupted>>> = Vec::new();
+    let mut names = Vec::new();
     if kind != EngineKind::Sat {
         jobs.push(Box::new(|b: &Budget| {
             search::query(sc, variant, property, b).map(Found::Direct)
         }));
+        names.push("direct");
     }
     if kind != EngineKind::Direct {
         jobs.push(Box::new(|b: &Budget| {
             encode::query(sc, variant, property, b).map(Found::Sat)
         }));
+        names.push("sat");
     }
     let mut direct = None;
     let mut sat = None;
-    for r in race_all(budget, jobs) {
-        match r? {
+    let (answers, stopped) = settle(budget, &names, race_to_end(budget, jobs))?;
+    for found in answers.into_iter().flatten() {
+        match found {
             Found::Direct(w) => direct = Some(w),
             Found::Sat(w) => sat = Some(w),
         }
@@ -193,5 +205,6 @@ pub fn query(
         witness: direct.flatten().or(sat_run),
         cross_checked,
         disagreement,
+        stopped,
     })
 }
