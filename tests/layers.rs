@@ -23,6 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("direct", &["night", "answer"]),
     ("sat", &["night", "answer"]),
     ("why", &["night", "judge", "answer", "direct", "sat"]),
+    ("setup", &["night", "answer", "why"]),
 ];
 
 /// A source file: its path relative to `src/systems/ar/` (with `/`) and its text.

@@ -1,7 +1,8 @@
 //! `gordian merge REPORT...`: joins the reports of a batch's shards (`batch --shard ...
 //! --out`) into one report sorted by path, and checks that every input has exactly one
 //! record (`harness::merge`; the reports are read by `harness::batch`'s report reader, as
-//! `--resume` reads them).
+//! `--resume` reads them). The JSON reports of `setup analyse --shard K/N --json` are
+//! added up instead (`setup::merge`).
 //!
 //! A path recorded twice (in one report or across reports) is an error unless the records
 //! are identical; a line that is not a record is a located error (`FILE:LINE`), a
@@ -83,6 +84,10 @@ pub fn run(args: &Args) -> ExitCode {
             );
             return ExitCode::from(EXIT_INPUT);
         }
+    }
+    // The JSON reports of `setup analyse --shard` merge into one setup report.
+    if let Some(code) = super::setup::merge(&args.reports, out) {
+        return code;
     }
     let mut merge = Merge::scan(&args.reports);
     let expected = if args.expect.is_empty() {

@@ -49,6 +49,7 @@ mod progress;
 mod registry;
 mod resolve;
 mod schema;
+mod setup;
 mod signals;
 mod system_cmd;
 mod table;
@@ -136,6 +137,9 @@ enum Command {
     Foeman(foeman::Args),
     /// Lancer event system: resolve, enumerate, query, policies, dimacs.
     Lancer(lancer::Args),
+    /// ?AR role setups: every night a setup allows, counted, with the roles behind each
+    /// paradox (`setup analyse`).
+    Setup(setup::Args),
     /// Print the JSON Schema (draft 2020-12) of a system's JSON instance format or of its
     /// JSON answer, with every field described.
     ///
@@ -317,6 +321,7 @@ pub fn run() -> ExitCode {
         Command::Lancer(args) => lancer::run(&args),
         Command::Foeman(args) => foeman::run(&args),
         Command::Ff8(args) => ff8::run(&args),
+        Command::Setup(args) => setup::run(&args),
         Command::Schema(args) => schema::run(&args),
         Command::Completions { shell } => {
             let mut buf = Vec::new();

@@ -10,6 +10,8 @@
 //! * [`direct`] and [`sat`]: the two engines (each imports the night and the answer, never
 //!   the other engine nor the judge);
 //! * [`why`]: explanations, paradox cores, DOT (imports everything below);
+//! * [`setup`]: role setups, every night a setup allows (imports the night, the answer
+//!   and `why`; the caller passes the engines in);
 //! * [`engine`] and [`system`] on top.
 
 pub mod answer;
@@ -18,6 +20,7 @@ pub mod engine;
 pub mod judge;
 pub mod night;
 pub mod sat;
+pub mod setup;
 pub mod system;
 pub mod why;
 

@@ -132,6 +132,31 @@ pub fn death_chances(n: &Night, f: &Factored) -> Vec<(String, BigRational)> {
         .collect()
 }
 
+/// Each declared effect's exact chance of succeeding under the same uniform pick as
+/// [`death_chances`] (a cut effect fails), by id; effects that never succeed are absent.
+/// An effect in several parts (a passive a piece needs beside the shared piece) has the
+/// same chance in each; the first part's is taken.
+pub fn success_chances(n: &Night, f: &Factored) -> BTreeMap<String, BigRational> {
+    let n = f.night(n);
+    let mut out: BTreeMap<String, BigRational> = BTreeMap::new();
+    for (p, a) in n.parts.iter().zip(&f.parts) {
+        let empty = Cut::with_capacity(p.universe.n_declared);
+        let mut here: BTreeMap<String, BigRational> = BTreeMap::new();
+        for o in part_outcomes(p, a, &empty) {
+            for i in o.resolution.succeeded.ones() {
+                if i < p.universe.n_declared {
+                    let id = p.universe.effects[i].id.clone();
+                    *here.entry(id).or_insert_with(BigRational::zero) += o.probability.clone();
+                }
+            }
+        }
+        for (id, c) in here {
+            out.entry(id).or_insert(c);
+        }
+    }
+    out
+}
+
 /// A whole-night outcome picked component by component.
 #[derive(Clone, Debug)]
 pub struct Picked {
