@@ -14,6 +14,7 @@ use crate::systems::ar::answer::factor::{Factored, Night};
 use crate::systems::ar::setup::model::Setup;
 use crate::systems::ar::setup::nights::{self, Canon, Key};
 use crate::systems::ar::setup::parse::parse_setup_bytes;
+use crate::systems::ar::setup::html;
 use crate::systems::ar::setup::report::{self, Mode, Run};
 use crate::systems::ar::setup::tally::{self, Tally};
 use crate::systems::ar::Ar;
@@ -70,6 +71,14 @@ struct AnalyseArgs {
     /// actions, causes).
     #[arg(long, value_name = "DIR")]
     csv: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page (charts, and each paradox's
+    /// example night with a link that opens it in the playground).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// The playground's address the HTML page's links open (its `index.html`; by default
+    /// `index.html` beside the page: put the page in the playground's folder, web/dist/).
+    #[arg(long, value_name = "URL", default_value = "index.html", requires = "html")]
+    playground: String,
     /// Time limit in seconds for each distinct night; a night over it is listed as not
     /// solved (exit 5).
     #[arg(long, value_parser = parse_seconds)]
@@ -213,8 +222,15 @@ fn analyse(a: &AnalyseArgs) -> ExitCode {
             }
         }
     }
+    let json = report::to_json(&run, &setup, &t);
+    if let Some(path) = &a.html {
+        if let Err(e) = std::fs::write(path, html::page(&json, &a.playground)) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(EXIT_INPUT);
+        }
+    }
     if a.json {
-        print_json(&report::to_json(&run, &setup, &t));
+        print_json(&json);
     } else {
         say_raw!("{}", report::to_text(&run, &setup, &t));
     }

@@ -6,11 +6,13 @@
 //! * [`parse`]: the `.setup` reader;
 //! * [`nights`]: enumeration, uniform sampling, and the key a night is counted under;
 //! * [`tally`]: each distinct night solved and read, the weighted sums;
-//! * [`report`]: the sums as rates, intervals, text and JSON.
+//! * [`report`]: the sums as rates, intervals, text, JSON and CSV;
+//! * [`html`]: the JSON report as one self-contained HTML page.
 //!
 //! A layer above the engines' answers: imports the night, the answer and `why` (paradox
 //! cores), never an engine (the caller passes the solver in).
 
+pub mod html;
 pub mod model;
 pub mod nights;
 pub mod parse;
