@@ -11,10 +11,10 @@ use super::{parse_seconds, print_json, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
 use crate::harness::shard::{Shard, ShardArg};
 use crate::harness::{inputs, Differential, Verdict};
 use crate::systems::ar::answer::factor::{Factored, Night};
+use crate::systems::ar::setup::html;
 use crate::systems::ar::setup::model::Setup;
 use crate::systems::ar::setup::nights::{self, Canon, Key};
 use crate::systems::ar::setup::parse::parse_setup_bytes;
-use crate::systems::ar::setup::html;
 use crate::systems::ar::setup::report::{self, Mode, Run};
 use crate::systems::ar::setup::tally::{self, Tally};
 use crate::systems::ar::Ar;
@@ -77,7 +77,12 @@ struct AnalyseArgs {
     html: Option<PathBuf>,
     /// The playground's address the HTML page's links open (its `index.html`; by default
     /// `index.html` beside the page: put the page in the playground's folder, web/dist/).
-    #[arg(long, value_name = "URL", default_value = "index.html", requires = "html")]
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "index.html",
+        requires = "html"
+    )]
     playground: String,
     /// Time limit in seconds for each distinct night; a night over it is listed as not
     /// solved (exit 5).
