@@ -457,3 +457,79 @@ fn bad_setups_get_located_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("no/such.setup"), "{err}");
 }
+
+/// The JSON form reads as the line form does: the same report for the same setup, and
+/// errors located at the choice they are about.
+#[test]
+fn a_json_setup_reads_as_its_line_form() {
+    let d = TempDir::new("setup-json");
+    let json = d.write(
+        "rb.json",
+        r#"{"players": ["RB", "G", "Doc", "T1", "T2", "T3", "T4"],
+ "alignment": {"RB": "mafia", "G": "mafia", "Doc": "town", "T1": "town", "T2": "town",
+               "T3": "town", "T4": "town"},
+ "choices": [
+   {"faction": "mafia", "kind": "kill", "targets": "outside"},
+   {"actor": "RB", "kind": "roleblocker", "targets": ["outside"]},
+   {"actor": "Doc", "kind": "doctor", "targets": "other"}
+ ]}
+"#,
+    );
+    let from_json = report(&["setup", "analyse", json.to_str().unwrap(), "--json"]);
+    let from_text = report(&[
+        "setup",
+        "analyse",
+        &shipped("roleblocker-doctor.setup"),
+        "--json",
+    ]);
+    for k in [
+        "nights",
+        "classes",
+        "expected_deaths",
+        "players",
+        "roles",
+        "actions",
+    ] {
+        assert_eq!(from_json[k], from_text[k], "{k}");
+    }
+    // Fixed effects in the night's JSON form, and an optional choice.
+    let bomb = d.write(
+        "bomb.json",
+        r#"{"players": ["G", "B", "T"], "alignment": {"G": "mafia", "B": "town", "T": "town"},
+ "effects": [{"actor": "B", "kind": "bomb"}],
+ "choices": [{"faction": "mafia", "kind": "kill", "targets": "outside", "optional": true}]}
+"#,
+    );
+    let r = report(&["setup", "analyse", bomb.to_str().unwrap(), "--json"]);
+    // No kill, kill B (the bomb kills G back), kill T: 3 nights, 2 deaths when B is hit.
+    assert_eq!(r["nights"], 3);
+    assert!(near(r["expected_deaths"]["mean"].as_f64().unwrap(), 1.0));
+    assert!(near(player_chance(&r, "G"), 1.0 / 3.0));
+    let roles: Vec<&str> = r["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["role"].as_str().unwrap())
+        .collect();
+    assert!(roles.contains(&"town bomb"), "{roles:?}");
+    let bad = d.write(
+        "bad.json",
+        r#"{"players": ["A", "B"],
+ "alignment": {"A": "mafia", "B": "town"},
+ "choices": [
+   {"actor": "A", "kind": "doktor", "targets": "other"},
+   {"actor": "A", "kind": "kill", "target": "other"},
+   {"kind": "kill", "targets": "other"}
+ ]}
+"#,
+    );
+    let (code, _, err) = gordian(&["setup", "analyse", bad.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    for (at, msg) in [
+        ("bad.json:4:4", "unknown kind or role `doktor`"),
+        ("bad.json:5:4", "unknown field `target`"),
+        ("bad.json:6:4", "either an `actor` or a `faction`"),
+    ] {
+        assert!(err.contains(at) && err.contains(msg), "{at} {msg}: {err}");
+    }
+}

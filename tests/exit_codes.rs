@@ -128,6 +128,7 @@ fn valid(command: &str, dir: &Path) -> Vec<String> {
         "lancer resolve" | "lancer enumerate" | "lancer policies" | "lancer dimacs" => {
             return with(command, &["instances/lancer/seed-4-shrike.lancer"]);
         }
+        "setup analyse" => &["setup", "analyse", "instances/setup/vanilla-7.setup"],
         "schema" => &["schema", "answer", "--system", "ar"],
         "completions" => &["completions", "bash"],
         "man" => &["man", "resolve"],

@@ -92,6 +92,7 @@ const TABLE: &[&[&str]] = &[
         "instances/lancer/seed-4-shrike.lancer",
     ],
     &["lancer", "dimacs", "instances/lancer/seed-4-shrike.lancer"],
+    &["setup", "analyse", "instances/setup/vanilla-7.setup"],
 ];
 
 #[test]

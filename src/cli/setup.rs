@@ -7,6 +7,7 @@
 //! `--max-memory` (it is listed, and left out of the rates).
 
 use super::limits::MemoryArgs;
+use super::system_cmd::Engines;
 use super::{parse_seconds, print_json, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT};
 use crate::harness::shard::{Shard, ShardArg};
 use crate::harness::{inputs, Differential, Verdict};
@@ -84,6 +85,10 @@ struct AnalyseArgs {
         requires = "html"
     )]
     playground: String,
+    /// Which engine(s) solve each night; `both` runs direct and SAT in parallel and
+    /// compares them (a night they disagree on is reported as a bug, exit 3).
+    #[arg(long, value_enum, default_value = "both")]
+    engine: Engines,
     /// Time limit in seconds for each distinct night; a night over it is listed as not
     /// solved (exit 5).
     #[arg(long, value_parser = parse_seconds)]
@@ -184,7 +189,12 @@ fn analyse(a: &AnalyseArgs) -> ExitCode {
     };
     let mut keys: Vec<(Key, u64)> = keys.into_iter().collect();
     keys.sort();
-    let diff = Differential::<Ar>::only(&["direct", "sat"])
+    let names: &[&str] = match a.engine {
+        Engines::Both => &["direct", "sat"],
+        Engines::Direct => &["direct"],
+        Engines::Sat => &["sat"],
+    };
+    let diff = Differential::<Ar>::only(names)
         .expect("?AR has a direct and a SAT engine")
         .with_grace(Some(Duration::from_secs(10)));
     let disagreed = AtomicBool::new(false);
@@ -192,7 +202,20 @@ fn analyse(a: &AnalyseArgs) -> ExitCode {
     let solve = |n: &Night| -> Result<(Factored, bool), String> {
         let budget = Budget::with_max_memory(max_memory);
         let c = budget.with_timeout(a.timeout, || diff.compare(n, &budget));
+        let late = || {
+            format!(
+                "timeout: no answer within {} s (--timeout)",
+                a.timeout.unwrap_or_default().as_secs_f64()
+            )
+        };
         match c.verdict() {
+            // An answer that came after the night's time limit is over it all the same.
+            Verdict::Agree(_) | Verdict::Alone(_) if budget.is_cancelled() => {
+                Err(match budget.limit_hit() {
+                    Some(l) => format!("limit: {l}"),
+                    None => late(),
+                })
+            }
             Verdict::Agree(f) => Ok((f.clone(), c.cross_checked())),
             Verdict::Alone(f) => Ok((f.clone(), false)),
             Verdict::Disagree => {
@@ -201,10 +224,7 @@ fn analyse(a: &AnalyseArgs) -> ExitCode {
             }
             Verdict::Interrupted => Err(match c.limit_hit().or_else(|| budget.limit_hit()) {
                 Some(l) => format!("limit: {l}"),
-                None => format!(
-                    "timeout: no answer within {} s (--timeout)",
-                    a.timeout.unwrap_or_default().as_secs_f64()
-                ),
+                None => late(),
             }),
         }
     };
@@ -238,6 +258,16 @@ fn analyse(a: &AnalyseArgs) -> ExitCode {
         print_json(&json);
     } else {
         say_raw!("{}", report::to_text(&run, &setup, &t));
+    }
+    if !t.failed.is_empty() {
+        let n: u64 = t.failed.iter().map(|f| f.nights).sum();
+        eprintln!(
+            "error: {}: {} distinct night(s) ({n} night(s) in all) not solved, left out of \
+             every rate; the first: {}",
+            a.file.display(),
+            t.failed.len(),
+            t.failed[0].error
+        );
     }
     if disagreed.load(Ordering::Relaxed) {
         ExitCode::from(EXIT_DISAGREE)

@@ -147,8 +147,12 @@ fn id_part(s: &str) -> String {
         .collect()
 }
 
-/// Reads a `.setup` file's text. `file` is only used in error messages.
+/// Reads a `.setup` file's text (the line format, or JSON when it starts with `{`).
+/// `file` is only used in error messages.
 pub fn parse_setup(src: &str, file: &Path) -> Result<Setup, ParseErrors> {
+    if lex::strip_bom(src).trim_start().starts_with('{') {
+        return parse_setup_json(src, file);
+    }
     let sink = Sink::new(src, file);
     let mut skeleton = String::new();
     let mut lines = Vec::new();
@@ -176,12 +180,31 @@ pub fn parse_setup(src: &str, file: &Path) -> Result<Setup, ParseErrors> {
         );
         return Err(sink.finish().expect_err("an error was recorded"));
     }
+    build(sink, fixed, &lines, src, file, Format::Text)
+}
+
+/// Which form a setup was written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// The setup of a fixed part and its choice lines, recording every error in `sink`.
+fn build(
+    mut sink: Sink<'_>,
+    fixed: Ensemble,
+    lines: &[Line<'_>],
+    src: &str,
+    file: &Path,
+    format: Format,
+) -> Result<Setup, ParseErrors> {
     let n = fixed.players.len();
     let align: Vec<Option<&str>> = (0..n).map(|p| fixed.alignment(p as Player)).collect();
     let mut ids: BTreeSet<String> = fixed.effects.iter().map(|e| e.id.clone()).collect();
     let mut named: BTreeSet<Player> = BTreeSet::new();
     let mut choosers = Vec::new();
-    for l in &lines {
+    for l in lines {
         let (kind, mods) = match action_word(l.kind.text) {
             Ok(k) => k,
             Err(m) => {
@@ -211,7 +234,7 @@ pub fn parse_setup(src: &str, file: &Path) -> Result<Setup, ParseErrors> {
                         l.line,
                         a.col,
                         format!(
-                            "unknown player `{}` (not on the `players:` line)",
+                            "unknown player `{}` (not one of the setup's players)",
                             a.text.escape_debug()
                         ),
                     );
@@ -402,7 +425,7 @@ pub fn parse_setup(src: &str, file: &Path) -> Result<Setup, ParseErrors> {
         });
     }
     sink.finish()?;
-    let (class, role) = classes(&fixed, &choosers, &named, src, file);
+    let (class, role) = classes(&fixed, &choosers, &named, src, file, format);
     Ok(Setup {
         fixed,
         choosers,
@@ -413,10 +436,30 @@ pub fn parse_setup(src: &str, file: &Path) -> Result<Setup, ParseErrors> {
 
 /// The kind word a fixed passive was written with (`bomb`, `bulletproof`), read back from
 /// its line; the kind's own name when the line cannot be read.
-fn written_kind(src: &str, file: &Path, e: &crate::systems::ar::night::model::Effect) -> String {
+fn written_kind(
+    src: &str,
+    file: &Path,
+    e: &crate::systems::ar::night::model::Effect,
+    format: Format,
+) -> String {
     let from_line = e.span.and_then(|s| {
         let sink = Sink::new(src, file);
-        let ws = lex::line_words(sink.line_text(s.line));
+        let line = sink.line_text(s.line);
+        if format == Format::Json {
+            // `"kind": "bomb"` after the effect's start.
+            let rest = line
+                .chars()
+                .skip(s.col.saturating_sub(1))
+                .collect::<String>();
+            let after = rest.split_once("\"kind\"")?.1;
+            let value = after
+                .trim_start()
+                .strip_prefix(':')?
+                .trim_start()
+                .strip_prefix('"')?;
+            return value.split_once('"').map(|(k, _)| k.to_string());
+        }
+        let ws = lex::line_words(line);
         let ws: Vec<&str> = ws
             .iter()
             .map(|w| w.text)
@@ -435,6 +478,7 @@ fn classes(
     named: &BTreeSet<Player>,
     src: &str,
     file: &Path,
+    format: Format,
 ) -> (Vec<usize>, Vec<String>) {
     let n = fixed.players.len();
     let mut singled: BTreeSet<Player> = named.clone();
@@ -444,7 +488,7 @@ fn classes(
             singled.insert(e.actor);
             singled.extend(e.targets.iter().copied());
         } else {
-            passives[e.actor as usize].push(written_kind(src, file, e));
+            passives[e.actor as usize].push(written_kind(src, file, e, format));
         }
     }
     let mut lines: Vec<Vec<String>> = vec![Vec::new(); n];
@@ -489,4 +533,116 @@ fn classes(
 pub fn parse_setup_bytes(bytes: &[u8], file: &Path) -> Result<Setup, ParseErrors> {
     let text = crate::text::decode_utf8(bytes, file, "setup files")?;
     parse_setup(text, file)
+}
+
+/// One entry of a JSON setup's `choices`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonChoice {
+    actor: Option<String>,
+    faction: Option<String>,
+    kind: String,
+    #[serde(default)]
+    targets: JsonTargets,
+    #[serde(default)]
+    optional: bool,
+}
+
+/// A choice's targets: one rule or name, or a list of them.
+#[derive(serde::Deserialize, Default)]
+#[serde(untagged)]
+enum JsonTargets {
+    #[default]
+    None,
+    One(String),
+    Many(Vec<String>),
+}
+
+/// The top level of a JSON setup, as far as the choices go (the night reader reads the
+/// rest: `players`, `alignment`, `effects`).
+#[derive(serde::Deserialize)]
+struct JsonSetup<'a> {
+    #[serde(borrow, default)]
+    choices: Vec<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    players: Option<&'a serde_json::value::RawValue>,
+}
+
+/// Reads the JSON form: a JSON night (`players`, `alignment`, `effects`: the fixed part)
+/// with `choices`, each `{"actor": P, "kind": K, "targets": RULES, "optional": B}` or
+/// `{"faction": F, ...}`; errors are located at the entry they are about.
+fn parse_setup_json(src: &str, file: &Path) -> Result<Setup, ParseErrors> {
+    // The night reader ignores the top-level fields it does not know (`choices`); a
+    // setup may have no fixed effects, which the reader wants as an empty list: added
+    // before the last `}`, past every position an error can point at.
+    let fixed = match serde_json::from_str::<serde_json::Value>(lex::strip_bom(src)) {
+        Ok(v) if v.get("effects").is_none() && v.is_object() => {
+            let at = src.rfind('}').expect("an object ends with `}`");
+            let comma = if v.as_object().is_some_and(|o| o.is_empty()) {
+                ""
+            } else {
+                ","
+            };
+            let with = format!("{}{comma}\"effects\": []{}", &src[..at], &src[at..]);
+            parse::parse_json(&with, file)?
+        }
+        _ => parse::parse_json(src, file)?,
+    };
+    let mut sink = Sink::new(src, file);
+    let text = sink.text();
+    let top: JsonSetup<'_> = match serde_json::from_str(text) {
+        Ok(t) => t,
+        Err(e) => {
+            sink.err(e.line(), e.column(), format!("`choices`: {e}"));
+            return Err(sink.finish().expect_err("an error was recorded"));
+        }
+    };
+    if top.players.is_none() {
+        sink.err(1, 1, "a setup needs `players`, naming every player");
+        return Err(sink.finish().expect_err("an error was recorded"));
+    }
+    // Each entry read, at its line and column; the words borrow `owned`.
+    let mut owned: Vec<(usize, usize, JsonChoice)> = Vec::new();
+    for raw in &top.choices {
+        let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+        let (line, start) = sink.line_at(offset);
+        let col = text[start..offset].chars().count() + 1;
+        match serde_json::from_str::<JsonChoice>(raw.get()) {
+            Ok(c) if c.actor.is_some() == c.faction.is_some() => sink.err(
+                line,
+                col,
+                "a choice has either an `actor` or a `faction`, not both and not neither",
+            ),
+            Ok(c) => owned.push((line, col, c)),
+            Err(e) => {
+                // serde's position is inside the entry: the entry's own is given instead.
+                let m = e.to_string();
+                let m = m.split(" at line ").next().unwrap_or(&m);
+                sink.err(line, col, format!("a choice: {m}"));
+            }
+        }
+    }
+    fn word(col: usize, text: &str) -> Word<'_> {
+        Word { col, byte: 0, text }
+    }
+    let mut lines = Vec::new();
+    for (line, col, c) in &owned {
+        let terms: Vec<&String> = match &c.targets {
+            JsonTargets::None => Vec::new(),
+            JsonTargets::One(t) => vec![t],
+            JsonTargets::Many(ts) => ts.iter().collect(),
+        };
+        let mut terms: Vec<Word<'_>> = terms.into_iter().map(|t| word(*col, t)).collect();
+        if c.optional {
+            terms.push(word(*col, "optional"));
+        }
+        lines.push(Line {
+            line: *line,
+            faction: c.faction.as_deref().map(|f| word(*col, f)),
+            actor: c.actor.as_deref().map(|a| word(*col, a)),
+            kind: word(*col, &c.kind),
+            terms,
+        });
+    }
+    build(sink, fixed, &lines, src, file, Format::Json)
 }
