@@ -3,7 +3,9 @@
 //! described; every shipped instance's answer validates (the JSON answer of the direct and
 //! the SAT engine of every system, through the library; `resolve --json` and `lancer enumerate
 //! --json` through the binary); the ?AR instance schema accepts the nights gordian reads
-//! back and rejects what its reader rejects; broken answers fail, so these tests can fail.
+//! back and rejects what its reader rejects; every shipped setup's `setup analyse --json`
+//! report (exact, sampled, a shard, shards merged) validates against the setup schema;
+//! broken answers and reports fail, so these tests can fail.
 
 mod common;
 
@@ -24,6 +26,9 @@ const SYSTEMS: &[(&str, bool)] = &[
     ("foeman", false),
     ("ff8", false),
 ];
+
+/// The one system with role setups (`gordian setup analyse`, `gordian schema setup`).
+const SETUP_SYSTEM: &str = "ar";
 
 fn gordian(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gordian"))
@@ -218,6 +223,7 @@ fn check_keywords(s: &Value, at: &str, documenting: bool, problems: &mut Vec<Str
 
 #[test]
 fn every_schema_is_a_valid_draft_2020_12_schema_with_every_field_described() {
+    let mut checked = Vec::new();
     for &(system, has_instance) in SYSTEMS {
         let whiches: &[&str] = if has_instance {
             &["instance", "answer"]
@@ -225,22 +231,28 @@ fn every_schema_is_a_valid_draft_2020_12_schema_with_every_field_described() {
             &["answer"]
         };
         for which in whiches {
-            let what = format!("{system}.{which}");
-            let s = printed_schema(which, system);
-            validator(&s, &what);
-            assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
-            for k in ["$id", "title", "description"] {
-                assert!(s[k].is_string(), "{what}: no {k}");
-            }
-            assert_eq!(s["type"], "object", "{what}: an object");
-            assert!(
-                s.get("additionalProperties").is_none() && s.get("unevaluatedProperties").is_none(),
-                "{what}: new top-level fields may be added"
-            );
-            let mut problems = Vec::new();
-            check_keywords(&s, &what, true, &mut problems);
-            assert!(problems.is_empty(), "{}", problems.join("\n"));
+            checked.push((*which, system));
         }
+    }
+    // The report of `setup analyse --json`: only ?AR has setups.
+    checked.push(("setup", SETUP_SYSTEM));
+    for (which, system) in checked {
+        let what = format!("{system}.{which}");
+        let s = printed_schema(which, system);
+        validator(&s, &what);
+        assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(s["$id"], format!("urn:gordian:schema:{what}"), "{what}");
+        for k in ["$id", "title", "description"] {
+            assert!(s[k].is_string(), "{what}: no {k}");
+        }
+        assert_eq!(s["type"], "object", "{what}: an object");
+        assert!(
+            s.get("additionalProperties").is_none() && s.get("unevaluatedProperties").is_none(),
+            "{what}: new top-level fields may be added"
+        );
+        let mut problems = Vec::new();
+        check_keywords(&s, &what, true, &mut problems);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }
 
@@ -269,6 +281,28 @@ fn the_instance_schema_of_a_text_only_system_is_an_error_naming_its_format() {
     }
     let out = gordian(&["schema", "answer"]);
     assert_eq!(out.status.code(), Some(2), "--system is required");
+}
+
+#[test]
+fn the_setup_schema_of_a_system_without_setups_is_an_error_naming_ar() {
+    for &(system, _) in SYSTEMS.iter().filter(|(s, _)| *s != SETUP_SYSTEM) {
+        let out = gordian(&["schema", "setup", "--system", system]);
+        assert_eq!(out.status.code(), Some(2), "{system}");
+        assert!(out.stdout.is_empty(), "{system}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with(&format!("error: system `{system}` has no setups")),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("only `{SETUP_SYSTEM}` has role setups")),
+            "names the system with setups: {err}"
+        );
+        assert!(
+            err.contains(&format!("gordian schema setup --system {SETUP_SYSTEM}")),
+            "names the command that prints it: {err}"
+        );
+    }
 }
 
 // ----- answers ------------------------------------------------------------------------------
@@ -405,6 +439,135 @@ fn lancer_enumerate_json_has_the_answers_shape() {
         let j = stdout_json(&gordian(&args), &args.join(" "));
         assert_valid(&v, &j, &args.join(" "));
     }
+}
+
+// ----- the setup report ------------------------------------------------------------------------
+
+fn setup_validator() -> Validator {
+    validator(&printed_schema("setup", SETUP_SYSTEM), "ar.setup")
+}
+
+/// `gordian setup analyse FILE --json EXTRA...`: its report (exit 0 required).
+fn setup_report(file: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "setup",
+        "analyse",
+        file.to_str().expect("UTF-8 path"),
+        "--json",
+    ];
+    args.extend(extra);
+    stdout_json(&gordian(&args), &args.join(" "))
+}
+
+/// `gordian merge` of the JSON reports of `--shard 1/2` and `--shard 2/2` (`extra` flags
+/// on both), through files in `dir`.
+fn merged_setup_report(dir: &TempDir, file: &Path, extra: &[&str]) -> Value {
+    let mut parts = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let mut args = extra.to_vec();
+        args.extend(["--shard", k]);
+        let part = setup_report(file, &args);
+        assert_eq!(part["shard"], k);
+        let name = format!("part-{}.json", k.replace('/', "-of-"));
+        parts.push(dir.write(&name, part.to_string()));
+    }
+    let args = [
+        "merge",
+        parts[0].to_str().expect("UTF-8"),
+        parts[1].to_str().expect("UTF-8"),
+    ];
+    let merged = stdout_json(&gordian(&args), &args.join(" "));
+    assert!(merged["shard"].is_null(), "{}", merged["shard"]);
+    merged
+}
+
+#[test]
+fn setup_analyse_json_validates_on_every_shipped_setup() {
+    let v = setup_validator();
+    let dir = TempDir::new("schema-setup");
+    let setups = shipped("setup", &["setup"]);
+    assert!(setups.len() >= 4, "{setups:?}");
+    // The modes seen, and whether some report named a paradox cause.
+    let (mut exact, mut sampled, mut causes) = (0, 0, 0);
+    for f in &setups {
+        let name = f.display();
+        let mut reports = Vec::new();
+        reports.push((name.to_string(), setup_report(f, &[])));
+        let flags = ["--sample", "--samples", "200", "--seed", "1"];
+        reports.push((
+            format!("{name} {}", flags.join(" ")),
+            setup_report(f, &flags),
+        ));
+        reports.push((
+            format!("{name} --shard 1/2"),
+            setup_report(f, &["--shard", "1/2"]),
+        ));
+        reports.push((
+            format!("{name}: merge of --shard 1/2 and 2/2"),
+            merged_setup_report(&dir, f, &[]),
+        ));
+        for (what, r) in &reports {
+            assert_valid(&v, r, what);
+            match r["mode"].as_str() {
+                Some("exact") => exact += 1,
+                Some("sampled") => sampled += 1,
+                m => panic!("{what}: mode {m:?}"),
+            }
+            causes += usize::from(!r["paradox_causes"].as_array().expect("a list").is_empty());
+        }
+    }
+    // Both modes, with and without intervals, and the paradox causes were seen.
+    assert!(
+        exact >= 3 * 3 && sampled >= setups.len(),
+        "{exact} {sampled}"
+    );
+    assert!(causes > 0);
+}
+
+#[test]
+fn setup_reports_of_the_corner_cases_validate() {
+    let v = setup_validator();
+    let dir = TempDir::new("schema-setup-corners");
+    let setup = |name: &str| Path::new(ROOT).join("instances/setup").join(name);
+    let loop_ = setup("blocker-loop.setup");
+    let vanilla = setup("vanilla-7.setup");
+    // A sampled run split into shards and merged; without the symmetry reduction; with
+    // one engine (nothing cross-checked).
+    let sampled = ["--sample", "--samples", "300", "--seed", "7"];
+    let merged = merged_setup_report(&dir, &loop_, &sampled);
+    assert_eq!(merged["mode"], "sampled");
+    assert_eq!(merged["samples"], 300);
+    assert_valid(&v, &merged, "a merged sampled run");
+    let r = setup_report(&loop_, &["--no-symmetry"]);
+    assert_eq!(r["symmetry"], false);
+    assert_valid(&v, &r, "--no-symmetry");
+    let r = setup_report(&loop_, &["--engine", "direct"]);
+    assert_eq!(r["cross_checked"], 0);
+    assert_valid(&v, &r, "--engine direct");
+    // A shard with no night at all (10 nights in 11 parts; no draw in the second of 2
+    // parts of 1): every rate null, no role, action or cause listed.
+    let r = setup_report(&vanilla, &["--shard", "11/11"]);
+    assert_eq!(r["nights"], 0);
+    assert!(r["classes"]["paradox"]["share"].is_null());
+    assert_eq!(r["roles"], json!([]));
+    assert_valid(&v, &r, "an empty exact shard");
+    let r = setup_report(&vanilla, &["--sample", "--samples", "1", "--shard", "2/2"]);
+    assert_eq!((&r["mode"], &r["nights"]), (&json!("sampled"), &json!(0)));
+    assert!(r["players"][0]["ci95"].is_null());
+    assert_valid(&v, &r, "an empty sampled shard");
+    // Nights over a tiny --timeout are listed in `failed` (exit 5) and left out of the
+    // rates; however many make it in time, the report keeps its shape.
+    let f = loop_.to_str().expect("UTF-8");
+    let args = ["setup", "analyse", f, "--json", "--timeout", "0.000001"];
+    let out = gordian(&args);
+    assert!(matches!(out.status.code(), Some(0 | 5)), "{out:?}");
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        out.status.code() == Some(5),
+        !r["failed"].as_array().expect("a list").is_empty()
+    );
+    assert_eq!(r["failed"], r["tally"]["failed"]);
+    assert_valid(&v, &r, &args.join(" "));
 }
 
 // ----- the ?AR instance format ---------------------------------------------------------------
@@ -773,4 +936,98 @@ fn broken_answers_of_the_other_systems_fail_validation() {
     breaks(&v, &a, "ff8: guessed chart rows naming no region", |a| {
         a["guessed_chart_rows"] = json!(["Winhill"])
     });
+}
+
+#[test]
+fn broken_setup_reports_fail_validation() {
+    let v = setup_validator();
+    let f = Path::new(ROOT).join("instances/setup/blocker-loop.setup");
+    let exact = setup_report(&f, &[]);
+    assert_valid(&v, &exact, "the exact report");
+    let sampled = setup_report(&f, &["--sample", "--samples", "200", "--seed", "1"]);
+    assert_valid(&v, &sampled, "the sampled report");
+    assert!(!exact["paradox_causes"]
+        .as_array()
+        .expect("causes")
+        .is_empty());
+    breaks(&v, &exact, "no `classes`", |r| {
+        r.as_object_mut().expect("an object").remove("classes");
+    });
+    breaks(&v, &exact, "no `tally`", |r| {
+        r.as_object_mut().expect("an object").remove("tally");
+    });
+    breaks(&v, &exact, "a player without its chance", |r| {
+        r["players"][0]
+            .as_object_mut()
+            .expect("a player")
+            .remove("death_chance");
+    });
+    breaks(&v, &exact, "a share above 1", |r| {
+        r["classes"]["paradox"]["share"] = json!(1.5)
+    });
+    breaks(&v, &exact, "a negative chance", |r| {
+        r["roles"][0]["death_chance"] = json!(-0.25)
+    });
+    breaks(&v, &sampled, "a ci95 with one number", |r| {
+        r["classes"]["paradox"]["ci95"] = json!([0.01])
+    });
+    breaks(&v, &sampled, "a ci95 with three numbers", |r| {
+        r["players"][0]["ci95"] = json!([0.0, 0.1, 0.2])
+    });
+    breaks(&v, &sampled, "a chance's ci95 above 1", |r| {
+        r["actions"][0]["ci95"] = json!([0.5, 1.5])
+    });
+    breaks(&v, &sampled, "a sampled rate without its ci95", |r| {
+        r["expected_deaths"]["ci95"] = Value::Null
+    });
+    breaks(&v, &sampled, "a sampled run without its seed", |r| {
+        r["seed"] = Value::Null
+    });
+    breaks(&v, &exact, "an exact rate with a ci95", |r| {
+        r["classes"]["non_paradox"]["ci95"] = json!([0.8, 0.9])
+    });
+    breaks(&v, &exact, "an exact run with a sample size", |r| {
+        r["samples"] = json!(200)
+    });
+    breaks(&v, &exact, "mode `guess`", |r| r["mode"] = json!("guess"));
+    breaks(&v, &exact, "nights_in_setup as a number", |r| {
+        r["nights_in_setup"] = json!(256)
+    });
+    breaks(&v, &exact, "nights_in_setup not a decimal", |r| {
+        r["nights_in_setup"] = json!("2.56e2")
+    });
+    breaks(&v, &exact, "a count as a decimal", |r| {
+        r["answered"] = json!(255.5)
+    });
+    breaks(&v, &exact, "a shard that is not K/N", |r| {
+        r["shard"] = json!("1 of 2")
+    });
+    breaks(&v, &exact, "answered nights without their rates", |r| {
+        r["classes"]["paradox"]["share"] = Value::Null
+    });
+    breaks(
+        &v,
+        &exact,
+        "a cause's example as a number of effects",
+        |r| r["paradox_causes"][0]["example"] = json!(4),
+    );
+    breaks(&v, &exact, "an unknown field in a player", |r| {
+        r["players"][0]["alignment"] = json!("town")
+    });
+    breaks(&v, &exact, "a tally sum without its squares", |r| {
+        r["tally"]["deaths"]
+            .as_object_mut()
+            .expect("a sum")
+            .remove("sum_sq");
+    });
+    breaks(&v, &exact, "a class's sums as a number", |r| {
+        r["tally"]["class_deaths"][0] = json!(0.5)
+    });
+    breaks(&v, &exact, "a failed night without its error", |r| {
+        r["failed"] = json!([{"nights": 1, "night": "A visit B\n"}])
+    });
+    // New top-level fields are allowed.
+    let mut more = exact.clone();
+    more["gordian_version"] = json!("x");
+    assert_valid(&v, &more, "an added top-level field");
 }

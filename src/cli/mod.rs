@@ -140,15 +140,16 @@ enum Command {
     /// ?AR role setups: every night a setup allows, counted, with the roles behind each
     /// paradox (`setup analyse`).
     Setup(setup::Args),
-    /// Print the JSON Schema (draft 2020-12) of a system's JSON instance format or of its
-    /// JSON answer, with every field described.
+    /// Print the JSON Schema (draft 2020-12) of a system's JSON instance format, of its
+    /// JSON answer, or of the report of `setup analyse --json`, with every field described.
     ///
     /// `answer` is what the system's engines answer (for ?AR also what `resolve --json`
     /// prints, run fields included), and the reference an external resolver's JSON is
     /// compared with: the same field names and shapes, only the fields it gives compared.
     /// `instance` is the JSON form of the system's input; only ?AR has one (its `.json`
-    /// nights); for the other systems it is an error (exit 2). Validate files against it
-    /// with any JSON Schema validator.
+    /// nights); for the other systems it is an error (exit 2). `setup` is the report of
+    /// `setup analyse --json` (role setups are ?AR's: `--system ar`). Validate files
+    /// against it with any JSON Schema validator.
     Schema(schema::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {

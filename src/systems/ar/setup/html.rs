@@ -138,11 +138,21 @@ fn summary(o: &mut String, r: &Value) {
     } else {
         " (nights that differ only by interchangeable players solved once)"
     };
+    let solved = if r["distinct_nights_solved"].as_u64() == Some(1) {
+        format!(
+            "1 distinct night was solved{sym}; \
+             <span class=\"cross-checked\">{checked} of 1 cross-checked by both engines</span>"
+        )
+    } else {
+        format!(
+            "{distinct} distinct nights were solved{sym}; \
+             <span class=\"cross-checked\">{checked} of them cross-checked by both engines</span>"
+        )
+    };
     let _ = writeln!(
         o,
-        "<p class=\"summary\">{how}. {distinct} distinct nights were solved{sym}, \
-         <span class=\"cross-checked\">{checked} of them cross-checked by both engines</span> \
-         (the direct engine and the SAT engine).</p>"
+        "<p class=\"summary\">{how}. {solved} (the direct and the SAT engine \
+         gave the same answer).</p>"
     );
     if let (Some(n), Some(a)) = (r["nights"].as_u64(), r["answered"].as_u64()) {
         if a < n {
@@ -159,7 +169,7 @@ fn summary(o: &mut String, r: &Value) {
 
 /// The three classes as a bar chart.
 fn classes(o: &mut String, r: &Value) {
-    o.push_str("<section id=\"classes\">\n<h2>Paradoxes</h2>\n");
+    o.push_str("<section id=\"classes\">\n<h2>How often a night is a paradox</h2>\n");
     let mut bars = Vec::new();
     for (key, label) in [
         ("paradox", "paradox"),
@@ -212,16 +222,16 @@ fn deaths(o: &mut String, r: &Value) {
         o,
         "<p>Expected deaths per night: <span class=\"big\" id=\"expected-deaths\">{}</span>{}{}</p>",
         fixed(d["mean"].as_f64(), 4),
-        interval(&d["ci95"]).map_or(String::new(), |(lo, hi)| format!(
-            " <span class=\"muted\">95% interval [{}, {}]</span>",
-            fixed(Some(lo), 4),
-            fixed(Some(hi), 4)
-        )),
         if players > 0 {
             format!(" <span class=\"muted\">of {players} players</span>")
         } else {
             String::new()
-        }
+        },
+        interval(&d["ci95"]).map_or(String::new(), |(lo, hi)| format!(
+            " <span class=\"muted\">95% interval [{}, {}]</span>",
+            fixed(Some(lo), 4),
+            fixed(Some(hi), 4)
+        ))
     );
     let roles = r["roles"].as_array().cloned().unwrap_or_default();
     o.push_str("<h3>Chance of dying, per role</h3>\n");
@@ -385,20 +395,30 @@ fn causes(o: &mut String, r: &Value, playground: &str) {
     o.push_str("</section>\n");
 }
 
-/// The nights that could not be solved, if any.
+/// The nights not solved the page shows (the JSON report has them all).
+const FAILED_SHOWN: usize = 20;
+
+/// The nights that could not be solved, if any (the first [`FAILED_SHOWN`]).
 fn failed(o: &mut String, r: &Value) {
     let list = r["failed"].as_array().cloned().unwrap_or_default();
     if list.is_empty() {
         return;
     }
     o.push_str("<section id=\"failed\">\n<h2>Nights not solved</h2>\n");
+    let shown = list.len().min(FAILED_SHOWN);
     let _ = writeln!(
         o,
-        "<p>{} distinct nights could not be solved; the nights they stand for are left out of \
-         every rate above.</p>",
-        list.len()
+        "<p>{} distinct {} could not be solved; the nights they stand for are left out of \
+         every rate above.{}</p>",
+        list.len(),
+        if list.len() == 1 { "night" } else { "nights" },
+        if shown < list.len() {
+            format!(" The first {shown} are shown here (the JSON report lists them all).")
+        } else {
+            String::new()
+        }
     );
-    for f in &list {
+    for f in &list[..shown] {
         let _ = writeln!(
             o,
             "<div class=\"failed-night\">\n<p><strong>{}</strong> <span class=\"muted\">({} {})</span></p>\n<pre>{}</pre>\n</div>",

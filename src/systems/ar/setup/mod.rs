@@ -18,3 +18,6 @@ pub mod nights;
 pub mod parse;
 pub mod report;
 pub mod tally;
+
+#[cfg(test)]
+mod tests;

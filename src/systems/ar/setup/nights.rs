@@ -15,7 +15,7 @@
 //! whatever the refinement manages to merge (a test compares them).
 
 use super::model::{Act, Performer, Setup};
-use crate::systems::ar::night::model::Player;
+use crate::systems::ar::night::model::{ActionKind, Player};
 use rand::{Rng, SeedableRng};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
@@ -37,6 +37,9 @@ pub struct Canon {
     line_of: FxHashMap<(Player, usize), usize>,
     /// Whether any class has more than one member (else keys are the nights).
     symmetric: bool,
+    /// For each chooser, whether its targets are an unordered pair (a swap), kept sorted
+    /// as its options list them.
+    unordered: Vec<bool>,
 }
 
 impl Canon {
@@ -58,6 +61,11 @@ impl Canon {
             }
         }
         Canon {
+            unordered: setup
+                .choosers
+                .iter()
+                .map(|c| c.kind == ActionKind::Swap)
+                .collect(),
             class: setup.class.clone(),
             symmetric: symmetry && members.iter().any(|m| m.len() > 1),
             members,
@@ -129,9 +137,15 @@ impl Canon {
                 Some((p, s)) => self.line_of[&(to[p as usize], s)],
                 None => i,
             };
-            key[j] = a.map(|a| Act {
-                actor: to[a.actor as usize],
-                targets: a.targets.iter().map(|&t| to[t as usize]).collect(),
+            key[j] = a.map(|a| {
+                let mut targets: Vec<Player> = a.targets.iter().map(|&t| to[t as usize]).collect();
+                if self.unordered[i] {
+                    targets.sort_unstable();
+                }
+                Act {
+                    actor: to[a.actor as usize],
+                    targets,
+                }
             });
         }
         key

@@ -95,7 +95,14 @@ fn causes(t: &Tally) -> Vec<(&String, &super::tally::Cause)> {
 /// The whole report as JSON (`--json`; `merge` reads back its `tally`).
 pub fn to_json(run: &Run, setup: &Setup, t: &Tally) -> Value {
     let answered = t.answered();
-    let (deaths, deaths_ci) = mean_ci(run, &t.deaths, 0.0, setup.n_players() as f64);
+    let deaths = t.deaths.mean();
+    let deaths_ci = if run.sampled() {
+        t.deaths
+            .ci95_mean(0.0, setup.n_players() as f64)
+            .map(|(x, y)| json!([x, y]))
+    } else {
+        None
+    };
     json!({
         "setup": run.file,
         "mode": match run.mode { Mode::Exact => "exact", Mode::Sampled { .. } => "sampled" },
@@ -229,7 +236,10 @@ pub fn to_text(run: &Run, setup: &Setup, t: &Tally) -> String {
     }
     table(&mut o, &rows);
     let d = t.deaths.mean().map_or("-".into(), |m| format!("{m:.4}"));
-    let d = match (run.sampled(), t.deaths.ci95(0.0, setup.n_players() as f64)) {
+    let d = match (
+        run.sampled(),
+        t.deaths.ci95_mean(0.0, setup.n_players() as f64),
+    ) {
         (true, Some((lo, hi))) => format!("{d}  [{lo:.4}, {hi:.4}]"),
         _ => d,
     };

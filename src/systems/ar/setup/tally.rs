@@ -18,7 +18,7 @@ use crate::systems::ar::answer::{death_chances, success_chances};
 use crate::systems::ar::night::parse::to_night;
 use crate::systems::ar::night::resolution::Classification;
 use crate::systems::ar::night::universe::Universe;
-use crate::systems::ar::why::core::minimal_core;
+use crate::systems::ar::why::core::{minimal_core, smallest_cores};
 use crate::systems::spec::Budget;
 use num_traits::ToPrimitive;
 use rayon::prelude::*;
@@ -56,15 +56,48 @@ impl Acc {
         (self.weight > 0).then(|| self.sum / self.weight as f64)
     }
 
-    /// The 95% confidence interval of the mean of `weight` independent draws (normal
-    /// approximation), clamped to `[lo, hi]`.
+    /// A 95% confidence interval of the mean of `weight` independent draws of a value
+    /// in `[lo, hi]`: Wilson's score interval of the mean scaled to `[0, 1]`. A value in
+    /// `[0, 1]` has a variance of at most p(1 - p) for its mean p, so this is at least as
+    /// wide as the normal interval with the sample's own variance, and unlike that one it
+    /// does not shrink to a point when every draw gave 0 (a rare event never drawn).
     pub fn ci95(&self, lo: f64, hi: f64) -> Option<(f64, f64)> {
         let m = self.mean()?;
+        let span = hi - lo;
+        if span <= 0.0 {
+            return Some((lo, hi));
+        }
+        let p = ((m - lo) / span).clamp(0.0, 1.0);
+        let (a, b) = wilson_p(p, self.weight as f64)?;
+        Some((lo + a * span, lo + b * span))
+    }
+
+    /// A 95% confidence interval of the mean of a count (deaths a night, in `[lo, hi]`):
+    /// the normal approximation with the sample's variance, which a wide range would
+    /// make far too cautious in [`Acc::ci95`]; when every draw gave the same value (no
+    /// variance to go by), [`Acc::ci95`]'s interval.
+    pub fn ci95_mean(&self, lo: f64, hi: f64) -> Option<(f64, f64)> {
+        let m = self.mean()?;
         let n = self.weight as f64;
-        let var = (self.sum_sq / n - m * m).max(0.0);
+        let var = self.sum_sq / n - m * m;
+        if var <= 1e-12 {
+            return self.ci95(lo, hi);
+        }
         let h = 1.96 * (var / n).sqrt();
         Some(((m - h).max(lo), (m + h).min(hi)))
     }
+}
+
+/// The 95% Wilson score interval of a share `p` of `n` draws.
+fn wilson_p(p: f64, n: f64) -> Option<(f64, f64)> {
+    if n <= 0.0 {
+        return None;
+    }
+    let z = 1.96f64;
+    let d = 1.0 + z * z / n;
+    let c = (p + z * z / (2.0 * n)) / d;
+    let h = z * ((p * (1.0 - p) / n) + z * z / (4.0 * n * n)).sqrt() / d;
+    Some(((c - h).max(0.0), (c + h).min(1.0)))
 }
 
 /// The 95% Wilson score interval of `k` successes in `n` draws.
@@ -72,12 +105,7 @@ pub fn wilson(k: u64, n: u64) -> Option<(f64, f64)> {
     if n == 0 {
         return None;
     }
-    let (k, n, z) = (k as f64, n as f64, 1.96f64);
-    let p = k / n;
-    let d = 1.0 + z * z / n;
-    let c = (p + z * z / (2.0 * n)) / d;
-    let h = z * ((p * (1.0 - p) / n) + z * z / (4.0 * n * n)).sqrt() / d;
-    Some(((c - h).max(0.0), (c + h).min(1.0)))
+    wilson_p(k as f64 / n as f64, n as f64)
 }
 
 /// The smallest example night of a paradox cause.
@@ -245,17 +273,30 @@ pub fn night_stats(
         })
         .collect();
     let cause = if class == Classification::Paradox {
-        let core = minimal_core(&night.whole, budget)
-            .map_err(|e| format!("finding a paradox core: {e}"))?
-            .ok_or("the engines call it a paradox, the core search finds a resolution (a bug in gordian)")?;
-        let mut labels: Vec<String> = core
-            .effects
-            .iter()
-            .map(|&i| core_label(setup, &ens, i))
-            .collect();
-        labels.sort();
+        // The smallest cores do not depend on the order of the effects, so every night
+        // of one orbit has the same cause: the least of their role combinations. Past
+        // the size where every subset can be tried, one core by deletion.
+        let label = |core: &[usize]| {
+            let mut labels: Vec<String> =
+                core.iter().map(|&i| core_label(setup, &ens, i)).collect();
+            labels.sort();
+            labels.join(" + ")
+        };
+        let bug =
+            "the engines call it a paradox, the core search finds a resolution (a bug in gordian)";
+        let found = smallest_cores(&night.whole, budget)
+            .map_err(|e| format!("finding a paradox core: {e}"))?;
+        let combination = match found {
+            Some(cores) => cores.iter().map(|c| label(c)).min().ok_or(bug)?,
+            None => {
+                let core = minimal_core(&night.whole, budget)
+                    .map_err(|e| format!("finding a paradox core: {e}"))?
+                    .ok_or(bug)?;
+                label(&core.effects)
+            }
+        };
         Some((
-            labels.join(" + "),
+            combination,
             Example {
                 effects: ens.effects.len(),
                 night: to_night(&ens),

@@ -165,6 +165,55 @@ pub fn minimal_core(u: &Universe, budget: &Budget) -> Result<Option<Core>, CoreE
     }))
 }
 
+/// Every paradox core with the fewest effects: the sets of declared effects of the
+/// smallest size that are a paradox on their own (so no proper subset is one: every
+/// smaller set was tried), found by SAT over the subsets of growing size and each
+/// checked by the direct engine (a paradox, and removing any one effect resolves it).
+/// Unlike [`minimal_core`]'s deletion, whose result depends on the order of the effects,
+/// the set of smallest cores depends only on the night: renaming players maps it onto
+/// the renamed night's. `Ok(None)` when `u` has a resolution or has more than
+/// [`EXHAUSTIVE_UP_TO`] declared effects (too many subsets to try).
+pub fn smallest_cores(u: &Universe, budget: &Budget) -> Result<Option<Vec<Vec<usize>>>, CoreError> {
+    use itertools::Itertools;
+    let n = u.n_declared;
+    if n > EXHAUSTIVE_UP_TO {
+        return Ok(None);
+    }
+    let mut enc = Encoding::new(u, budget);
+    let all: Vec<usize> = (0..n).collect();
+    if !sat_paradox(&mut enc, n, &all)?.0 {
+        return Ok(None);
+    }
+    for size in 1..=n {
+        let mut found = Vec::new();
+        for keep in (0..n).combinations(size) {
+            if sat_paradox(&mut enc, n, &keep)?.0 {
+                found.push(keep);
+            }
+        }
+        if found.is_empty() {
+            continue;
+        }
+        for keep in &found {
+            let ids = || keep.iter().map(|&i| u.effects[i].id.clone()).collect();
+            if !direct_paradox(&u.ensemble, keep, budget)? {
+                return Err(CoreError::Disagree(ids()));
+            }
+            for k in 0..keep.len() {
+                let mut trial = keep.clone();
+                trial.remove(k);
+                if direct_paradox(&u.ensemble, &trial, budget)? {
+                    return Err(CoreError::Disagree(ids()));
+                }
+            }
+        }
+        return Ok(Some(found));
+    }
+    Err(CoreError::Disagree(
+        u.effects[..n].iter().map(|e| e.id.clone()).collect(),
+    ))
+}
+
 /// Why one fact of a derivation holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
