@@ -533,3 +533,29 @@ fn a_json_setup_reads_as_its_line_form() {
         assert!(err.contains(at) && err.contains(msg), "{at} {msg}: {err}");
     }
 }
+
+/// The shipped nine-player setup with five power roles allows more nights than the
+/// default --exact-limit, so it is sampled, and says so.
+#[test]
+fn a_large_setup_is_sampled_by_default() {
+    let r = report(&[
+        "setup",
+        "analyse",
+        &shipped("nine-five-power.setup"),
+        "--json",
+        "--samples",
+        "2000",
+    ]);
+    // 14 kills x 7 blocks x 8 protections x 8 investigations x 36 swaps x 8 jailings.
+    assert_eq!(
+        r["nights_in_setup"],
+        (14u64 * 7 * 8 * 8 * 36 * 8).to_string()
+    );
+    assert_eq!(r["mode"], "sampled");
+    assert_eq!(r["nights"], 2000);
+    assert_eq!(r["cross_checked"], r["distinct_nights_solved"]);
+    assert!(
+        r["classes"]["paradox"]["nights"].as_u64().unwrap() > 0,
+        "the bus driver can loop"
+    );
+}

@@ -350,7 +350,7 @@ fn causes(o: &mut String, r: &Value, playground: &str) {
         return;
     }
     o.push_str(
-        "<p>Each cause is the set of roles in a minimal paradox core (a smallest set of \
+        "<p>Each cause is the set of roles in a smallest paradox core (a set of the fewest \
          actions with no consistent resolution), with the smallest night it happens in.</p>\n",
     );
     for (i, c) in list.iter().enumerate() {

@@ -183,11 +183,17 @@ fn table(out: &mut String, rows: &[Vec<String>]) {
     }
 }
 
+/// `n` and `noun`, plural unless `n` is 1.
+fn count(n: u128, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// The human report.
 pub fn to_text(run: &Run, setup: &Setup, t: &Tally) -> String {
     let mut o = String::new();
     let total = setup.night_count();
     let how = match run.mode {
+        Mode::Exact if t.nights == 1 => "enumerated".to_string(),
         Mode::Exact => format!("all {} enumerated", t.nights),
         Mode::Sampled { samples, seed } => {
             format!(
@@ -197,10 +203,11 @@ pub fn to_text(run: &Run, setup: &Setup, t: &Tally) -> String {
     };
     let _ = writeln!(
         o,
-        "{}: {} players, {} choices; {total} nights, {how}{}",
+        "{}: {}, {}; {}, {how}{}",
         run.file,
-        setup.n_players(),
-        setup.choosers.len(),
+        count(setup.n_players() as u128, "player"),
+        count(setup.choosers.len() as u128, "choice"),
+        count(total, "night"),
         run.shard
             .map_or(String::new(), |(k, n)| format!(" (shard {k}/{n})")),
     );
@@ -272,7 +279,7 @@ pub fn to_text(run: &Run, setup: &Setup, t: &Tally) -> String {
     if t.paradox > 0 {
         let _ = writeln!(
             o,
-            "why the paradoxes happen (the roles in a minimal paradox core):"
+            "why the paradoxes happen (the roles in a smallest paradox core):"
         );
         for (roles, c) in causes(t) {
             let _ = writeln!(

@@ -1,7 +1,7 @@
 //! What a setup's nights add up to: each distinct night (a key, with the number of
 //! nights it stands for) solved once, read for its classification, each player's chance
 //! of dying, each chosen action's chance of failing and, for a paradox, the roles of a
-//! minimal paradox core; then everything summed with the nights' weights.
+//! smallest paradox core; then everything summed with the nights' weights.
 //!
 //! Invariants: every sum is weighted by the number of nights a key stands for, so the
 //! totals are those of the nights themselves; players are summed per symmetry class
