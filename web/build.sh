@@ -62,7 +62,9 @@ python3 - <<'PY' > web/dist/instances.json
 import json, pathlib
 out = []
 for d in sorted(pathlib.Path("instances").iterdir()):
-    if not d.is_dir():
+    # Role setups (instances/setup/) are analysed by `gordian setup analyse`, not solved
+    # by the page: every other folder is a system's.
+    if not d.is_dir() or d.name == "setup":
         continue
     for f in sorted(d.iterdir()):
         if f.is_file() and f.name != "README.md":
