@@ -93,3 +93,40 @@ fn a_time_limit_stops_a_long_night_with_the_cli_message() {
         .unwrap()
         .contains("no answer within the time limit of 0.001 s"));
 }
+
+/// A request's memory bound (`max_memory_mib`) stops the engines as `--max-memory` does,
+/// and the response's kind is `limit` (the engines' limits are on their own meters).
+#[test]
+fn a_memory_bound_stops_the_engines_with_kind_limit() {
+    let night = cli(&[
+        "gen",
+        "--system",
+        "ar",
+        "--seed",
+        "3",
+        "--count",
+        "1",
+        "--out",
+        "-",
+        "--players",
+        "40",
+        "--max-effects",
+        "400",
+    ]);
+    for (text, name) in [(night.as_str(), "big.night"), ("bound: 3\n", "free.ff8")] {
+        let req = json!({"text": text, "name": name, "max_memory_mib": 1});
+        let r: Value = serde_json::from_str(&gordian::playground::solve(&req.to_string())).unwrap();
+        assert_eq!(r["ok"], false, "{name}: {r}");
+        assert_eq!(r["kind"], "limit", "{name}: {r}");
+        assert!(
+            r["status"]
+                .as_str()
+                .unwrap()
+                .contains("the memory bound of 1 MiB"),
+            "{name}: {r}"
+        );
+    }
+    let req = json!({"text": "x", "max_memory_mib": 0});
+    let r: Value = serde_json::from_str(&gordian::playground::solve(&req.to_string())).unwrap();
+    assert_eq!(r["kind"], "input", "{r}");
+}

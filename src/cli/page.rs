@@ -45,6 +45,9 @@ struct Request {
     /// Also say what each player learns (nights: `resolve --results`).
     #[serde(default)]
     results: bool,
+    /// The memory bound on each engine's state in MiB (`--max-memory`; default 1024).
+    #[serde(default)]
+    max_memory_mib: Option<u64>,
 }
 
 /// A request as the systems see it.
@@ -59,6 +62,45 @@ pub(super) struct Input<'a> {
     pub seed: Option<u64>,
     /// What each player learns (nights: `resolve --results`).
     pub results: bool,
+    /// The memory bound on each engine's state, in bytes.
+    pub max_memory: u64,
+}
+
+/// The budgets of the requests being answered, so that [`interrupt`] can stop them (a
+/// Python caller's Ctrl-C); each request takes its own out when it ends.
+static RUNNING: std::sync::Mutex<Vec<Budget>> = std::sync::Mutex::new(Vec::new());
+
+/// A request's budget, registered for [`interrupt`] while this guard lives.
+struct Running(Budget);
+
+impl Running {
+    fn new(max_memory: u64) -> Running {
+        let b = Budget::with_max_memory(max_memory);
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(b.clone());
+        Running(b)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|b| !b.same(&self.0));
+    }
+}
+
+/// Stops every request being answered now, from any thread: their engines stop when they
+/// next poll (a SAT search every few hundred conflicts), and each answers as a request
+/// over its time limit does, with an `interrupted` status. For a caller's Ctrl-C (the
+/// Python package); the page has its Cancel instead.
+pub fn interrupt() {
+    for b in RUNNING.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        b.cancel();
+    }
 }
 
 /// The name an instance is read as when the request names none.
@@ -113,12 +155,24 @@ fn answer(request: &str) -> Result<Value, Value> {
             ))
         }
     };
+    let max_memory = match req.max_memory_mib {
+        None => DEFAULT_MAX_MEMORY,
+        Some(mib) if (1..=(1 << 30)).contains(&mib) => mib << 20,
+        Some(mib) => {
+            return Err(failure(
+                "input",
+                None,
+                format!("error: max_memory_mib must be 1 to 1073741824 MiB, not {mib}"),
+            ))
+        }
+    };
     let input = Input {
         name,
         text: &req.text,
         timeout,
         seed: req.seed,
         results: req.results,
+        max_memory,
     };
     (registry::get(system).page)(&input)
 }
@@ -215,7 +269,8 @@ pub(super) fn first_error<S: System>(file: &Path, text: &str) -> (usize, usize) 
 /// `--results` when the request asks for `results`), with the picture of `--dot` (the
 /// CLI's defaults: both engines, a 10 s grace, the memory bound).
 pub(super) fn night(input: &Input) -> Result<Value, Value> {
-    let budget = Budget::with_max_memory(DEFAULT_MAX_MEMORY);
+    let running = Running::new(input.max_memory);
+    let budget = running.0.clone();
     let why = super::why::Args {
         explain: true,
         results: input.results,
@@ -241,6 +296,8 @@ pub(super) fn night(input: &Input) -> Result<Value, Value> {
         };
         resolve::solve(what, u, &how, &budget).map_err(|f| {
             let kind = match f.code {
+                // The engines' memory limits are on their own meters, named in the message.
+                EXIT_LIMIT if f.message.contains(": limit: ") => "limit",
                 EXIT_LIMIT => limit_kind(&budget),
                 super::EXIT_DISAGREE => "disagree",
                 _ => "input",
@@ -286,7 +343,8 @@ pub(super) fn night(input: &Input) -> Result<Value, Value> {
 /// An instance of any system, as `gordian check FILE --json` answers it (every engine,
 /// compared), with a report of its summary, its `check` row and its explanation.
 pub(super) fn generic<S: System>(input: &Input) -> Result<Value, Value> {
-    let budget = Budget::with_max_memory(DEFAULT_MAX_MEMORY);
+    let running = Running::new(input.max_memory);
+    let budget = running.0.clone();
     let what = input.name;
     budget.with_timeout(input.timeout, || {
         let instance = match S::parse_within(Path::new(what), input.text, &budget) {
@@ -299,8 +357,14 @@ pub(super) fn generic<S: System>(input: &Input) -> Result<Value, Value> {
             Verdict::Agree(a) | Verdict::Alone(a) => a,
             Verdict::Interrupted => {
                 let reason = super::limits::stop_reason(&budget, c.limit_hit(), input.timeout);
+                // The engines' memory limits are on their own meters (`c.limit_hit`).
+                let kind = if c.limit_hit().is_some() {
+                    "limit"
+                } else {
+                    limit_kind(&budget)
+                };
                 return Err(failure(
-                    limit_kind(&budget),
+                    kind,
                     Some(S::NAME),
                     format!("error: {what}: {reason}"),
                 ));

@@ -181,6 +181,11 @@ impl Budget {
         r
     }
 
+    /// Whether `other` is this very budget (a clone of it), not only an equal one.
+    pub fn same(&self, other: &Budget) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Asks every engine polling this budget (or a child of it) to stop.
     pub fn cancel(&self) {
         self.inner.flag.raise();
