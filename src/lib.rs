@@ -34,7 +34,9 @@ pub use text::{ParseError, ParseErrors};
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod playground {
-    pub use crate::cli::page::{detect, interrupt, solve, systems};
+    pub use crate::cli::page::{
+        detect, files, generate, interrupt, record, setup_analyse, solve, systems,
+    };
 }
 
 // The playground's requests are the command line's renderings: the WebAssembly module

@@ -21,6 +21,9 @@ __all__ = [
     "solve",
     "resolve_night",
     "respond",
+    "generate",
+    "check",
+    "setup_analyse",
     "detect",
     "systems",
     "to_frame",
@@ -163,6 +166,104 @@ def resolve_night(
     if explain:
         answer = dict(answer, report=r["report"])
     return answer
+
+
+def generate(system: str = "ar", seed: int = 0, count: int = 1, **knobs: Any) -> list:
+    """``count`` random instances of ``system`` as texts, exactly as ``gordian gen
+    --system SYSTEM --seed SEED --count COUNT --out -`` writes them (each with its ``#``
+    header line). ``knobs`` are the generator's flags by name: ``players=8`` is
+    ``--players 8``, ``max_effects=20`` is ``--max-effects 20``, a list is written
+    comma-separated (``kinds=["block", "kill"]``), ``True`` is a flag alone. A flag of
+    another system, or a bad value, raises ``GordianError`` (kind ``input``)."""
+    flags = ["--system", system, "--seed", str(int(seed)), "--count", str(int(count))]
+    for key, value in knobs.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            flags.append(flag)
+        elif value is False or value is None:
+            continue
+        elif isinstance(value, (list, tuple)):
+            flags += [flag, ",".join(str(v) for v in value)]
+        else:
+            flags += [flag, str(value)]
+    r = json.loads(_gordian.generate_request(json.dumps({"flags": flags})))
+    if not r.get("ok"):
+        raise GordianError(r)
+    return r["instances"]
+
+
+def check(
+    paths,
+    jobs: Optional[int] = None,
+    *,
+    system: Optional[str] = None,
+    timeout: Optional[float] = None,
+    max_memory: Optional[int] = None,
+):
+    """Yields one record per instance file under ``paths`` (a path or a list; folders are
+    walked as ``gordian batch`` walks them, sorted), the record ``gordian batch`` writes:
+    ``path``, ``system``, ``label``, the system's own fields, ``engines``, ``times_ms``,
+    ``cross_checked``; a file that does not read, or one over ``timeout`` (seconds) or
+    ``max_memory`` (MiB), is a record with ``error`` and ``error_kind``. ``jobs`` files are
+    solved at once (threads; default: one per core). Records come in the files' order."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    request: dict[str, Any] = {"paths": [os.fspath(p) for p in paths]}
+    if system is not None:
+        request["system"] = system
+    r = json.loads(_gordian.files_request(json.dumps(request)))
+    if not r.get("ok"):
+        raise GordianError(r)
+
+    def one(path: str) -> dict:
+        req: dict[str, Any] = {"path": path}
+        if system is not None:
+            req["system"] = system
+        if timeout is not None:
+            req["timeout_ms"] = float(timeout) * 1e3
+        if max_memory is not None:
+            req["max_memory_mib"] = int(max_memory)
+        return json.loads(_gordian.record_request(json.dumps(req)))
+
+    workers = jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(one, r["files"])
+
+
+def setup_analyse(
+    text: str,
+    *,
+    name: Optional[str] = None,
+    exact_limit: Optional[int] = None,
+    samples: Optional[int] = None,
+    seed: Optional[int] = None,
+    sample: bool = False,
+    symmetry: bool = True,
+    timeout: Optional[float] = None,
+    max_memory: Optional[int] = None,
+) -> dict:
+    """Every night a role setup (``.setup`` text, docs/setup.md) allows, or a uniform
+    sample past ``exact_limit`` nights: the report ``gordian setup analyse --json`` prints,
+    as a dict, with ``text`` added (the human report). ``timeout`` (seconds) and
+    ``max_memory`` (MiB) bound each night; nights over them are listed in ``failed``.
+    Raises ``ParseError`` for a bad setup."""
+    request: dict[str, Any] = {"text": text, "sample": bool(sample), "symmetry": bool(symmetry)}
+    for key, value in [("name", name), ("exact_limit", exact_limit), ("samples", samples), ("seed", seed)]:
+        if value is not None:
+            request[key] = value
+    if timeout is not None:
+        request["timeout_ms"] = float(timeout) * 1e3
+    if max_memory is not None:
+        request["max_memory_mib"] = int(max_memory)
+    r = json.loads(_gordian.setup_request(json.dumps(request)))
+    if not r.get("ok"):
+        raise _ERRORS.get(r.get("kind", ""), GordianError)(r)
+    if r.get("disagreed"):
+        raise DisagreementError(dict(r, kind="disagree", status="error: the engines disagree on some night (a bug in gordian)"))
+    return dict(r["report"], text=r["text"])
 
 
 def detect(text: str, name: str = "") -> Optional[str]:

@@ -4,7 +4,7 @@ Types of the package's functions; their docstrings are in ``gordian/__init__.py`
 docs/python.md.
 """
 
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 class GordianError(Exception):
     """A request gordian could not answer."""
@@ -62,6 +62,33 @@ def respond(
     results: bool = False,
 ) -> dict[str, Any]:
     """The whole response (status, report, answer, dot, command, ...); never raises."""
+
+def generate(system: str = "ar", seed: int = 0, count: int = 1, **knobs: Any) -> list[str]:
+    """Instances as `gordian gen` writes them; knobs are its flags by name."""
+
+def check(
+    paths: Any,
+    jobs: Optional[int] = None,
+    *,
+    system: Optional[str] = None,
+    timeout: Optional[float] = None,
+    max_memory: Optional[int] = None,
+) -> Iterator[dict[str, Any]]:
+    """One `gordian batch` record per instance file under the paths, in order."""
+
+def setup_analyse(
+    text: str,
+    *,
+    name: Optional[str] = None,
+    exact_limit: Optional[int] = None,
+    samples: Optional[int] = None,
+    seed: Optional[int] = None,
+    sample: bool = False,
+    symmetry: bool = True,
+    timeout: Optional[float] = None,
+    max_memory: Optional[int] = None,
+) -> dict[str, Any]:
+    """The report of `gordian setup analyse --json` on a setup's text, with `text`."""
 
 def detect(text: str, name: str = "") -> Optional[str]:
     """The system the text is read as, or None."""

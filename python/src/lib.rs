@@ -53,6 +53,34 @@ fn solve_request(py: Python<'_>, request: &str) -> PyResult<String> {
     })
 }
 
+/// `gordian gen`'s instances for a request `{"flags": [...]}` (JSON text in and out).
+#[pyfunction]
+fn generate_request(py: Python<'_>, request: &str) -> String {
+    let request = request.to_owned();
+    py.detach(move || gordian::playground::generate(&request))
+}
+
+/// The instance files under some paths, as `batch` walks them (JSON text in and out).
+#[pyfunction]
+fn files_request(py: Python<'_>, request: &str) -> String {
+    let request = request.to_owned();
+    py.detach(move || gordian::playground::files(&request))
+}
+
+/// One file's `batch` record (JSON text in and out); the interpreter is released.
+#[pyfunction]
+fn record_request(py: Python<'_>, request: &str) -> String {
+    let request = request.to_owned();
+    py.detach(move || gordian::playground::record(&request))
+}
+
+/// A setup analysis (JSON text in and out); the interpreter is released.
+#[pyfunction]
+fn setup_request(py: Python<'_>, request: &str) -> String {
+    let request = request.to_owned();
+    py.detach(move || gordian::playground::setup_analyse(&request))
+}
+
 /// The system an instance is read as: by the extension of `name`, else the first whose
 /// format reads `text`; `""` when none does.
 #[pyfunction]
@@ -75,6 +103,10 @@ fn version() -> &'static str {
 #[pymodule]
 fn _gordian(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve_request, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_request, m)?)?;
+    m.add_function(wrap_pyfunction!(files_request, m)?)?;
+    m.add_function(wrap_pyfunction!(record_request, m)?)?;
+    m.add_function(wrap_pyfunction!(setup_request, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(systems, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -157,3 +157,44 @@ def test_ctrl_c_stops_a_long_solve(tmp_path):
         timer.cancel()
     odd = (ROOT / "instances/ar/odd-block-cycle.night").read_text()
     assert gordian.solve(odd)["classification"] == "paradox"
+
+
+def test_generate_writes_what_gen_writes():
+    got = gordian.generate("ar", seed=5, count=3, players=8, max_effects=12, kinds=["block", "kill"])
+    want = cli("gen", "--system", "ar", "--seed", "5", "--count", "3", "--players", "8",
+               "--max-effects", "12", "--kinds", "block,kill", "--out", "-")
+    assert "\n".join(got) == want
+    assert len(gordian.generate("ff8", seed=1, count=2)) == 2
+    with pytest.raises(gordian.GordianError) as e:
+        gordian.generate("ff8", players=3)
+    assert e.value.kind == "input" and "--players" in str(e.value)
+
+
+def test_check_yields_the_records_batch_writes(tmp_path):
+    cli("gen", "--system", "foeman", "--seed", "2", "--count", "5", "--out", str(tmp_path))
+    (tmp_path / "bad.night").write_text("players: A\nA kil A\n")
+    records = list(gordian.check(tmp_path, jobs=2))
+    # batch writes its records as they finish; check() yields them in the files' order.
+    batch = sorted((json.loads(l) for l in cli("batch", str(tmp_path)).splitlines()),
+                   key=lambda b: b["path"])
+    assert [r["path"] for r in records] == sorted(r["path"] for r in records)
+    assert [r["path"] for r in records] == [b["path"] for b in batch]
+    for r, b in zip(records, batch):
+        # Everything but the engines' times.
+        r.pop("times_ms", None)
+        b.pop("times_ms", None)
+        assert r == b
+    assert records[0]["error_kind"] == "input"
+    assert len(gordian.to_frame(records)) == 6
+
+
+def test_setup_analyse_gives_the_cli_report():
+    path = ROOT / "instances/setup/blocker-loop.setup"
+    got = gordian.setup_analyse(path.read_text(), name="instances/setup/blocker-loop.setup")
+    want = json.loads(cli("setup", "analyse", "instances/setup/blocker-loop.setup", "--json"))
+    assert got["classes"] == want["classes"]
+    assert got["paradox_causes"] == want["paradox_causes"]
+    assert got["text"].startswith("instances/setup/blocker-loop.setup: 5 players")
+    with pytest.raises(gordian.ParseError) as e:
+        gordian.setup_analyse("players: A B\nA doktor: other\n")
+    assert (e.value.line, e.value.column) == (2, 3)

@@ -63,16 +63,7 @@ impl ForSystem for Gen<'_> {
             }
         }
         for i in 0..a.count {
-            let seed = case_seed(a.seed, i);
-            let mut text = format!(
-                "# gordian gen --system {} --seed {}: instance {i} (generator seed {seed})\n{}",
-                S::NAME,
-                a.seed,
-                S::to_text(&S::generate(gen, seed))
-            );
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
+            let text = instance_text::<S>(gen, a.seed, i);
             if to_stdout {
                 let sep = if i + 1 < a.count { "\n" } else { "" };
                 if let Err(code) = super::out(&format!("{text}{sep}")) {
@@ -100,6 +91,47 @@ impl ForSystem for Gen<'_> {
         }
         ExitCode::SUCCESS
     }
+}
+
+/// The instances `gordian gen FLAGS --out -` writes, as texts (each with its `#` header),
+/// without printing: for the playground's `generate` requests (the Python package's
+/// `gordian.generate`). `flags` are gen's flags (`--system ar --seed 3 --players 8`);
+/// an error is clap's message, or the message of a flag of another system.
+pub(crate) fn texts(flags: &[String]) -> Result<Vec<String>, String> {
+    use clap::{Args as _, FromArgMatches as _};
+    let cmd = Args::augment_args(clap::Command::new("gordian gen").no_binary_name(true));
+    let m = cmd.try_get_matches_from(flags).map_err(|e| e.to_string())?;
+    let args = Args::from_arg_matches(&m).map_err(|e| e.to_string())?;
+    if let Some(msg) = foreign_flag(args.system, &m) {
+        return Err(msg);
+    }
+    Ok(args.generators.dispatch(args.system, Texts(&args)))
+}
+
+struct Texts<'a>(&'a Args);
+
+impl ForSystem for Texts<'_> {
+    type Out = Vec<String>;
+    fn run<S: System>(self, gen: &S::GenArgs) -> Vec<String> {
+        let a = self.0;
+        (0..a.count)
+            .map(|i| instance_text::<S>(gen, a.seed, i))
+            .collect()
+    }
+}
+
+/// Instance `i` of run `seed`, with its `#` header line, ending with a line end.
+fn instance_text<S: System>(gen: &S::GenArgs, seed: u64, i: u64) -> String {
+    let own = case_seed(seed, i);
+    let mut text = format!(
+        "# gordian gen --system {} --seed {seed}: instance {i} (generator seed {own})\n{}",
+        S::NAME,
+        S::to_text(&S::generate(gen, own))
+    );
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
 }
 
 /// Writes `text` to `path`, refusing to replace an existing file unless `force`.

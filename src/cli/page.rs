@@ -177,6 +177,188 @@ fn answer(request: &str) -> Result<Value, Value> {
     (registry::get(system).page)(&input)
 }
 
+/// A request for instances (JSON `{"flags": ["--system", "ar", "--seed", "3", ...]}`,
+/// `gordian gen`'s flags): answered `{"ok": true, "instances": [TEXT, ...]}` with what
+/// `gordian gen FLAGS --out -` writes, or an `input` failure with the flags' error.
+pub fn generate(request: &str) -> String {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Gen {
+        flags: Vec<String>,
+    }
+    let r = serde_json::from_str::<Gen>(request)
+        .map_err(|e| format!("error: the request is not valid: {e}"))
+        .and_then(|g| {
+            super::gen::texts(&g.flags)
+                .map_err(|e| format!("error: {}", e.trim_start_matches("error: ")))
+        });
+    match r {
+        Ok(texts) => json!({"ok": true, "instances": texts}),
+        Err(m) => failure("input", None, m),
+    }
+    .to_string()
+}
+
+/// A request for the instance files under some paths (JSON `{"paths": [...], "system":
+/// ID?}`), walked as `gordian batch` walks them: `{"ok": true, "files": [PATH, ...]}`
+/// (sorted; a path that does not exist is an `input` failure).
+pub fn files(request: &str) -> String {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Files {
+        paths: Vec<std::path::PathBuf>,
+        #[serde(default)]
+        system: Option<String>,
+    }
+    let answer = || -> Result<Value, String> {
+        let f: Files = serde_json::from_str(request)
+            .map_err(|e| format!("error: the request is not valid: {e}"))?;
+        let system = match f.system.as_deref() {
+            None => None,
+            Some(id) => Some(
+                registry::entries()
+                    .into_iter()
+                    .find(|e| e.id == id)
+                    .map(|e| e.name)
+                    .ok_or_else(|| format!("error: unknown system `{id}`"))?,
+            ),
+        };
+        for p in &f.paths {
+            if std::fs::symlink_metadata(p).is_err() {
+                return Err(format!("error: {}: no such file or directory", p.display()));
+            }
+        }
+        let exts = registry::extensions(system);
+        let (jobs, _) = crate::harness::batch::plan(&f.paths, &exts, None, &Default::default());
+        Ok(json!({"ok": true, "files": jobs.iter().map(|j| j.key()).collect::<Vec<_>>()}))
+    };
+    answer()
+        .unwrap_or_else(|m| failure("input", None, m))
+        .to_string()
+}
+
+/// A request for one file's `gordian batch` record (JSON `{"path", "system"?,
+/// "timeout_ms"?, "max_memory_mib"?}`): the record `batch` writes for it, as JSON (a bad
+/// file or a limit is a record too, as in `batch`).
+pub fn record(request: &str) -> String {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct One {
+        path: std::path::PathBuf,
+        #[serde(default)]
+        system: Option<String>,
+        #[serde(default)]
+        timeout_ms: Option<f64>,
+        #[serde(default)]
+        max_memory_mib: Option<u64>,
+    }
+    let answer = || -> Result<Value, String> {
+        let o: One = serde_json::from_str(request)
+            .map_err(|e| format!("error: the request is not valid: {e}"))?;
+        let forced = match o.system.as_deref() {
+            None => None,
+            Some(id) => Some(
+                registry::entries()
+                    .into_iter()
+                    .find(|e| e.id == id)
+                    .map(|e| e.name)
+                    .ok_or_else(|| format!("error: unknown system `{id}`"))?,
+            ),
+        };
+        let system = registry::system_of(&o.path, forced).map_err(|e| format!("error: {e}"))?;
+        let opts = registry::RunOptions {
+            engine: EngineChoice::Both,
+            grace: Some(Duration::from_secs(10)),
+            timeout: o
+                .timeout_ms
+                .filter(|ms| ms.is_finite() && *ms > 0.0 && *ms <= 1e12)
+                .map(|ms| Duration::from_secs_f64(ms / 1e3)),
+            max_memory: o
+                .max_memory_mib
+                .map_or(DEFAULT_MAX_MEMORY, |m| m.clamp(1, 1 << 30) << 20),
+            answers: false,
+        };
+        let job = crate::harness::batch::Job {
+            path: o.path,
+            unreadable: None,
+            stdin: None,
+        };
+        Ok((registry::get(system).batch)(&job, &opts).json)
+    };
+    answer()
+        .unwrap_or_else(|m| failure("input", None, m))
+        .to_string()
+}
+
+/// A request for a setup analysis (JSON `{"text", "name"?, "exact_limit"?, "samples"?,
+/// "seed"?, "sample"?, "symmetry"?, "timeout_ms"?, "max_memory_mib"?}`: `setup analyse`'s
+/// flags): `{"ok": true, "report": REPORT, "text": TEXT}` with the report `setup analyse
+/// --json` prints and its human form, or a `parse` / `input` failure.
+pub fn setup_analyse(request: &str) -> String {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Analyse {
+        text: String,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        exact_limit: Option<u64>,
+        #[serde(default)]
+        samples: Option<u64>,
+        #[serde(default)]
+        seed: Option<u64>,
+        #[serde(default)]
+        sample: bool,
+        #[serde(default)]
+        symmetry: Option<bool>,
+        #[serde(default)]
+        timeout_ms: Option<f64>,
+        #[serde(default)]
+        max_memory_mib: Option<u64>,
+    }
+    let answer = || -> Result<Value, Value> {
+        let r: Analyse = serde_json::from_str(request).map_err(|e| {
+            failure(
+                "input",
+                None,
+                format!("error: the request is not valid: {e}"),
+            )
+        })?;
+        let name = r.name.as_deref().unwrap_or("setup");
+        let setup = crate::systems::ar::setup::parse::parse_setup(&r.text, Path::new(name))
+            .map_err(|e| parse_failure("setup", &e))?;
+        let plan = super::setup::Plan {
+            file: name.to_string(),
+            exact_limit: r.exact_limit.unwrap_or(1_000_000),
+            samples: r.samples.unwrap_or(20_000),
+            seed: r.seed.unwrap_or(0),
+            sample: r.sample,
+            symmetry: r.symmetry.unwrap_or(true),
+            shard: None,
+            engine: super::system_cmd::Engines::Both,
+            timeout: r
+                .timeout_ms
+                .filter(|ms| ms.is_finite() && *ms > 0.0 && *ms <= 1e12)
+                .map(|ms| Duration::from_secs_f64(ms / 1e3)),
+            max_memory: r
+                .max_memory_mib
+                .map_or(DEFAULT_MAX_MEMORY, |m| m.clamp(1, 1 << 30) << 20),
+            progress: false,
+        };
+        let a = super::setup::analyse_setup(&setup, &plan);
+        use crate::systems::ar::setup::report;
+        Ok(json!({
+            "ok": true,
+            "report": report::to_json(&a.run, &setup, &a.tally),
+            "text": report::to_text(&a.run, &setup, &a.tally),
+            "disagreed": a.disagreed,
+        }))
+    };
+    match answer() {
+        Ok(v) | Err(v) => v.to_string(),
+    }
+}
+
 /// The systems, as JSON: `[{"id", "noun", "extensions"}]`.
 pub fn systems() -> String {
     let list: Vec<Value> = registry::entries()

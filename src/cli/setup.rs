@@ -155,89 +155,24 @@ fn analyse(a: &AnalyseArgs) -> ExitCode {
         Ok(s) => s,
         Err(c) => return c,
     };
-    let total = setup.night_count();
-    let mode = if a.sample || total > u128::from(a.exact_limit) {
-        Mode::Sampled {
-            samples: a.samples,
-            seed: a.seed,
-        }
-    } else {
-        Mode::Exact
-    };
-    let canon = Canon::new(&setup, !a.no_symmetry);
-    let (part, of) = shard.map_or((0, 1), |s| ((s.k - 1) as u64, s.n as u64));
-    let keys = match mode {
-        Mode::Exact => {
-            let bar = super::progress::bar(u64::try_from(total).ok(), "nights counted");
-            let keys = nights::enumerate(&setup, &canon, part, of, |i| {
-                bar.set_position(i);
-                true
-            });
-            bar.finish_and_clear();
-            keys.expect("the enumeration is never stopped")
-        }
-        Mode::Sampled { samples, seed } => {
-            // Each shard draws its share of the sample with a seed of its own.
-            let share = samples / of + u64::from(part < samples % of);
-            let seed = if of == 1 {
-                seed
-            } else {
-                crate::harness::fuzz::splitmix64(seed ^ (part + 1))
-            };
-            nights::sample(&setup, &canon, share, seed)
-        }
-    };
-    let mut keys: Vec<(Key, u64)> = keys.into_iter().collect();
-    keys.sort();
-    let names: &[&str] = match a.engine {
-        Engines::Both => &["direct", "sat"],
-        Engines::Direct => &["direct"],
-        Engines::Sat => &["sat"],
-    };
-    let diff = Differential::<Ar>::only(names)
-        .expect("?AR has a direct and a SAT engine")
-        .with_grace(Some(Duration::from_secs(10)));
-    let disagreed = AtomicBool::new(false);
-    let max_memory = a.memory.bytes();
-    let solve = |n: &Night| -> Result<(Factored, bool), String> {
-        let budget = Budget::with_max_memory(max_memory);
-        let c = budget.with_timeout(a.timeout, || diff.compare(n, &budget));
-        let late = || {
-            format!(
-                "timeout: no answer within {} s (--timeout)",
-                a.timeout.unwrap_or_default().as_secs_f64()
-            )
-        };
-        match c.verdict() {
-            // An answer that came after the night's time limit is over it all the same.
-            Verdict::Agree(_) | Verdict::Alone(_) if budget.is_cancelled() => {
-                Err(match budget.limit_hit() {
-                    Some(l) => format!("limit: {l}"),
-                    None => late(),
-                })
-            }
-            Verdict::Agree(f) => Ok((f.clone(), c.cross_checked())),
-            Verdict::Alone(f) => Ok((f.clone(), false)),
-            Verdict::Disagree => {
-                disagreed.store(true, Ordering::Relaxed);
-                Err("THE ENGINES DISAGREE on this night (a bug in gordian)".into())
-            }
-            Verdict::Interrupted => Err(match c.limit_hit().or_else(|| budget.limit_hit()) {
-                Some(l) => format!("limit: {l}"),
-                None => late(),
-            }),
-        }
-    };
-    let bar = super::progress::bar(Some(keys.len() as u64), "distinct nights solved");
-    let core_budget = Budget::with_max_memory(max_memory);
-    let t: Tally = tally::tally(&setup, keys, &solve, &core_budget, &|| bar.inc(1));
-    bar.finish_and_clear();
-    let run = Run {
+    let plan = Plan {
         file: a.file.display().to_string(),
-        mode,
-        shard: shard.map(|s| (s.k as u64, s.n as u64)),
+        exact_limit: a.exact_limit,
+        samples: a.samples,
+        seed: a.seed,
+        sample: a.sample,
         symmetry: !a.no_symmetry,
+        shard,
+        engine: a.engine,
+        timeout: a.timeout,
+        max_memory: a.memory.bytes(),
+        progress: true,
     };
+    let Analysed {
+        run,
+        tally: t,
+        disagreed,
+    } = analyse_setup(&setup, &plan);
     if let Some(dir) = &a.csv {
         for (name, text) in report::to_csv(&run, &setup, &t) {
             let path = dir.join(name);
@@ -269,7 +204,7 @@ fn analyse(a: &AnalyseArgs) -> ExitCode {
             t.failed[0].error
         );
     }
-    if disagreed.load(Ordering::Relaxed) {
+    if disagreed {
         ExitCode::from(EXIT_DISAGREE)
     } else if !t.failed.is_empty() {
         ExitCode::from(EXIT_LIMIT)
@@ -402,4 +337,141 @@ pub(super) fn merge(paths: &[PathBuf], out: Option<&std::path::Path>) -> Option<
         total.nights
     );
     Some(ExitCode::SUCCESS)
+}
+
+/// How to analyse a setup: `setup analyse`'s flags but its outputs.
+pub(crate) struct Plan {
+    /// The setup's name in the report.
+    pub file: String,
+    /// Enumerate up to this many nights, else sample.
+    pub exact_limit: u64,
+    /// Nights drawn when sampling.
+    pub samples: u64,
+    /// The sample's seed.
+    pub seed: u64,
+    /// Sample even below `exact_limit`.
+    pub sample: bool,
+    /// Solve symmetric nights once.
+    pub symmetry: bool,
+    /// Only this part of the nights.
+    pub shard: Option<Shard>,
+    /// The engines.
+    pub engine: Engines,
+    /// Each night's time limit.
+    pub timeout: Option<Duration>,
+    /// Each engine's memory bound, in bytes.
+    pub max_memory: u64,
+    /// Progress bars on a terminal.
+    pub progress: bool,
+}
+
+/// What an analysis found: the run, its tally, and whether the engines disagreed on some
+/// night (a bug).
+pub(crate) struct Analysed {
+    /// How the nights were chosen.
+    pub run: Run,
+    /// The sums.
+    pub tally: Tally,
+    /// Whether the engines disagreed on some night.
+    pub disagreed: bool,
+}
+
+/// Every night of `setup` (or a sample), each distinct one solved as `plan` says, summed.
+pub(crate) fn analyse_setup(setup: &Setup, plan: &Plan) -> Analysed {
+    let (setup, a, shard) = (setup, plan, plan.shard);
+    let bar_of = |len: Option<u64>, what: &str| {
+        if a.progress {
+            super::progress::bar(len, what)
+        } else {
+            indicatif::ProgressBar::hidden()
+        }
+    };
+    let total = setup.night_count();
+    let mode = if a.sample || total > u128::from(a.exact_limit) {
+        Mode::Sampled {
+            samples: a.samples,
+            seed: a.seed,
+        }
+    } else {
+        Mode::Exact
+    };
+    let canon = Canon::new(setup, a.symmetry);
+    let (part, of) = shard.map_or((0, 1), |s| ((s.k - 1) as u64, s.n as u64));
+    let keys = match mode {
+        Mode::Exact => {
+            let bar = bar_of(u64::try_from(total).ok(), "nights counted");
+            let keys = nights::enumerate(setup, &canon, part, of, |i| {
+                bar.set_position(i);
+                true
+            });
+            bar.finish_and_clear();
+            keys.expect("the enumeration is never stopped")
+        }
+        Mode::Sampled { samples, seed } => {
+            // Each shard draws its share of the sample with a seed of its own.
+            let share = samples / of + u64::from(part < samples % of);
+            let seed = if of == 1 {
+                seed
+            } else {
+                crate::harness::fuzz::splitmix64(seed ^ (part + 1))
+            };
+            nights::sample(setup, &canon, share, seed)
+        }
+    };
+    let mut keys: Vec<(Key, u64)> = keys.into_iter().collect();
+    keys.sort();
+    let names: &[&str] = match a.engine {
+        Engines::Both => &["direct", "sat"],
+        Engines::Direct => &["direct"],
+        Engines::Sat => &["sat"],
+    };
+    let diff = Differential::<Ar>::only(names)
+        .expect("?AR has a direct and a SAT engine")
+        .with_grace(Some(Duration::from_secs(10)));
+    let disagreed = AtomicBool::new(false);
+    let max_memory = a.max_memory;
+    let solve = |n: &Night| -> Result<(Factored, bool), String> {
+        let budget = Budget::with_max_memory(max_memory);
+        let c = budget.with_timeout(a.timeout, || diff.compare(n, &budget));
+        let late = || {
+            format!(
+                "timeout: no answer within {} s (--timeout)",
+                a.timeout.unwrap_or_default().as_secs_f64()
+            )
+        };
+        match c.verdict() {
+            // An answer that came after the night's time limit is over it all the same.
+            Verdict::Agree(_) | Verdict::Alone(_) if budget.is_cancelled() => {
+                Err(match budget.limit_hit() {
+                    Some(l) => format!("limit: {l}"),
+                    None => late(),
+                })
+            }
+            Verdict::Agree(f) => Ok((f.clone(), c.cross_checked())),
+            Verdict::Alone(f) => Ok((f.clone(), false)),
+            Verdict::Disagree => {
+                disagreed.store(true, Ordering::Relaxed);
+                Err("THE ENGINES DISAGREE on this night (a bug in gordian)".into())
+            }
+            Verdict::Interrupted => Err(match c.limit_hit().or_else(|| budget.limit_hit()) {
+                Some(l) => format!("limit: {l}"),
+                None => late(),
+            }),
+        }
+    };
+    let bar = bar_of(Some(keys.len() as u64), "distinct nights solved");
+    let core_budget = Budget::with_max_memory(max_memory);
+    let t: Tally = tally::tally(setup, keys, &solve, &core_budget, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let run = Run {
+        file: a.file.clone(),
+        mode,
+        shard: shard.map(|s| (s.k as u64, s.n as u64)),
+        symmetry: a.symmetry,
+    };
+    Analysed {
+        run,
+        tally: t,
+        disagreed: disagreed.load(Ordering::Relaxed),
+    }
 }
