@@ -178,7 +178,7 @@ fn analyse(a: &AnalyseArgs) -> ExitCode {
             let path = dir.join(name);
             if let Err(e) = std::fs::write(&path, text) {
                 eprintln!("error: cannot write {}: {e}", path.display());
-                return ExitCode::from(1);
+                return ExitCode::from(EXIT_INPUT);
             }
         }
     }
