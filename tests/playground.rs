@@ -66,10 +66,9 @@ fn every_shipped_instance_is_answered_as_the_cli_answers_its_file() {
     }
 }
 
-#[test]
-fn a_time_limit_stops_a_long_night_with_the_cli_message() {
-    // A generated night large enough that neither engine answers in 1 ms.
-    let night = cli(&[
+/// A generated night large enough that neither engine answers in 1 ms.
+fn big_night() -> String {
+    cli(&[
         "gen",
         "--system",
         "ar",
@@ -83,7 +82,12 @@ fn a_time_limit_stops_a_long_night_with_the_cli_message() {
         "40",
         "--max-effects",
         "400",
-    ]);
+    ])
+}
+
+#[test]
+fn a_time_limit_stops_a_long_night_with_the_cli_message() {
+    let night = big_night();
     let req = json!({"text": night, "name": "big.night", "timeout_ms": 1});
     let r: Value = serde_json::from_str(&gordian::playground::solve(&req.to_string())).unwrap();
     assert_eq!(r["ok"], false, "{r}");
@@ -98,21 +102,7 @@ fn a_time_limit_stops_a_long_night_with_the_cli_message() {
 /// and the response's kind is `limit` (the engines' limits are on their own meters).
 #[test]
 fn a_memory_bound_stops_the_engines_with_kind_limit() {
-    let night = cli(&[
-        "gen",
-        "--system",
-        "ar",
-        "--seed",
-        "3",
-        "--count",
-        "1",
-        "--out",
-        "-",
-        "--players",
-        "40",
-        "--max-effects",
-        "400",
-    ]);
+    let night = big_night();
     for (text, name) in [(night.as_str(), "big.night"), ("bound: 3\n", "free.ff8")] {
         let req = json!({"text": text, "name": name, "max_memory_mib": 1});
         let r: Value = serde_json::from_str(&gordian::playground::solve(&req.to_string())).unwrap();

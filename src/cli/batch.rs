@@ -21,7 +21,7 @@ use super::signals::Signals;
 use super::worker;
 use super::{parse_seconds, progress, EXIT_DISAGREE, EXIT_INPUT, EXIT_LIMIT, STDOUT};
 use crate::harness::batch::{self, ErrorKind, Job};
-use crate::harness::shard::{self, ShardArg};
+use crate::harness::shard::{Shard, ShardArg};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
@@ -73,29 +73,37 @@ pub struct Args {
     memory: super::limits::MemoryArgs,
 }
 
-/// Runs the subcommand.
-pub fn run(args: &Args) -> ExitCode {
-    let signals = Signals::install();
-    let shard = match args.shard {
-        None => None,
+/// The shard of `--shard` (`auto` read from the environment), or the exit code.
+pub(super) fn shard_of(arg: Option<ShardArg>) -> Result<Option<Shard>, ExitCode> {
+    match arg {
+        None => Ok(None),
         Some(ShardArg::Fixed(s)) => {
             eprintln!("shard {s} (from --shard)");
-            Some(s)
+            Ok(Some(s))
         }
         Some(ShardArg::Auto) => {
-            match shard::from_env(&|name| {
+            match crate::harness::shard::from_env(&|name| {
                 std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
             }) {
                 Ok(found) => {
                     eprintln!("shard {} (from {})", found.shard, found.source);
-                    Some(found.shard)
+                    Ok(Some(found.shard))
                 }
                 Err(e) => {
                     eprintln!("error: {e}");
-                    return ExitCode::from(EXIT_INPUT);
+                    Err(ExitCode::from(EXIT_INPUT))
                 }
             }
         }
+    }
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args) -> ExitCode {
+    let signals = Signals::install();
+    let shard = match shard_of(args.shard) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     // A path that does not exist is a mistake in the command, not an instance to record.
     for p in &args.paths {

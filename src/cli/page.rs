@@ -103,6 +103,44 @@ pub fn interrupt() {
     }
 }
 
+/// The system of a request's `system` id.
+fn system_by_id(id: &str) -> Result<SystemName, String> {
+    registry::entries()
+        .into_iter()
+        .find(|e| e.id == id)
+        .map(|e| e.name)
+        .ok_or_else(|| {
+            format!(
+                "error: no system `{id}` (the systems: {})",
+                ids().join(", ")
+            )
+        })
+}
+
+/// A request's `timeout_ms` as a time limit.
+fn timeout_of(ms: Option<f64>) -> Result<Option<Duration>, String> {
+    match ms {
+        None => Ok(None),
+        Some(ms) if ms.is_finite() && ms > 0.0 && ms <= 1e12 => {
+            Ok(Some(Duration::from_secs_f64(ms / 1e3)))
+        }
+        Some(ms) => Err(format!(
+            "error: timeout_ms must be a positive number of milliseconds, not {ms}"
+        )),
+    }
+}
+
+/// A request's `max_memory_mib` as a memory bound in bytes (the default when absent).
+fn memory_of(mib: Option<u64>) -> Result<u64, String> {
+    match mib {
+        None => Ok(DEFAULT_MAX_MEMORY),
+        Some(mib) if (1..=(1 << 30)).contains(&mib) => Ok(mib << 20),
+        Some(mib) => Err(format!(
+            "error: max_memory_mib must be 1 to 1073741824 MiB, not {mib}"
+        )),
+    }
+}
+
 /// The name an instance is read as when the request names none.
 const UNNAMED: &str = "instance";
 
@@ -125,47 +163,13 @@ fn answer(request: &str) -> Result<Value, Value> {
         )
     })?;
     let name = req.name.as_deref().unwrap_or(UNNAMED);
+    let bad = |m: String| failure("input", None, m);
     let system = match req.system.as_deref() {
-        Some(id) => registry::entries()
-            .into_iter()
-            .find(|e| e.id == id)
-            .map(|e| e.name)
-            .ok_or_else(|| {
-                failure(
-                    "input",
-                    None,
-                    format!(
-                        "error: no system `{id}` (the systems: {})",
-                        ids().join(", ")
-                    ),
-                )
-            })?,
+        Some(id) => system_by_id(id).map_err(bad)?,
         None => recognise(name, &req.text).unwrap_or_else(|| closest(name, &req.text)),
     };
-    let timeout = match req.timeout_ms {
-        None => None,
-        Some(ms) if ms.is_finite() && ms > 0.0 && ms <= 1e12 => {
-            Some(Duration::from_secs_f64(ms / 1e3))
-        }
-        Some(ms) => {
-            return Err(failure(
-                "input",
-                None,
-                format!("error: timeout_ms must be a positive number of milliseconds, not {ms}"),
-            ))
-        }
-    };
-    let max_memory = match req.max_memory_mib {
-        None => DEFAULT_MAX_MEMORY,
-        Some(mib) if (1..=(1 << 30)).contains(&mib) => mib << 20,
-        Some(mib) => {
-            return Err(failure(
-                "input",
-                None,
-                format!("error: max_memory_mib must be 1 to 1073741824 MiB, not {mib}"),
-            ))
-        }
-    };
+    let timeout = timeout_of(req.timeout_ms).map_err(bad)?;
+    let max_memory = memory_of(req.max_memory_mib).map_err(bad)?;
     let input = Input {
         name,
         text: &req.text,
@@ -213,16 +217,7 @@ pub fn files(request: &str) -> String {
     let answer = || -> Result<Value, String> {
         let f: Files = serde_json::from_str(request)
             .map_err(|e| format!("error: the request is not valid: {e}"))?;
-        let system = match f.system.as_deref() {
-            None => None,
-            Some(id) => Some(
-                registry::entries()
-                    .into_iter()
-                    .find(|e| e.id == id)
-                    .map(|e| e.name)
-                    .ok_or_else(|| format!("error: unknown system `{id}`"))?,
-            ),
-        };
+        let system = f.system.as_deref().map(system_by_id).transpose()?;
         for p in &f.paths {
             if std::fs::symlink_metadata(p).is_err() {
                 return Err(format!("error: {}: no such file or directory", p.display()));
@@ -255,27 +250,13 @@ pub fn record(request: &str) -> String {
     let answer = || -> Result<Value, String> {
         let o: One = serde_json::from_str(request)
             .map_err(|e| format!("error: the request is not valid: {e}"))?;
-        let forced = match o.system.as_deref() {
-            None => None,
-            Some(id) => Some(
-                registry::entries()
-                    .into_iter()
-                    .find(|e| e.id == id)
-                    .map(|e| e.name)
-                    .ok_or_else(|| format!("error: unknown system `{id}`"))?,
-            ),
-        };
+        let forced = o.system.as_deref().map(system_by_id).transpose()?;
         let system = registry::system_of(&o.path, forced).map_err(|e| format!("error: {e}"))?;
         let opts = registry::RunOptions {
             engine: EngineChoice::Both,
             grace: Some(Duration::from_secs(10)),
-            timeout: o
-                .timeout_ms
-                .filter(|ms| ms.is_finite() && *ms > 0.0 && *ms <= 1e12)
-                .map(|ms| Duration::from_secs_f64(ms / 1e3)),
-            max_memory: o
-                .max_memory_mib
-                .map_or(DEFAULT_MAX_MEMORY, |m| m.clamp(1, 1 << 30) << 20),
+            timeout: timeout_of(o.timeout_ms)?,
+            max_memory: memory_of(o.max_memory_mib)?,
             answers: false,
         };
         let job = crate::harness::batch::Job {
@@ -316,6 +297,7 @@ pub fn setup_analyse(request: &str) -> String {
         #[serde(default)]
         max_memory_mib: Option<u64>,
     }
+    let bad = |m: String| failure("input", None, m);
     let answer = || -> Result<Value, Value> {
         let r: Analyse = serde_json::from_str(request).map_err(|e| {
             failure(
@@ -336,13 +318,8 @@ pub fn setup_analyse(request: &str) -> String {
             symmetry: r.symmetry.unwrap_or(true),
             shard: None,
             engine: super::system_cmd::Engines::Both,
-            timeout: r
-                .timeout_ms
-                .filter(|ms| ms.is_finite() && *ms > 0.0 && *ms <= 1e12)
-                .map(|ms| Duration::from_secs_f64(ms / 1e3)),
-            max_memory: r
-                .max_memory_mib
-                .map_or(DEFAULT_MAX_MEMORY, |m| m.clamp(1, 1 << 30) << 20),
+            timeout: timeout_of(r.timeout_ms).map_err(bad)?,
+            max_memory: memory_of(r.max_memory_mib).map_err(bad)?,
             progress: false,
         };
         let a = super::setup::analyse_setup(&setup, &plan);

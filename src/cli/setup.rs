@@ -104,31 +104,6 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
-/// The shard of `--shard` (`auto` read from the environment), or the exit code.
-pub(super) fn shard_of(arg: Option<ShardArg>) -> Result<Option<Shard>, ExitCode> {
-    match arg {
-        None => Ok(None),
-        Some(ShardArg::Fixed(s)) => {
-            eprintln!("shard {s} (from --shard)");
-            Ok(Some(s))
-        }
-        Some(ShardArg::Auto) => {
-            match crate::harness::shard::from_env(&|name| {
-                std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
-            }) {
-                Ok(found) => {
-                    eprintln!("shard {} (from {})", found.shard, found.source);
-                    Ok(Some(found.shard))
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Err(ExitCode::from(EXIT_INPUT))
-                }
-            }
-        }
-    }
-}
-
 fn load(file: &std::path::Path) -> Result<Setup, ExitCode> {
     let bytes = inputs::read_bytes(file, "setup files").map_err(|e| {
         super::report_error(&e);
@@ -141,7 +116,7 @@ fn load(file: &std::path::Path) -> Result<Setup, ExitCode> {
 }
 
 fn analyse(a: &AnalyseArgs) -> ExitCode {
-    let shard = match shard_of(a.shard) {
+    let shard = match super::batch::shard_of(a.shard) {
         Ok(s) => s,
         Err(c) => return c,
     };

@@ -15,6 +15,7 @@ use super::model::Setup;
 use super::nights::{night_of_key, Key};
 use crate::systems::ar::answer::factor::{Factored, Night};
 use crate::systems::ar::answer::{death_chances, success_chances};
+use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::parse::to_night;
 use crate::systems::ar::night::resolution::Classification;
 use crate::systems::ar::night::universe::Universe;
@@ -315,7 +316,7 @@ pub fn night_stats(
 }
 
 /// Adds one night's stats with weight `w`.
-fn add(setup: &Setup, t: &mut Tally, w: u64, s: &NightStats) {
+fn add(setup: &Setup, classes: &[Vec<Player>], t: &mut Tally, w: u64, s: &NightStats) {
     t.nights += w;
     t.solved += 1;
     t.cross_checked += u64::from(s.cross_checked);
@@ -325,7 +326,7 @@ fn add(setup: &Setup, t: &mut Tally, w: u64, s: &NightStats) {
         Classification::NonParadox => t.non += w,
     }
     t.deaths.add(w, s.deaths.iter().sum());
-    for (c, members) in setup.classes().iter().enumerate() {
+    for (c, members) in classes.iter().enumerate() {
         let m = members.iter().map(|&p| s.deaths[p as usize]).sum::<f64>() / members.len() as f64;
         t.class_deaths[c].add(w, m);
     }
@@ -382,9 +383,10 @@ pub fn tally(
         })
         .collect();
     let mut t = Tally::new(setup);
+    let classes = setup.classes();
     for (k, w, r) in done {
         match r {
-            Ok(s) => add(setup, &mut t, w, &s),
+            Ok(s) => add(setup, &classes, &mut t, w, &s),
             Err(error) => {
                 t.nights += w;
                 t.failed.push(Failed {

@@ -146,23 +146,29 @@ pub fn minimal_core(u: &Universe, budget: &Budget) -> Result<Option<Core>, CoreE
             }
         }
     }
-    // Cross-check with the direct engine on the core as a night of its own.
-    let ids = || keep.iter().map(|&i| u.effects[i].id.clone()).collect();
-    if !direct_paradox(&u.ensemble, &keep, budget)? {
-        return Err(CoreError::Disagree(ids()));
-    }
-    for k in 0..keep.len() {
-        let mut trial = keep.clone();
-        trial.remove(k);
-        if direct_paradox(&u.ensemble, &trial, budget)? {
-            return Err(CoreError::Disagree(ids()));
-        }
-    }
+    direct_confirms(u, &keep, budget)?;
     Ok(Some(Core {
         universe: Universe::new(&restrict(&u.ensemble, &keep)),
         effects: keep,
         subset_minimal,
     }))
+}
+
+/// The SAT engine's core `keep`, cross-checked by the direct engine on the core as a night
+/// of its own: a paradox, and removing any one of its effects leaves a resolution.
+fn direct_confirms(u: &Universe, keep: &[usize], budget: &Budget) -> Result<(), CoreError> {
+    let disagree = || CoreError::Disagree(keep.iter().map(|&i| u.effects[i].id.clone()).collect());
+    if !direct_paradox(&u.ensemble, keep, budget)? {
+        return Err(disagree());
+    }
+    for k in 0..keep.len() {
+        let mut trial = keep.to_vec();
+        trial.remove(k);
+        if direct_paradox(&u.ensemble, &trial, budget)? {
+            return Err(disagree());
+        }
+    }
+    Ok(())
 }
 
 /// Every paradox core with the fewest effects: the sets of declared effects of the
@@ -195,17 +201,7 @@ pub fn smallest_cores(u: &Universe, budget: &Budget) -> Result<Option<Vec<Vec<us
             continue;
         }
         for keep in &found {
-            let ids = || keep.iter().map(|&i| u.effects[i].id.clone()).collect();
-            if !direct_paradox(&u.ensemble, keep, budget)? {
-                return Err(CoreError::Disagree(ids()));
-            }
-            for k in 0..keep.len() {
-                let mut trial = keep.clone();
-                trial.remove(k);
-                if direct_paradox(&u.ensemble, &trial, budget)? {
-                    return Err(CoreError::Disagree(ids()));
-                }
-            }
+            direct_confirms(u, keep, budget)?;
         }
         return Ok(Some(found));
     }
