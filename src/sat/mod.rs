@@ -31,7 +31,7 @@ pub use backbone::backbone;
 pub use card::Totalizer;
 pub use coremin::lexmin_cores;
 pub use enumerate::{enumerate_projected, EnumerationEnd};
-pub use factor::enumerate_factored;
+pub use factor::{enumerate_factored, Factor, Product as FactorProduct};
 pub use fold::Inputs;
 pub use lexmin::lexmin;
 pub use solver::{CoreResult, Lit, SatResult, Solver};

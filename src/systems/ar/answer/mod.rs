@@ -430,21 +430,25 @@ impl Serialize for ComponentLists<'_> {
         m.serialize_entry("classification", a.classification().name())?;
         m.serialize_entry("death_probabilities", &report::deaths_json(u, &outs))?;
         m.serialize_entry("effects", &effect_ids(u))?;
-        m.serialize_entry("resolutions", &report::resolutions_json(u, &a.resolutions))?;
+        let resolutions = report::ResolutionsView {
+            u,
+            rs: &a.resolutions,
+        };
+        m.serialize_entry("resolutions", &resolutions)?;
         match (&a.cuts, &cost) {
             (Some(c), Some(cost)) => {
                 #[derive(Serialize)]
                 struct Cuts<'c, 'l> {
                     cost: &'c Value,
-                    optimal: report::Lazy<'l, (Cut, Vec<Resolution>)>,
+                    optimal: report::Lazy<'l, (Cut, Vec<Resolution>), report::CutJson<'l>>,
                 }
                 let optimal =
-                    report::Lazy::new(&c.optimal, |(f, rs)| report::optimal_cut_json(u, f, rs));
+                    report::Lazy::new(&c.optimal, |(f, rs)| report::optimal_cut_view(u, f, rs));
                 m.serialize_entry("cuts", &Cuts { cost, optimal })?;
             }
             _ => m.serialize_entry("cuts", &Value::Null)?,
         }
-        let outcomes = report::Lazy::new(&outs, |o| report::outcome_json(u, o));
+        let outcomes = report::Lazy::new(&outs, |o| report::outcome_view(u, o));
         m.serialize_entry("outcomes", &outcomes)?;
         m.serialize_entry("totals", &component_totals(a, outs.len()))?;
         m.serialize_entry("cut_cost", cost.as_ref().unwrap_or(&Value::Null))?;

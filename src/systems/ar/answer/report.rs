@@ -8,8 +8,10 @@
 //! analysis. This module returns strings and values; only `cli` prints.
 
 use crate::systems::ar::night::model::Player;
+#[cfg(test)]
+use crate::systems::ar::night::resolution::sorted_ids;
 use crate::systems::ar::night::resolution::{
-    min_created, sorted_id_refs, sorted_ids, Analysis, Cut, Resolution, TargetMap,
+    min_created, sorted_id_refs, Analysis, Cut, Resolution, TargetMap,
 };
 use crate::systems::ar::night::universe::{effect_name, Universe};
 use num_bigint::BigInt;
@@ -186,13 +188,31 @@ pub fn resolution_view<'a>(
 }
 
 /// One resolution as a JSON value (see [`resolution_view`]).
+#[cfg(test)]
 pub fn resolution_json(u: &Universe, r: &Resolution, best: Option<usize>) -> Value {
     serde_json::to_value(resolution_view(u, r, best)).expect("JSON views serialise")
 }
 
+#[cfg(test)]
 pub fn resolutions_json(u: &Universe, rs: &[Resolution]) -> Value {
     let best = min_created(u, rs);
     Value::Array(rs.iter().map(|r| resolution_json(u, r, best)).collect())
+}
+
+/// A list of resolutions as JSON, each serialised in turn without building a [`Value`]
+/// (the same JSON as [`resolutions_json`]).
+pub struct ResolutionsView<'a> {
+    /// The universe the resolutions belong to.
+    pub u: &'a Universe,
+    /// The resolutions.
+    pub rs: &'a [Resolution],
+}
+
+impl Serialize for ResolutionsView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let best = min_created(self.u, self.rs);
+        s.collect_seq(self.rs.iter().map(|r| resolution_view(self.u, r, best)))
+    }
 }
 
 /// One outcome as JSON, serialised without building a [`Value`].
@@ -293,16 +313,16 @@ pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
     obj
 }
 
-/// A list serialised one item at a time: each item's JSON is built, written and dropped
-/// before the next, so a long list (a paradox's thousands of optimal cuts) is never held
-/// as one tree. Serialises exactly as the `Vec` of the same items would.
-pub struct Lazy<'a, T> {
+/// A list serialised one item at a time: each item's JSON view is built, written and
+/// dropped before the next, so a long list (a paradox's thousands of optimal cuts) is
+/// never held as one tree. Serialises exactly as the `Vec` of the same items would.
+pub struct Lazy<'a, T, V> {
     items: &'a [T],
-    json: Box<dyn Fn(&T) -> Value + 'a>,
+    json: Box<dyn Fn(&'a T) -> V + 'a>,
 }
 
-impl<'a, T> Lazy<'a, T> {
-    pub fn new(items: &'a [T], json: impl Fn(&T) -> Value + 'a) -> Self {
+impl<'a, T, V> Lazy<'a, T, V> {
+    pub fn new(items: &'a [T], json: impl Fn(&'a T) -> V + 'a) -> Self {
         Lazy {
             items,
             json: Box::new(json),
@@ -310,14 +330,9 @@ impl<'a, T> Lazy<'a, T> {
     }
 }
 
-impl<T> Serialize for Lazy<'_, T> {
+impl<T, V: Serialize> Serialize for Lazy<'_, T, V> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = s.serialize_seq(Some(self.items.len()))?;
-        for item in self.items {
-            seq.serialize_element(&(self.json)(item))?;
-        }
-        seq.end()
+        s.collect_seq(self.items.iter().map(|item| (self.json)(item)))
     }
 }
 
@@ -330,8 +345,24 @@ pub fn deaths_json(u: &Universe, outs: &[Outcome]) -> Vec<Value> {
 }
 
 /// An optimal cut with its resolutions, as `to_json` lists it.
+#[cfg(test)]
 pub fn optimal_cut_json(u: &Universe, f: &Cut, rs: &[Resolution]) -> Value {
     json!({"cut": sorted_ids(u, f.ones()), "resolutions": resolutions_json(u, rs)})
+}
+
+/// One optimal cut with its resolutions, serialised without building a [`Value`].
+#[derive(Serialize)]
+pub struct CutJson<'a> {
+    cut: Vec<&'a str>,
+    resolutions: ResolutionsView<'a>,
+}
+
+/// One optimal cut with its resolutions as JSON (see [`optimal_cut_json`]).
+pub fn optimal_cut_view<'a>(u: &'a Universe, f: &Cut, rs: &'a [Resolution]) -> CutJson<'a> {
+    CutJson {
+        cut: sorted_id_refs(u, f.ones()),
+        resolutions: ResolutionsView { u, rs },
+    }
 }
 
 /// The moderator's one wording for a set of deaths.

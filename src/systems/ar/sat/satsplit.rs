@@ -32,7 +32,10 @@
 //! against the flat SAT answer, the direct engine and brute force).
 
 use super::encode::{self, Encoding};
-use crate::sat::{backbone, enumerate_projected, lexmin_cores, EnumerationEnd, Lit};
+use crate::sat::{
+    backbone, enumerate_factored, lexmin_cores, EnumerationEnd, Factor, FactorProduct, Lit, Solver,
+    Totalizer,
+};
 use crate::systems::ar::answer::collapse::{self, Found};
 use crate::systems::ar::answer::pieces::PartAnswer;
 use crate::systems::ar::answer::pieces::{self, Group, Labelling, Product};
@@ -40,6 +43,7 @@ use crate::systems::ar::night::universe::{Ix, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use crate::units;
 use petgraph::unionfind::UnionFind;
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 /// Components of at least this many effects are answered as pieces.
@@ -48,6 +52,9 @@ use std::ops::ControlFlow;
 pub const SPLIT_FROM: usize = 64;
 #[cfg(test)]
 pub const SPLIT_FROM: usize = 4;
+
+/// Models a cube of a group's enumeration holds before it is split ([`enumerate_in_cubes`]).
+const GROUP_CHUNK: usize = 4;
 
 /// One component's answer by the SAT engine: flat for small components, else as pieces
 /// (flattened when the product is small: [`pieces::answer`]). Identical passives are
@@ -171,7 +178,7 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
         free_class[root].then_some(root)
     };
     let mut fixed: Labelling = Vec::new();
-    let mut group_of: std::collections::HashMap<usize, usize> = Default::default();
+    let mut group_of: HashMap<usize, usize> = Default::default();
     let mut effects: Vec<Vec<Ix>> = Vec::new();
     let mut group_index: Vec<Option<usize>> = vec![None; candidates.len()];
     for k in 0..candidates.len() {
@@ -210,24 +217,56 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
             lasts[g].push(k);
         }
     }
+    // Each group's open clauses: those the fixed values leave open, by the class of
+    // their free variables (one class each: they were joined above).
+    let root_group: HashMap<usize, usize> = group_of.iter().map(|(&root, &g)| (root, g)).collect();
+    let mut open: Vec<Vec<usize>> = vec![Vec::new(); effects.len()];
+    for (c, lits) in clauses.iter().enumerate() {
+        if lits.iter().any(|&l| holds(&val, l) == Some(true)) {
+            continue;
+        }
+        let first = lits
+            .iter()
+            .find(|l| val[l.index()].is_none())
+            .expect("an open clause has a free variable");
+        if let Some(&g) = root_group.get(&uf.find(first.index())) {
+            open[g].push(c);
+        }
+    }
+    let levels_of = u.levels();
     let mut groups = Vec::with_capacity(effects.len());
     for (g, es) in effects.into_iter().enumerate() {
         budget.check()?;
-        // The pins, and every other group's candidates at the first optimal model.
-        let mut assumptions = opt.pins.clone();
-        for (k, &h) in group_index.iter().enumerate() {
-            if h.is_some() && h != Some(g) {
-                let l = candidates[k];
-                assumptions.push(if model[k] { l } else { !l });
-            }
-        }
         let mut projected: Vec<usize> = es.iter().flat_map(|&i| [i, n + i]).collect();
         projected.extend(&lasts[g]);
-        let projection: Vec<Lit> = projected.iter().map(|&k| candidates[k]).collect();
+        // The group's cut variables, each with its level, weight and whether the first
+        // optimal model cuts it (what it costs there is the least it can: the groups
+        // are independent and costs add).
+        let mut cost: Vec<Cost> = Vec::new();
+        for &i in es
+            .iter()
+            .filter(|&&i| i < u.n_declared && b[n + i].is_none())
+        {
+            cost.push(Cost {
+                level: levels_of
+                    .binary_search(&u.effects[i].priority)
+                    .expect("every declared priority is a level"),
+                cut: !candidates[n + i],
+                weight: u.weight(i),
+                cut_first: !model[n + i],
+            });
+        }
+        let group = GroupClauses {
+            clauses: open[g].iter().map(|&c| clauses[c].as_slice()).collect(),
+            val: &val,
+            projection: projected.iter().map(|&k| candidates[k]).collect(),
+            cost,
+            levels: levels_of.len(),
+        };
         let bytes = 48 + 16 * projected.len() as u64;
         let mut options: Vec<Labelling> = Vec::new();
         let mut over = false;
-        let e = enumerate_projected(&mut enc.solver, &projection, &assumptions, None, |v| {
+        group.enumerate(budget, |v| {
             if budget.charge("group labellings", bytes).is_err() {
                 over = true;
                 return ControlFlow::Break(());
@@ -241,8 +280,8 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
                     .collect(),
             );
             ControlFlow::Continue(())
-        });
-        if over || e.end != EnumerationEnd::Complete || !enc.meter() {
+        })?;
+        if over {
             return Err(Interrupted);
         }
         groups.push(Group {
@@ -251,4 +290,209 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
         });
     }
     Ok(Product { fixed, groups })
+}
+
+/// One cut variable of a group, for its share of the cost.
+struct Cost {
+    /// The priority level (index into the universe's levels).
+    level: usize,
+    /// The literal "cut".
+    cut: Lit,
+    /// How many effects it stands for ([`Universe::weight`]).
+    weight: usize,
+    /// Whether the first optimal model cuts it.
+    cut_first: bool,
+}
+
+/// One group's part of the encoding, enumerated apart from the rest of it: the clauses
+/// the fixed values leave open among the group's variables (every other clause is
+/// satisfied or lies in another group) and the group's cut variables.
+///
+/// A group is joined for its answer (an action with what decides where it ends), so its
+/// open clauses may still fall into parts over disjoint variables. Each such part is
+/// enumerated by a solver of its own: its clauses, and at each priority level at most
+/// the part's cost in the first optimal model. That cost is the least the part can have
+/// (parts are independent, costs add and the first model is optimal), and a labelling
+/// within it at every level costs exactly it (a cost at most the least at every level
+/// and different from it would be lexicographically smaller), so the part's models are
+/// its optimal labellings and the group's are their product: the same labellings as
+/// enumerating the whole encoding under the pins with every other group held at one
+/// optimal model, at the size of a part instead of the component, and as a sum over
+/// parts instead of a product.
+struct GroupClauses<'a> {
+    /// The open clauses, in the whole encoding's literals (fixed literals dropped below).
+    clauses: Vec<&'a [Lit]>,
+    /// The fixed values (the backbone, propagated).
+    val: &'a [Option<bool>],
+    /// The literals enumerated (the group's labels).
+    projection: Vec<Lit>,
+    /// The group's free cut variables.
+    cost: Vec<Cost>,
+    /// The number of priority levels.
+    levels: usize,
+}
+
+impl GroupClauses<'_> {
+    /// Calls `each` with every optimal labelling of the group, as values of `projection`.
+    fn enumerate(
+        &self,
+        budget: &Budget,
+        each: impl FnMut(&[bool]) -> ControlFlow<()>,
+    ) -> Result<(), Interrupted> {
+        let val = self.val;
+        let free = |l: &Lit| val[l.index()].is_none();
+        // The group's free variables, numbered locally, and their parts.
+        let mut local: HashMap<usize, usize> = HashMap::new();
+        let mut id = |v: usize| {
+            let next = local.len();
+            *local.entry(v).or_insert(next)
+        };
+        let proj_ids: Vec<Option<usize>> = self
+            .projection
+            .iter()
+            .map(|l| free(l).then(|| id(l.index())))
+            .collect();
+        let cost_ids: Vec<usize> = self.cost.iter().map(|c| id(c.cut.index())).collect();
+        let clause_ids: Vec<Vec<usize>> = self
+            .clauses
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .filter(|l| free(l))
+                    .map(|l| id(l.index()))
+                    .collect()
+            })
+            .collect();
+        let mut uf = UnionFind::<usize>::new(local.len());
+        for ids in &clause_ids {
+            for w in ids.windows(2) {
+                uf.union(w[0], w[1]);
+            }
+        }
+        let mut part_of_root: HashMap<usize, usize> = HashMap::new();
+        let mut parts: Vec<PartClauses> = Vec::new();
+        let mut part = |x: usize, parts: &mut Vec<PartClauses>| {
+            let next = parts.len();
+            let k = *part_of_root.entry(uf.find(x)).or_insert(next);
+            if k == parts.len() {
+                parts.push(PartClauses::default());
+            }
+            k
+        };
+        let mut fixed: Vec<Option<bool>> = vec![None; self.projection.len()];
+        for (p, (l, x)) in self.projection.iter().zip(&proj_ids).enumerate() {
+            match x {
+                None => fixed[p] = val[l.index()].map(|v| v == l.is_positive()),
+                Some(x) => {
+                    let k = part(*x, &mut parts);
+                    parts[k].positions.push(p);
+                }
+            }
+        }
+        for (c, x) in self.cost.iter().zip(&cost_ids) {
+            let k = part(*x, &mut parts);
+            parts[k].cost.push(c);
+        }
+        for (c, ids) in self.clauses.iter().zip(&clause_ids) {
+            let k = part(ids[0], &mut parts);
+            parts[k].clauses.push(c);
+        }
+        let mut factors = Vec::with_capacity(parts.len());
+        let mut charged = 0;
+        for part in parts.iter().filter(|p| !p.positions.is_empty()) {
+            budget.check()?;
+            let projection: Vec<Lit> = part.positions.iter().map(|&p| self.projection[p]).collect();
+            let rows = part.enumerate(val, &projection, self.levels, budget)?;
+            let bytes = (24 + projection.len() as u64) * rows.len() as u64;
+            budget.charge("group labellings", bytes)?;
+            charged += bytes;
+            factors.push(Factor {
+                positions: part.positions.clone(),
+                rows,
+            });
+        }
+        let done = (FactorProduct { fixed, factors }).for_each(each);
+        budget.release(charged);
+        match done {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(()) => Err(Interrupted),
+        }
+    }
+}
+
+/// One part of a group: its clauses, the projection positions and cut variables over its
+/// variables.
+#[derive(Default)]
+struct PartClauses<'c, 'a> {
+    clauses: Vec<&'c &'a [Lit]>,
+    positions: Vec<usize>,
+    cost: Vec<&'c Cost>,
+}
+
+impl PartClauses<'_, '_> {
+    /// The part's optimal labellings as values of `projection`, by a solver of its own.
+    fn enumerate(
+        &self,
+        val: &[Option<bool>],
+        projection: &[Lit],
+        levels: usize,
+        budget: &Budget,
+    ) -> Result<Vec<Vec<bool>>, Interrupted> {
+        let mut sub = Solver::new();
+        sub.set_interrupt(budget.flag());
+        let mut var_of: HashMap<usize, Lit> = HashMap::new();
+        let mut map = |sub: &mut Solver, l: Lit| -> Lit {
+            let x = *var_of.entry(l.index()).or_insert_with(|| sub.new_lit());
+            if l.is_positive() {
+                x
+            } else {
+                !x
+            }
+        };
+        let mut lits = Vec::new();
+        for c in &self.clauses {
+            lits.clear();
+            for &l in c.iter() {
+                if val[l.index()].is_none() {
+                    lits.push(map(&mut sub, l));
+                }
+            }
+            sub.add_clause(&lits);
+        }
+        for level in 0..levels {
+            let mut cut = Vec::new();
+            let mut share = 0;
+            for c in self.cost.iter().filter(|c| c.level == level) {
+                let l = map(&mut sub, c.cut);
+                cut.extend(std::iter::repeat_n(l, c.weight));
+                share += if c.cut_first { c.weight } else { 0 };
+            }
+            if cut.len() <= share {
+                continue;
+            }
+            let tot = Totalizer::new(&mut sub, &cut, share + 1);
+            if let Some(bound) = tot.at_most(share).expect("the cap is above the bound") {
+                sub.add_clause(&[bound]);
+            }
+        }
+        let projection: Vec<Lit> = projection.iter().map(|&l| map(&mut sub, l)).collect();
+        let mut charged = 0;
+        budget.charge_growth("SAT clauses", &mut charged, sub.approx_bytes())?;
+        // Under each choice of what is cut, the part may fall apart further (the cost
+        // bound is what joins the rest of the part through its cut variables).
+        let split: Vec<Lit> = self.cost.iter().map(|c| map(&mut sub, c.cut)).collect();
+        let mut rows = Vec::new();
+        let e = enumerate_factored(&mut sub, &split, &projection, GROUP_CHUNK, |product| {
+            let _ = product.for_each(|v| {
+                rows.push(v.to_vec());
+                ControlFlow::Continue(())
+            });
+            ControlFlow::Continue(())
+        });
+        budget.release(charged);
+        match e {
+            EnumerationEnd::Complete => Ok(rows),
+            _ => Err(Interrupted),
+        }
+    }
 }
