@@ -20,9 +20,15 @@
 //!    optimal models are exactly the backbone with one optimal model of each group's
 //!    clauses: each group's share of the cost is the least it can have, since costs
 //!    add and the lexicographic order is compatible with addition.
-//! 4. Each group's labellings, by projected enumeration on its effects' variables, under
-//!    the pins and with every other group held at one optimal model (independence: the
-//!    group's labellings do not depend on the others').
+//! 4. Each group's labellings, by projected enumeration on its effects' variables, apart
+//!    from the rest of the encoding ([`GroupClauses`]): the group's open clauses fall
+//!    into parts over disjoint variables (a group is joined for its answer, an action with
+//!    what decides where it ends, not only by clauses), and each part is enumerated by a
+//!    solver holding only its clauses and, at each level, at most its cost in the first
+//!    optimal model (the least it can cost: parts are independent and costs add), split
+//!    on its cut variables ([`crate::sat::enumerate_factored`]: once the cut is chosen,
+//!    what the cost bound joined may fall apart again); the group's labellings are the
+//!    product of its parts'.
 //!
 //! The product goes to [`crate::systems::ar::answer::pieces`], like the direct engine's. The two engines may
 //! group differently (their clauses differ); their answers are compared on the common
