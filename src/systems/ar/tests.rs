@@ -782,6 +782,76 @@ fn direct_pieces_with_deflections_multiply_to_the_flat_answer() {
 }
 
 #[test]
+fn a_group_joined_only_by_where_a_visit_ends_is_the_product_of_its_parts() {
+    // Two mutual roleblocks, joined only through where A's visit ends. Worked by hand:
+    // A and B block each other, so exactly one of e1, e2 succeeds, and A's visit e3
+    // succeeds with e1. C blocks D (e4) and D blocks C (e5); D also deflects to T (e6).
+    // If e4 succeeds, D is blocked: e5 and e6 fail, and e4 stays on D, as it must. If e5
+    // succeeds, C is blocked (e4 fails) and D's deflection succeeds, moving e4 and the
+    // visit to T. Both engines group the six effects together (the visit's final target
+    // depends on e6), while no constraint joins the two pairs: the group's labellings are
+    // the product of its two parts', four resolutions, one way each, the visit at T
+    // exactly when e6 succeeds.
+    use crate::systems::ar::answer::pieces::PartAnswer;
+    use std::collections::BTreeSet;
+    let (_, n) = parsed("A block B\nB block A\nA visit D\nC block D\nD block C\nD deflect T\n");
+    assert_eq!(n.parts.len(), 1);
+    let u = &n.parts[0].universe;
+    let want: BTreeSet<Vec<&str>> = [
+        vec!["e1", "e3", "e4"],
+        vec!["e1", "e3", "e5", "e6"],
+        vec!["e2", "e4"],
+        vec!["e2", "e5", "e6"],
+    ]
+    .into_iter()
+    .collect();
+    for (engine, part) in [
+        (
+            "direct",
+            direct::analyse_part(u, &Budget::new()).expect("not interrupted"),
+        ),
+        (
+            "sat",
+            satsplit::analyse_part(u, &Budget::new()).expect("not interrupted"),
+        ),
+    ] {
+        let PartAnswer::Split(s) = part else {
+            panic!("{engine}: a product of more than one entry stays as pieces in tests")
+        };
+        let joined = s.night.parts.iter().position(|p| {
+            let ids: Vec<&str> = p.universe.effects.iter().map(|e| e.id.as_str()).collect();
+            ids.contains(&"e3") && ids.contains(&"e6") && ids.contains(&"e1")
+        });
+        let k = joined.unwrap_or_else(|| panic!("{engine}: one piece holds both pairs"));
+        assert_eq!(s.parts[k].resolutions.len(), 4, "{engine}");
+        let flat = s.flatten();
+        assert!(flat.cuts.is_none(), "{engine}: nothing is cut");
+        let got: BTreeSet<Vec<String>> = flat
+            .resolutions
+            .iter()
+            .map(|r| r.succeeded_ids(u))
+            .collect();
+        let got: BTreeSet<Vec<&str>> = got
+            .iter()
+            .map(|v| v.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(got, want, "{engine}");
+        let visit = u.effects.iter().position(|e| e.id == "e3").expect("e3");
+        let deflect = u.effects.iter().position(|e| e.id == "e6").expect("e6");
+        for r in &flat.resolutions {
+            assert_eq!(r.ways.len(), 1, "{engine}");
+            let at = u.player_name(r.ways[0][visit][0]);
+            let want = if r.succeeded.contains(deflect) {
+                "T"
+            } else {
+                "D"
+            };
+            assert_eq!(at, want, "{engine}");
+        }
+    }
+}
+
+#[test]
 fn a_coarser_grouping_with_one_resolution_less_disagrees() {
     // The comparison on the common coarsening is not vacuous: the two mutual blocks behind
     // a certain block (4 resolutions, worked by hand in the test above) against one piece

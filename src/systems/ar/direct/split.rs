@@ -32,7 +32,10 @@
 //!    A group is a class holding a free variable and an effect (a class of auxiliary
 //!    variables alone decides no label).
 //! 4. Each group of B's grouping has its labellings enumerated on its own (its nogoods
-//!    with B's values put in, and its share of the cost as the bound).
+//!    with B's values put in, and its share of the cost as the bound). A group joined
+//!    only for its answer (with deflections, an action and what decides where it ends)
+//!    may hold several parts that no nogood nor derivation joins: each is enumerated on
+//!    its own at its own share, and the group's labellings are their product.
 //!
 //! Why the product is exact: with values that hold in every optimal labelling put in,
 //! every nogood lives inside one group, and so does every derivation of a created effect
@@ -189,6 +192,10 @@ struct Spec {
     own: Vec<usize>,
     watch: Vec<usize>,
     lasts: Vec<(Player, usize)>,
+    /// When the group is joined for its answer only (an action with what decides where
+    /// it ends) and its nogoods and derivations fall into several parts: those parts, each
+    /// a spec of its own (empty otherwise). The group's labellings are their product.
+    parts: Vec<Spec>,
 }
 
 impl Ctx<'_> {
@@ -350,9 +357,25 @@ impl Ctx<'_> {
         out.fix(g.fixed.clone());
         for k in 0..g.groups.len() {
             budget.check()?;
-            let sub = self.part(w, &g, k, &b, clauses, &model);
-            let options =
-                self.enumerate(sub, &model_share(w, &g.groups[k], &model, levels), budget)?;
+            let spec = &g.groups[k];
+            let options = if spec.parts.len() < 2 {
+                let sub = self.part(w, &g, spec, &b, clauses, &model);
+                self.enumerate(sub, &model_share(w, spec, &model, levels), budget)?
+            } else {
+                // Each part at its own share (what it costs in the optimal `model`: the
+                // least it can, as parts are independent and costs add), then every
+                // choice of one labelling per part.
+                let mut factors = Vec::with_capacity(spec.parts.len());
+                for p in &spec.parts {
+                    let sub = self.part(w, &g, p, &b, clauses, &model);
+                    factors.push(self.enumerate(
+                        sub,
+                        &model_share(w, p, &model, levels),
+                        budget,
+                    )?);
+                }
+                product_of_labellings(&factors, budget)?
+            };
             let mut es: Vec<Ix> = g.groups[k].effects.iter().map(|&j| w.comp[j]).collect();
             es.sort_unstable();
             out.product.groups.push(Group {
@@ -387,7 +410,7 @@ impl Ctx<'_> {
         let phase: Vec<bool> = (0..p.vars).map(|v| l.is_true(v)).collect();
         out.fix(g.fixed.clone());
         for k in 0..g.groups.len() {
-            let sub = self.part(p.w, &g, k, &b, p.clauses, &phase);
+            let sub = self.part(p.w, &g, &g.groups[k], &b, p.clauses, &phase);
             if !self.solve(sub, out)? {
                 unreachable!("a part of a part with labellings has labellings");
             }
@@ -476,6 +499,7 @@ impl Ctx<'_> {
             }
         }
         let last_var: HashMap<Player, usize> = lasts.iter().copied().collect();
+        let mut constraint: Option<UnionFind<usize>> = None;
         if self.redirected {
             // Labels (frame numbering) to the part's variables.
             let local: HashMap<Ix, usize> =
@@ -496,6 +520,8 @@ impl Ctx<'_> {
                     uf.union(v, w.s(j));
                 }
             }
+            // What the nogoods and derivations join, before what the answer joins.
+            constraint = Some(uf.clone());
             pieces::join_redirected(
                 self.u,
                 |k| match var_of(k) {
@@ -583,6 +609,11 @@ impl Ctx<'_> {
             );
             groups[g].watch.push(j);
         }
+        if let Some(c) = &constraint {
+            for spec in &mut groups {
+                spec.parts = parts_of(spec, c, w, clauses, b);
+            }
+        }
         Ok(Grouping {
             fixed,
             groups,
@@ -598,12 +629,11 @@ impl Ctx<'_> {
         &self,
         w: &Written,
         g: &Grouping,
-        k: usize,
+        spec: &Spec,
         b: &[Option<bool>],
         clauses: &[Vec<Lit>],
         phase: &[bool],
     ) -> Part {
-        let spec = &g.groups[k];
         let m = spec.effects.len();
         let tv = 2 * m;
         let mut local: HashMap<usize, usize> = HashMap::new();
@@ -801,6 +831,76 @@ fn cuttable(
 }
 
 /// A group's share of the cost in labelling `model`, by level.
+/// A group's parts by what its nogoods and derivations join (`c`, before the joins for
+/// the answer): each free variable, effect, nogood, watched derivation and `last`
+/// variable goes to its class's part. Empty when the group is one part.
+fn parts_of(
+    spec: &Spec,
+    c: &UnionFind<usize>,
+    w: &Written,
+    clauses: &[Vec<Lit>],
+    b: &[Option<bool>],
+) -> Vec<Spec> {
+    let mut index: HashMap<usize, usize> = HashMap::new();
+    let mut parts: Vec<Spec> = Vec::new();
+    let mut part = |v: usize, parts: &mut Vec<Spec>| -> usize {
+        let next = parts.len();
+        let k = *index.entry(c.find(v)).or_insert(next);
+        if k == parts.len() {
+            parts.push(Spec::default());
+        }
+        k
+    };
+    for &j in &spec.effects {
+        let k = part(w.s(j), &mut parts);
+        parts[k].effects.push(j);
+    }
+    for &v in &spec.free {
+        let k = part(v, &mut parts);
+        parts[k].free.push(v);
+    }
+    for &ci in &spec.own {
+        let v = clauses[ci]
+            .iter()
+            .map(|&x| (x >> 1) as usize)
+            .find(|&v| b[v].is_none())
+            .expect("an open nogood has a free variable");
+        let k = part(v, &mut parts);
+        parts[k].own.push(ci);
+    }
+    for &j in &spec.watch {
+        let k = part(w.live(j), &mut parts);
+        parts[k].watch.push(j);
+    }
+    for &(p, v) in &spec.lasts {
+        let k = part(v, &mut parts);
+        parts[k].lasts.push((p, v));
+    }
+    if parts.len() < 2 {
+        return Vec::new();
+    }
+    parts
+}
+
+/// Every choice of one labelling per factor, each the concatenation of its choices.
+fn product_of_labellings(
+    factors: &[Vec<Labelling>],
+    budget: &Budget,
+) -> Result<Vec<Labelling>, Interrupted> {
+    let sizes: Vec<usize> = factors.iter().map(Vec::len).collect();
+    let mut out = Vec::new();
+    for pick in crate::odometer::Product::new(sizes) {
+        let o: Labelling = factors
+            .iter()
+            .zip(&pick)
+            .flat_map(|(f, &i)| f[i].iter().copied())
+            .collect();
+        budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
+        out.push(o);
+    }
+    Ok(out)
+}
+
 fn model_share(w: &Written, spec: &Spec, model: &[bool], levels: usize) -> Vec<usize> {
     let mut share = vec![0; levels];
     for &j in spec.effects.iter().filter(|&&j| w.declared[j]) {
