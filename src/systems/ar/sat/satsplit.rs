@@ -59,7 +59,8 @@ pub const SPLIT_FROM: usize = 64;
 #[cfg(test)]
 pub const SPLIT_FROM: usize = 4;
 
-/// Models a cube of a group's enumeration holds before it is split ([`enumerate_in_cubes`]).
+/// Models a cube of a part's enumeration holds before it is split (the `chunk` of
+/// [`crate::sat::enumerate_factored`]).
 const GROUP_CHUNK: usize = 4;
 
 /// One component's answer by the SAT engine: flat for small components, else as pieces
@@ -186,7 +187,6 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
     let mut fixed: Labelling = Vec::new();
     let mut group_of: HashMap<usize, usize> = Default::default();
     let mut effects: Vec<Vec<Ix>> = Vec::new();
-    let mut group_index: Vec<Option<usize>> = vec![None; candidates.len()];
     for k in 0..candidates.len() {
         if k >= 2 * n && b[k] == Some(true) {
             fixed.push((label[k], true));
@@ -209,23 +209,17 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
             effects.len() - 1
         });
         effects[g].push(i);
-        group_index[i] = Some(g);
-        group_index[n + i] = Some(g);
     }
     let mut lasts: Vec<Vec<usize>> = vec![Vec::new(); effects.len()];
-    for k in 2 * n..candidates.len() {
-        if b[k].is_none() {
-            let root = class(k).expect("a free candidate's class is free");
-            let g = *group_of
-                .get(&root)
-                .expect("a cycle's free choice is grouped with its deflections");
-            group_index[k] = Some(g);
-            lasts[g].push(k);
-        }
+    for k in (2 * n..candidates.len()).filter(|&k| b[k].is_none()) {
+        let root = class(k).expect("a free candidate's class is free");
+        let g = *group_of
+            .get(&root)
+            .expect("a cycle's free choice is grouped with its deflections");
+        lasts[g].push(k);
     }
     // Each group's open clauses: those the fixed values leave open, by the class of
     // their free variables (one class each: they were joined above).
-    let root_group: HashMap<usize, usize> = group_of.iter().map(|(&root, &g)| (root, g)).collect();
     let mut open: Vec<Vec<usize>> = vec![Vec::new(); effects.len()];
     for (c, lits) in clauses.iter().enumerate() {
         if lits.iter().any(|&l| holds(&val, l) == Some(true)) {
@@ -235,7 +229,7 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
             .iter()
             .find(|l| val[l.index()].is_none())
             .expect("an open clause has a free variable");
-        if let Some(&g) = root_group.get(&uf.find(first.index())) {
+        if let Some(&g) = group_of.get(&uf.find(first.index())) {
             open[g].push(c);
         }
     }
@@ -271,10 +265,10 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
         };
         let bytes = 48 + 16 * projected.len() as u64;
         let mut options: Vec<Labelling> = Vec::new();
-        let mut over = false;
+        // Past the memory bound the callback stops the enumeration, which then answers
+        // `Interrupted`.
         group.enumerate(budget, |v| {
             if budget.charge("group labellings", bytes).is_err() {
-                over = true;
                 return ControlFlow::Break(());
             }
             options.push(
@@ -287,9 +281,6 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
             );
             ControlFlow::Continue(())
         })?;
-        if over {
-            return Err(Interrupted);
-        }
         groups.push(Group {
             effects: es,
             options,
