@@ -200,7 +200,7 @@ pub fn resolutions_json(u: &Universe, rs: &[Resolution]) -> Value {
 }
 
 /// A list of resolutions as JSON, each serialised in turn without building a [`Value`]
-/// (the same JSON as [`resolutions_json`]).
+/// (the same JSON as the test-only `resolutions_json`, which builds it as a value).
 pub struct ResolutionsView<'a> {
     /// The universe the resolutions belong to.
     pub u: &'a Universe,
@@ -357,7 +357,8 @@ pub struct CutJson<'a> {
     resolutions: ResolutionsView<'a>,
 }
 
-/// One optimal cut with its resolutions as JSON (see [`optimal_cut_json`]).
+/// One optimal cut with its resolutions as JSON (the same JSON as the test-only
+/// `optimal_cut_json`).
 pub fn optimal_cut_view<'a>(u: &'a Universe, f: &Cut, rs: &'a [Resolution]) -> CutJson<'a> {
     CutJson {
         cut: sorted_id_refs(u, f.ones()),
