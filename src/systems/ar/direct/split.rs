@@ -18,7 +18,10 @@
 //!    it is not, in a large part, the effects in no core and cut by no probe are: those
 //!    values, propagated through the nogoods, may cut the part into independent parts
 //!    (step 3 with these values), each then solved on its own from step 1 (costs add,
-//!    and the lexicographic order is compatible with addition).
+//!    and the lexicographic order is compatible with addition). A part that falls out
+//!    this way starts at the next level: at the levels done, its share of the optimum
+//!    (what it costs in an optimal labelling of the whole) is its own least cost, since a
+//!    cheaper one would make a cheaper whole.
 //! 2. At the least cost, the backbone B: a first labelling gives the candidates; each
 //!    further search must flip some remaining candidate (and prefers flipping all), and
 //!    every labelling it finds drops the candidates it flips, until none can be flipped.
@@ -106,6 +109,7 @@ pub(super) fn product_of(
         w,
         problem,
         lasts: redirected.unwrap_or_default(),
+        pinned: Vec::new(),
     };
     Ok(ctx.solve(part, &mut out)?.then_some(out.product))
 }
@@ -147,6 +151,10 @@ struct Part {
     w: Written,
     problem: Problem,
     lasts: Vec<(Player, usize)>,
+    /// The least cost of the part at its first `pinned.len()` levels, when known (a part
+    /// that fell out of a larger one, whose optimum there is the sum of its parts'
+    /// least costs): those levels are bounded at once, not optimised again.
+    pinned: Vec<usize>,
 }
 
 /// A part being solved, as [`Ctx::fall_apart`] reads it (`open`: its variables the facts
@@ -211,6 +219,7 @@ impl Ctx<'_> {
         let found = self.solve_with(
             &part.w,
             &part.lasts,
+            &part.pinned,
             vars,
             &clauses,
             &facts,
@@ -227,6 +236,7 @@ impl Ctx<'_> {
         &self,
         w: &Written,
         lasts: &[(Player, usize)],
+        pinned: &[usize],
         vars: usize,
         clauses: &[Vec<Lit>],
         facts: &[Lit],
@@ -235,14 +245,20 @@ impl Ctx<'_> {
         out: &mut Out,
     ) -> Result<bool, Interrupted> {
         let budget = self.budget;
+        let levels = self.levels;
         let mut check = |l: &Learner| unfounded(w, l);
+        // Levels whose least cost is known are bounded there from the start.
+        let mut opt: Vec<usize> = Vec::with_capacity(levels);
+        opt.extend_from_slice(pinned);
+        if !opt.is_empty() {
+            let pins: Vec<Option<usize>> = (0..levels).map(|i| opt.get(i).copied()).collect();
+            l.set_bounds(&pins);
+        }
         if !l.solve(budget, &mut check)? {
             return Ok(false);
         }
-        let levels = self.levels;
         let counts = |l: &Learner| (0..levels).map(|i| l.count(i)).collect::<Vec<_>>();
         let mut upper = counts(l);
-        let mut opt: Vec<usize> = Vec::with_capacity(levels);
         let mut forced: Vec<Lit> = facts.to_vec();
         // What the facts fix: a level decides something new only if it counts an effect
         // they leave open, and the part falls apart only into less than it has open.
@@ -255,7 +271,7 @@ impl Ctx<'_> {
             clauses,
             open,
         };
-        for level in 0..levels {
+        for level in opt.len()..levels {
             if upper[level..].iter().all(|&c| c == 0) {
                 // The labelling found cuts nothing at this level or any later one: their
                 // optima are all 0, pinned at once (a level at a time costs a search each,
@@ -270,7 +286,7 @@ impl Ctx<'_> {
                 if decides {
                     let rest: Vec<Lit> = counted[level..].iter().flatten().copied().collect();
                     forced = uncut(&forced, &rest, &[]);
-                    if self.fall_apart(&ctx, forced.clone(), l, out)? {
+                    if self.fall_apart(&ctx, forced.clone(), levels, l, out)? {
                         return Ok(true);
                     }
                 }
@@ -348,7 +364,7 @@ impl Ctx<'_> {
                 continue;
             };
             forced = uncut(&forced, &counted[level], &cuttable);
-            if self.fall_apart(&ctx, forced.clone(), l, out)? {
+            if self.fall_apart(&ctx, forced.clone(), level + 1, l, out)? {
                 return Ok(true);
             }
         }
@@ -387,12 +403,14 @@ impl Ctx<'_> {
     }
 
     /// Cuts a part into independent parts by the values `forced` (which hold in every
-    /// optimal labelling) propagated, and solves each on its own; `false` (nothing done)
-    /// when that leaves one part not much smaller.
+    /// optimal labelling) propagated, and solves each on its own from level `done` (the
+    /// levels before are optimised already, and each part is bounded there at its share
+    /// of the optimum); `false` (nothing done) when that leaves one part not much smaller.
     fn fall_apart(
         &self,
         p: &Split,
         forced: Vec<Lit>,
+        done: usize,
         l: &mut Learner,
         out: &mut Out,
     ) -> Result<bool, Interrupted> {
@@ -410,7 +428,11 @@ impl Ctx<'_> {
         let phase: Vec<bool> = (0..p.vars).map(|v| l.is_true(v)).collect();
         out.fix(g.fixed.clone());
         for k in 0..g.groups.len() {
-            let sub = self.part(p.w, &g, &g.groups[k], &b, p.clauses, &phase);
+            let mut sub = self.part(p.w, &g, &g.groups[k], &b, p.clauses, &phase);
+            // The levels optimised so far: each part's share of the optimum, which is its
+            // own least cost there (parts are independent and costs add).
+            sub.pinned = model_share(p.w, &g.groups[k], &phase, self.levels);
+            sub.pinned.truncate(done);
             if !self.solve(sub, out)? {
                 unreachable!("a part of a part with labellings has labellings");
             }
@@ -723,6 +745,7 @@ impl Ctx<'_> {
             w: sub,
             problem,
             lasts: spec.lasts.iter().map(|&(p, v)| (p, local[&v])).collect(),
+            pinned: Vec::new(),
         }
     }
 
