@@ -150,6 +150,9 @@ def test_ctrl_c_stops_a_long_solve(tmp_path):
         "--kinds", "block,stop,protect,kill,deflect", "--seed", "2029", "--count", "12",
         "--out", str(tmp_path))
     text = (tmp_path / "ar-s2029-000011.night").read_text()
+    # Python leaves SIGINT ignored when it starts with it ignored (as a background job of
+    # a script does), and then Ctrl-C reaches no handler at all: the test sets Python's own.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -157,6 +160,7 @@ def test_ctrl_c_stops_a_long_solve(tmp_path):
             gordian.solve(text, max_memory=16384)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     odd = (ROOT / "instances/ar/odd-block-cycle.night").read_text()
     assert gordian.solve(odd)["classification"] == "paradox"
 
