@@ -335,8 +335,9 @@ def main():
                     add(f"chain of {n:,} deflect", chain(n))
         elif group == "paradox":
             # Four seeds from --seed, then the two hard ones of a sweep over seeds 1 to 10.
-            for s in list(range(args.seed, args.seed + 4)) + [s for s in HARD_PARADOX_SEEDS
-                                                                if s not in range(args.seed, args.seed + 4)]:
+            seeds = list(range(args.seed, args.seed + 4))
+            seeds += [s for s in HARD_PARADOX_SEEDS if s not in seeds]
+            for s in seeds:
                 add(f"paradox 20,000 seed {s}",
                     night_text(ex, 20000, s, ["--players", "10000", "--levels", "0", "--passives", "0.18"]))
         elif group == "gendeflect":
