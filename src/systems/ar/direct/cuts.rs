@@ -14,7 +14,9 @@
 //! iff p succeeds and some trigger of c succeeds. (C5) grounded creation is checked on
 //! every complete labelling, and a set U of live created effects none of which can be
 //! derived is refuted by its loop nogood: U cannot be all live unless some trigger from
-//! outside U succeeds (the first of U to be derived needs one).
+//! outside U succeeds (the first of U to be derived needs one). The learner also
+//! propagates it on partial labellings ([`Written::atoms`], [`super::ground`]): a created
+//! effect none of whose triggers can still derive it is made not live at once.
 //!
 //! Costs are one counted set per priority level: the component's declared effects that are
 //! not live, i.e. cut. Level by level, most important first, the least count is found with
@@ -26,6 +28,7 @@
 //! frame; the engine's answers are compared with brute force and SAT by the property tests.
 
 use super::frame::Frame;
+use super::ground::Atom;
 use super::learn::{lit, neg, Learner, Lit, Problem};
 use crate::systems::ar::night::model::{ActionKind, Kind, Player};
 use crate::systems::ar::night::universe::{Ix, Universe};
@@ -90,6 +93,29 @@ impl Written {
     /// The variable "local effect j is in R and not cut".
     pub(super) fn live(&self, j: usize) -> usize {
         self.m() + j
+    }
+
+    /// (C5) for the learner's unfounded-set propagation: each created effect's liveness
+    /// is an atom, derived by a trigger whose guard holds and whose effect is grounded
+    /// (no atom) or created (derived itself); a trigger from any other effect never
+    /// derives, as in [`underived`].
+    pub(super) fn atoms(&self) -> Vec<Atom> {
+        let mut index = vec![u32::MAX; self.m()];
+        let created: Vec<usize> = (0..self.m()).filter(|&j| self.created[j]).collect();
+        for (a, &j) in created.iter().enumerate() {
+            index[j] = a as u32;
+        }
+        created
+            .iter()
+            .map(|&c| Atom {
+                var: self.live(c),
+                supports: self.triggers[c]
+                    .iter()
+                    .filter(|&&(g, _)| self.grounded[g] || self.created[g])
+                    .map(|&(g, t)| (t, (!self.grounded[g]).then_some(index[g])))
+                    .collect(),
+            })
+            .collect()
     }
 }
 
@@ -268,6 +294,7 @@ pub(super) fn write(
         facts,
         counted: vec![Vec::new(); levels],
         phase,
+        atoms: w.atoms(),
     };
     for (level, l, weight) in counted {
         problem.count(level, l, weight);

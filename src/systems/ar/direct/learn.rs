@@ -2,8 +2,10 @@
 //!
 //! The problem is boolean variables, clauses (the frame's constraints, written out by
 //! [`super::cuts`]), *counted sets* (at most `b` of these literals true: the cost of one
-//! priority level, with a bound that the caller tightens or loosens between queries) and a
-//! check on complete labellings (grounded creation) that may answer with a nogood. The
+//! priority level, with a bound that the caller tightens or loosens between queries),
+//! *atoms* (variables true only with an acyclic derivation, whose unfounded sets
+//! [`super::ground`] finds at every propagation fixpoint) and a check on complete
+//! labellings (grounded creation) that may answer with a nogood. The
 //! search propagates clauses with two watched literals and counted sets with counters;
 //! every propagation records the nogood it came from, so a conflict is analysed to its
 //! first unique implication point and the learned nogood is kept. The search then jumps
@@ -26,10 +28,12 @@
 //! complete labelling that satisfies every clause, bound and check, and `false` only when
 //! none exists. This module knows nothing about games and never calls the SAT layer.
 
+use super::ground::{Atom, Grounding};
 use crate::systems::spec::{Budget, Interrupted};
 
-/// A literal: `2 * var` is "var is true", `2 * var + 1` "var is false".
-pub type Lit = u32;
+/// A literal: `2 * var` is "var is true", `2 * var + 1` "var is false" (defined with the
+/// unfounded-set propagation, which the learner builds on).
+pub use super::ground::Lit;
 
 /// The literal "var has value `value`".
 pub fn lit(var: usize, value: bool) -> Lit {
@@ -108,6 +112,9 @@ pub struct Problem {
     pub counted: Vec<Vec<Lit>>,
     /// The value each variable is tried with first.
     pub phase: Vec<bool>,
+    /// Variables true only when derived (grounded creation): propagated by
+    /// [`super::ground`] on partial labellings, as well as judged by the check.
+    pub atoms: Vec<Atom>,
 }
 
 impl Problem {
@@ -145,6 +152,7 @@ pub struct Learner {
     qhead: usize,
     heap: VarHeap,
     phase: Vec<bool>,
+    grounding: Grounding,
     seen: Vec<bool>,
     conflict: Vec<Lit>,
     conflict_bounded: bool,
@@ -179,6 +187,8 @@ impl Learner {
             .map(|c| 32 + 4 * c.len() as u64)
             .sum::<u64>()
             + 64 * n as u64;
+        let grounding = Grounding::new(p.atoms, n);
+        let stored = stored + grounding.bytes();
         let mut l = Learner {
             clauses: p
                 .clauses
@@ -213,6 +223,7 @@ impl Learner {
             qhead: 0,
             heap: VarHeap::new(n),
             phase: p.phase,
+            grounding,
             seen: vec![false; n],
             conflict: Vec::new(),
             conflict_bounded: false,
@@ -319,6 +330,7 @@ impl Learner {
             self.reason[v] = Reason::None;
             self.phase[v] = l & 1 == 0;
             self.heap.insert(v);
+            self.grounding.unassigned(v);
             for &c in &self.counted_of[l as usize] {
                 self.counted[c as usize].count -= 1;
             }
@@ -404,10 +416,31 @@ impl Learner {
         Ok(())
     }
 
+    /// Propagates to a fixpoint: the nogoods and counted sets, then the unfounded sets
+    /// of the atoms (each set's atoms made false), until neither sets anything.
     fn propagate(&mut self) -> Result<(), ()> {
+        loop {
+            self.propagate_nogoods()?;
+            if self.grounding.is_empty() {
+                return Ok(());
+            }
+            let sets = self.grounding.unfounded(&self.val);
+            if sets.is_empty() {
+                return Ok(());
+            }
+            for u in sets {
+                for &v in &u.atoms {
+                    self.imply(lit(v, false), &u.outside, false)?;
+                }
+            }
+        }
+    }
+
+    fn propagate_nogoods(&mut self) -> Result<(), ()> {
         while self.qhead < self.trail.len() {
             let x = self.trail[self.qhead];
             self.qhead += 1;
+            self.grounding.assigned(x);
             if !self.lim.is_empty() {
                 for k in 0..self.counted_of[x as usize].len() {
                     let c = self.counted_of[x as usize][k] as usize;
@@ -623,6 +656,7 @@ impl Learner {
         self.reason.push(Reason::None);
         self.phase.push(phase);
         self.seen.push(false);
+        self.grounding.add_var();
         for _ in 0..2 {
             self.watches.push(Vec::new());
             self.counted_of.push(Vec::new());
@@ -1155,6 +1189,7 @@ pub(super) mod tests {
             facts: Vec::new(),
             counted,
             phase,
+            atoms: Vec::new(),
         };
         Learner::new(problem, budget).expect("no budget limit")
     }
@@ -1175,6 +1210,7 @@ pub(super) mod tests {
                 facts: Vec::new(),
                 counted: vec![counted.clone()],
                 phase: vec![true; vars],
+                atoms: Vec::new(),
             };
             let budget = Budget::new();
             let mut l = Learner::new(problem, &budget).unwrap();
@@ -1208,6 +1244,112 @@ pub(super) mod tests {
         }
     }
 
+    /// Random atoms over the first variables: each with one to three supports, a random
+    /// guard and, half the time, a random atom (itself possibly) to be derived from.
+    fn random_atoms(seed: u64, vars: usize) -> Vec<Atom> {
+        let mut r = random_clauses(seed ^ 0x5eed, vars, 64, 1)
+            .into_iter()
+            .map(|c| c[0]);
+        let mut next = move || r.next().expect("enough random literals");
+        let n = 1 + (seed % 4) as usize;
+        (0..n)
+            .map(|a| Atom {
+                var: a,
+                supports: (0..=(next() % 3))
+                    .map(|_| {
+                        let guard = next();
+                        let from = next();
+                        (guard, (from & 1 == 0).then_some((from >> 1) % n as u32))
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Whether every true atom of labelling `m` is derived (least fixed point), by
+    /// enumeration of the derivation steps.
+    fn grounded(m: u32, atoms: &[Atom]) -> bool {
+        let holds = |l: Lit| (m >> var(l) & 1 == 1) == (l & 1 == 0);
+        let mut derived = vec![false; atoms.len()];
+        loop {
+            let mut changed = false;
+            for (a, atom) in atoms.iter().enumerate() {
+                if !derived[a]
+                    && holds(lit(atom.var, true))
+                    && atom
+                        .supports
+                        .iter()
+                        .any(|&(g, from)| holds(g) && from.is_none_or(|f| derived[f as usize]))
+                {
+                    derived[a] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        atoms
+            .iter()
+            .zip(&derived)
+            .all(|(atom, &d)| d || !holds(lit(atom.var, true)))
+    }
+
+    /// With atoms and no check at all, the learner's models (found by blocking) are
+    /// exactly the enumerated models whose true atoms are all derived, and its optimum
+    /// of a counted set is theirs: the unfounded-set propagation loses no grounded
+    /// labelling and lets no ungrounded one through.
+    #[test]
+    fn atoms_leave_exactly_the_grounded_models() {
+        let vars = 7;
+        for seed in 0..3000 {
+            let clauses = random_clauses(seed, vars, (seed % 12) as usize, 3);
+            let atoms = random_atoms(seed, vars);
+            let all: Vec<u32> = models(vars, &clauses)
+                .into_iter()
+                .filter(|&m| grounded(m, &atoms))
+                .collect();
+            let counted: Vec<Lit> = (0..vars).map(|v| lit(v, false)).collect();
+            let problem = Problem {
+                vars,
+                clauses: clauses.clone(),
+                facts: Vec::new(),
+                counted: vec![counted],
+                phase: (0..vars).map(|v| (seed >> v) & 1 == 0).collect(),
+                atoms: atoms.clone(),
+            };
+            let budget = Budget::new();
+            let mut l = Learner::new(problem, &budget).unwrap();
+            let mut none = |_: &Learner| None;
+            let sat = l.solve(&budget, &mut none).unwrap();
+            assert_eq!(sat, !all.is_empty(), "seed {seed}: {atoms:?}");
+            if !sat {
+                continue;
+            }
+            let falses = |m: u32| vars - m.count_ones() as usize;
+            let least = all.iter().map(|&m| falses(m)).min().unwrap();
+            let mut k = 0;
+            loop {
+                l.set_bounds(&[Some(k)]);
+                if l.solve(&budget, &mut none).unwrap() {
+                    break;
+                }
+                k += 1;
+            }
+            assert_eq!(k, least, "seed {seed}");
+            l.set_bounds(&[None]);
+            let mut found = Vec::new();
+            while l.solve(&budget, &mut none).unwrap() {
+                let m: u32 = (0..vars).filter(|&v| l.is_true(v)).map(|v| 1 << v).sum();
+                found.push(m);
+                l.block((0..vars).map(|v| lit(v, !l.is_true(v))).collect(), &budget)
+                    .unwrap();
+            }
+            found.sort();
+            assert_eq!(found, all, "seed {seed}: {atoms:?} {clauses:?}");
+        }
+    }
+
     /// A check that rejects every labelling with an odd number of true variables (as a
     /// nogood over all variables) leaves exactly the even models.
     #[test]
@@ -1220,6 +1362,7 @@ pub(super) mod tests {
             facts: Vec::new(),
             counted: Vec::new(),
             phase: vec![true; vars],
+            atoms: Vec::new(),
         };
         let mut l = Learner::new(problem, &budget).unwrap();
         let mut found = Vec::new();

@@ -19,7 +19,8 @@
 //! * (C5) grounded creation: the live created effects can be ordered so that each has a
 //!   trigger in S (or, for a `visited:K`, one that visits) that is declared or earlier
 //!   in the order. C1-C4 propagate during the
-//!   search; C5 is checked on every complete labelling of a component (a derivation chain
+//!   search (and, in the cut search, C5 as unfounded sets: [`ground`]); C5 is checked on
+//!   every complete labelling of a component (a derivation chain
 //!   never leaves its component: trigger edges join it), and labellings whose created
 //!   effects only support each other are rejected.
 //!
@@ -49,6 +50,7 @@
 
 pub mod cuts;
 pub mod frame;
+pub mod ground;
 pub mod learn;
 pub mod oll;
 pub mod redirect;

@@ -21,8 +21,8 @@
 //! Every attack and trigger of the frames becomes the same edge guarded by those gates:
 //! (C2) an attack `s(a) and cond(a, y)` excludes `s(y)`, (C3) a failed live effect has
 //! one, (C4) creation is `s(p) and some trigger (s(g) and g ends at the owner)`, and (C5)
-//! grounded creation is checked on each complete labelling with loop nogoods over the
-//! guarded triggers. Memory is linear in the component plus the path steps its rules
+//! grounded creation is propagated on partial labellings ([`super::ground`]) and
+//! checked on each complete labelling, with loop nogoods over the guarded triggers. Memory is linear in the component plus the path steps its rules
 //! read (a chain of n deflections that only a kill enters has no gate at all). The
 //! resolutions are every labelling projected on success, creation and `last`, each
 //! (resolution, way) once; optimal cuts are minimised level by level as in
@@ -582,6 +582,7 @@ fn write(
             facts: b.facts,
             counted: vec![Vec::new(); levels.len()],
             phase: b.phase,
+            atoms: b.w.shape.atoms(),
         };
         for j in 0..nd {
             problem.count(b.w.shape.level[j], lit(n + j, false), u.weight(j));
@@ -594,6 +595,7 @@ fn write(
         facts: b.facts,
         counted: Vec::new(),
         phase: b.phase,
+        atoms: b.w.shape.atoms(),
     };
     Ok((b.w, problem))
 }

@@ -737,6 +737,7 @@ impl Ctx<'_> {
                 .iter()
                 .map(|&v| if v == usize::MAX { true } else { phase[v] })
                 .collect(),
+            atoms: sub.atoms(),
         };
         for (level, l, weight) in counted {
             problem.count(level, l, weight);
