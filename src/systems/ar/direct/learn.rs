@@ -21,8 +21,9 @@
 //! nogood added by the caller: it holds only while the bounds are at least as tight, so all
 //! bounded nogoods are dropped when a bound loosens.
 //!
-//! Invariants: every learned nogood follows from the clauses, the checks' nogoods and (if
-//! bounded) the current bounds and blocks (so dropping one loses nothing but time); only
+//! Invariants: every learned nogood follows from the clauses, the atoms' loop nogoods, the
+//! checks' nogoods and (if bounded) the current bounds and blocks (so dropping one loses
+//! nothing but time); only
 //! nogoods learned from conflicts are ever dropped, never a clause, a check's nogood, a
 //! block or a held literal; [`Learner::solve`] answers `true` only on a
 //! complete labelling that satisfies every clause, bound and check, and `false` only when
