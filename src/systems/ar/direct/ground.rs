@@ -46,11 +46,16 @@ pub struct Atom {
 }
 
 const NONE: u32 = u32::MAX;
-const UNKNOWN: u8 = 0;
-const TRUE: u8 = 1;
-const FALSE: u8 = 2;
+/// A variable's value, as the learner stores them: open.
+pub const UNKNOWN: u8 = 0;
+/// True.
+pub const TRUE: u8 = 1;
+/// False.
+pub const FALSE: u8 = 2;
 
-fn value(val: &[u8], l: Lit) -> u8 {
+/// The value of literal `l` under the values `val` (by variable).
+#[inline]
+pub fn value(val: &[u8], l: Lit) -> u8 {
     let v = val[(l >> 1) as usize];
     if v == UNKNOWN {
         UNKNOWN

@@ -29,7 +29,7 @@
 //! complete labelling that satisfies every clause, bound and check, and `false` only when
 //! none exists. This module knows nothing about games and never calls the SAT layer.
 
-use super::ground::{Atom, Grounding};
+use super::ground::{Atom, Grounding, FALSE, TRUE, UNKNOWN};
 use crate::systems::spec::{Budget, Interrupted};
 
 /// A literal: `2 * var` is "var is true", `2 * var + 1` "var is false" (defined with the
@@ -49,10 +49,6 @@ pub fn neg(l: Lit) -> Lit {
 fn var(l: Lit) -> usize {
     (l >> 1) as usize
 }
-
-const UNKNOWN: u8 = 0;
-const TRUE: u8 = 1;
-const FALSE: u8 = 2;
 
 /// Conflicts between polls of the budget.
 const POLL: u64 = 256;
@@ -264,14 +260,7 @@ impl Learner {
     }
 
     fn value(&self, l: Lit) -> u8 {
-        let v = self.val[var(l)];
-        if v == UNKNOWN {
-            UNKNOWN
-        } else if (v == TRUE) == (l & 1 == 0) {
-            TRUE
-        } else {
-            FALSE
-        }
+        super::ground::value(&self.val, l)
     }
 
     /// The value of `v` in the labelling found by the last successful [`Learner::solve`].
@@ -1195,6 +1184,34 @@ pub(super) mod tests {
         Learner::new(problem, budget).expect("no budget limit")
     }
 
+    /// The least count of counted set 0 over the labellings `l` accepts with no check,
+    /// found by tightening its bound from 0 (the bound is left there).
+    fn least_by_tightening(l: &mut Learner, budget: &Budget) -> usize {
+        let mut k = 0;
+        loop {
+            l.set_bounds(&[Some(k)]);
+            if l.solve(budget, &mut |_| None).unwrap() {
+                assert_eq!(l.count(0), k, "a labelling within bound {k} counts {k}");
+                return k;
+            }
+            k += 1;
+        }
+    }
+
+    /// Every labelling `l` accepts with no check under its current bounds, each blocked
+    /// once found, sorted (bit v of a labelling is variable v).
+    fn models_by_blocking(l: &mut Learner, vars: usize, budget: &Budget) -> Vec<u32> {
+        let mut found = Vec::new();
+        while l.solve(budget, &mut |_| None).unwrap() {
+            let m: u32 = (0..vars).filter(|&v| l.is_true(v)).map(|v| 1 << v).sum();
+            found.push(m);
+            l.block((0..vars).map(|v| lit(v, !l.is_true(v))).collect(), budget)
+                .unwrap();
+        }
+        found.sort();
+        found
+    }
+
     /// Against enumeration: satisfiability, the least count of true literals of a counted
     /// set (found by tightening the bound), and every model within the optimum found by
     /// blocking, on random 3-clause problems.
@@ -1222,24 +1239,8 @@ pub(super) mod tests {
             }
             let falses = |m: u32| vars - m.count_ones() as usize;
             let least = all.iter().map(|&m| falses(m)).min().unwrap();
-            let mut k = 0;
-            loop {
-                l.set_bounds(&[Some(k)]);
-                if l.solve(&budget, &mut |_| None).unwrap() {
-                    assert_eq!(l.count(0), least, "seed {seed}");
-                    break;
-                }
-                k += 1;
-            }
-            assert_eq!(k, least, "seed {seed}");
-            let mut found = Vec::new();
-            while l.solve(&budget, &mut |_| None).unwrap() {
-                let m: u32 = (0..vars).filter(|&v| l.is_true(v)).map(|v| 1 << v).sum();
-                found.push(m);
-                l.block((0..vars).map(|v| lit(v, !l.is_true(v))).collect(), &budget)
-                    .unwrap();
-            }
-            found.sort();
+            assert_eq!(least_by_tightening(&mut l, &budget), least, "seed {seed}");
+            let found = models_by_blocking(&mut l, vars, &budget);
             let want: Vec<u32> = all.into_iter().filter(|&m| falses(m) == least).collect();
             assert_eq!(found, want, "seed {seed}");
         }
@@ -1329,24 +1330,9 @@ pub(super) mod tests {
             }
             let falses = |m: u32| vars - m.count_ones() as usize;
             let least = all.iter().map(|&m| falses(m)).min().unwrap();
-            let mut k = 0;
-            loop {
-                l.set_bounds(&[Some(k)]);
-                if l.solve(&budget, &mut none).unwrap() {
-                    break;
-                }
-                k += 1;
-            }
-            assert_eq!(k, least, "seed {seed}");
+            assert_eq!(least_by_tightening(&mut l, &budget), least, "seed {seed}");
             l.set_bounds(&[None]);
-            let mut found = Vec::new();
-            while l.solve(&budget, &mut none).unwrap() {
-                let m: u32 = (0..vars).filter(|&v| l.is_true(v)).map(|v| 1 << v).sum();
-                found.push(m);
-                l.block((0..vars).map(|v| lit(v, !l.is_true(v))).collect(), &budget)
-                    .unwrap();
-            }
-            found.sort();
+            let found = models_by_blocking(&mut l, vars, &budget);
             assert_eq!(found, all, "seed {seed}: {atoms:?} {clauses:?}");
         }
     }
