@@ -502,6 +502,10 @@ fn run_reach(a: &ReachArgs) -> Exit {
             }
         }
     }
+    // The first states in order, found without listing the others.
+    let listed = ans.states.first(a.list);
+    let total = ans.states.len();
+    let more = total.saturating_sub(listed.len() as u64);
     if a.solve.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
@@ -512,7 +516,7 @@ fn run_reach(a: &ReachArgs) -> Exit {
             "goal_reachable": ans.goal,
             "witness": witness.as_ref().map(|(w, ok)| json!({"validated": ok, "challenges": w.iter().map(|(c, b)| json!({"challenge": c, "bytes": b})).collect::<Vec<_>>()})),
             "guessed_chart_rows": guessed_rows,
-            "states": ans.states.iter().take(a.list).collect::<Vec<_>>(),
+            "states": listed,
         }));
     } else {
         say!("{}: within {} challenge(s)", a.file.display(), sc.horizon());
@@ -563,14 +567,14 @@ fn run_reach(a: &ReachArgs) -> Exit {
         if a.list > 0 {
             say!(
                 "reachable states{}:",
-                if ans.states.len() > a.list {
-                    format!(" (the first {} of {})", a.list, ans.states.len())
+                if more > 0 {
+                    format!(" (the first {} of {total})", a.list)
                 } else {
                     String::new()
                 }
             );
         }
-        for (i, s) in ans.states.iter().take(a.list).enumerate() {
+        for (i, s) in listed.iter().enumerate() {
             let d = diff(&sc.state, s);
             say!(
                 "  {:>4}. {}",
@@ -582,8 +586,8 @@ fn run_reach(a: &ReachArgs) -> Exit {
                 }
             );
         }
-        if ans.states.len() > a.list && a.list > 0 {
-            say!("  ... {} more (--list N)", ans.states.len() - a.list);
+        if more > 0 && a.list > 0 {
+            say!("  ... {more} more (--list N)");
         }
     }
     if !agree {

@@ -65,7 +65,7 @@ pub struct Answer {
 impl Answer {
     /// The number of states reachable within the scenario's challenges, the start
     /// included.
-    pub fn reachable_state_count(&self) -> usize {
+    pub fn reachable_state_count(&self) -> u64 {
         self.solved.answer.states.len()
     }
 

@@ -195,6 +195,73 @@ impl Clauses {
     }
 }
 
+/// One group's open clauses under a cube, in a solver of their own: the group's variables
+/// renumbered from 1, the cube's false literals dropped.
+struct Group {
+    solver: Solver,
+    /// The group's solver variable of each variable of the whole formula (0: not in it).
+    var_of: rustc_hash::FxHashMap<usize, Lit>,
+}
+
+impl Group {
+    /// `lit` of the whole formula in the group's solver (a variable of the group).
+    fn lit(&mut self, lit: Lit) -> Lit {
+        let solver = &mut self.solver;
+        let v = *self
+            .var_of
+            .entry(lit.index())
+            .or_insert_with(|| solver.new_lit());
+        if lit.is_positive() {
+            v
+        } else {
+            !v
+        }
+    }
+}
+
+impl Clauses {
+    /// The open clauses under `val` split into the groups `reps` names (their
+    /// representatives in `comp`), each in a solver of its own.
+    fn groups(
+        &self,
+        val: &[Option<bool>],
+        comp: &[usize],
+        reps: impl Iterator<Item = usize>,
+    ) -> Vec<Group> {
+        let mut index: rustc_hash::FxHashMap<usize, usize> = Default::default();
+        let mut out: Vec<Group> = Vec::new();
+        for (i, rep) in reps.enumerate() {
+            index.insert(rep, i);
+            out.push(Group {
+                solver: Solver::new(),
+                var_of: Default::default(),
+            });
+        }
+        let mut open: Vec<Lit> = Vec::new();
+        for c in &self.lits {
+            if c.iter().any(|&(x, pos)| val[x] == Some(pos)) {
+                continue;
+            }
+            let Some(&(first, _)) = c.iter().find(|&&(x, _)| val[x].is_none()) else {
+                continue;
+            };
+            let Some(&g) = index.get(&comp[first]) else {
+                continue;
+            };
+            let group = &mut out[g];
+            open.clear();
+            for &(x, pos) in c {
+                if val[x].is_none() {
+                    let l = group.lit(Lit::from_index(x, true));
+                    open.push(if pos { l } else { !l });
+                }
+            }
+            group.solver.add_clause(&open);
+        }
+        out
+    }
+}
+
 /// Enumerates the distinct assignments of `projection` over all models, as one [`Product`]
 /// per model of the `split` literals (see the module doc): `on_product` gets each in turn.
 /// Each factor's models are found by [`enumerate_in_cubes`] with `chunk`.
@@ -273,10 +340,14 @@ pub fn enumerate_factored(
             }
         }
         let mut factors = free;
-        for (_, positions) in groups {
-            let lits: Vec<Lit> = positions.iter().map(|&p| projection[p]).collect();
+        let mut parts = clauses.groups(&val, &comp, groups.iter().map(|g| g.0));
+        for ((_, positions), part) in groups.into_iter().zip(parts.iter_mut()) {
+            let lits: Vec<Lit> = positions.iter().map(|&p| part.lit(projection[p])).collect();
+            if let Some(flag) = solver.interrupt_flag() {
+                part.solver.set_interrupt(flag);
+            }
             let mut rows = Vec::new();
-            let e = enumerate_in_cubes(solver, &lits, &cube, None, chunk, |vals| {
+            let e = enumerate_in_cubes(&mut part.solver, &lits, &[], None, chunk, |vals| {
                 rows.push(vals.to_vec());
                 ControlFlow::Continue(())
             });

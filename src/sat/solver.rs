@@ -243,6 +243,12 @@ impl Solver {
         self.interrupt = Some(flag);
     }
 
+    /// The cancellation flag installed by [`Solver::set_interrupt`], if any (so that a
+    /// solver built for part of this one's work stops with it).
+    pub fn interrupt_flag(&self) -> Option<Arc<Flag>> {
+        self.interrupt.clone()
+    }
+
     /// Whether the cancellation flag is installed and set (its deadline read on every call:
     /// solves are far apart).
     pub fn is_interrupted(&self) -> bool {

@@ -11,8 +11,11 @@
 #![allow(clippy::needless_range_loop)] // index loops over parallel one-hot arrays read best
 
 use super::model::*;
+use super::reach::{Product, Reach};
 use super::simulate::Site;
-use crate::sat::{enumerate_factored, EnumerationEnd, Inputs, Lit, SatResult, Solver};
+use crate::sat::{
+    enumerate_factored, EnumerationEnd, Factor, FactorProduct, Inputs, Lit, SatResult, Solver,
+};
 use crate::systems::spec::{Budget, Charged, Interrupted};
 use std::ops::ControlFlow;
 
@@ -163,6 +166,17 @@ impl SState {
             current: onehot(c, s.current.id()),
         }
     }
+    /// For each position of [`SState::flat`], whether it belongs to the rules part (each
+    /// region's rules, the carried rules, the current region; see `reach.rs`).
+    fn rules_positions() -> Vec<bool> {
+        let mut v = Vec::new();
+        v.extend([true; 8 * 7]); // rules
+        v.extend([false; 8 * 4]); // trade
+        v.extend([true; 2 * (7 + 8)]); // carried
+        v.extend([false; 8 + 11 + 8 + 8 + 4]); // spread, amount, points, queen, qtrade
+        v.extend([true; 8]); // current
+        v
+    }
     /// Every literal, in a fixed order (the projection).
     fn flat(&self) -> Vec<Lit> {
         let mut v = Vec::new();
@@ -251,6 +265,78 @@ impl SState {
     }
 }
 
+/// Blocking clauses a cube of [`enumerate_factored`]'s groups holds before it is split:
+/// each group is solved on its own (a small solver), where 64 is the fastest of 2 to
+/// 1,024 on generated scenarios.
+const CHUNK: usize = 64;
+
+/// Splits one product of the projected models into products of rules parts and trade
+/// parts: the factors over rules-part positions only and those over trade-part positions
+/// only are expanded apart; a factor over both (none has been seen) is expanded row by
+/// row, one product each. Each part's states are charged to `budget`.
+fn product_parts(
+    p: &FactorProduct,
+    rules_at: &[bool],
+    budget: &Budget,
+) -> Result<Vec<Product>, Interrupted> {
+    let only = |f: &Factor, rules: bool| f.positions.iter().all(|&q| rules_at[q] == rules);
+    let (mut rules_f, mut trade_f, mut mixed) = (Vec::new(), Vec::new(), Vec::new());
+    for f in &p.factors {
+        if only(f, true) {
+            rules_f.push(f);
+        } else if only(f, false) {
+            trade_f.push(f);
+        } else {
+            mixed.push(f);
+        }
+    }
+    let base: Vec<bool> = p.fixed.iter().map(|v| v.unwrap_or(false)).collect();
+    // Every combination of `factors`' rows over `values`, decoded.
+    let expand = |values: &[bool], factors: &[&Factor]| -> Result<Vec<State>, Interrupted> {
+        let mut values = values.to_vec();
+        let sizes = factors.iter().map(|f| f.rows.len()).collect();
+        let mut out = Vec::new();
+        for pick in crate::odometer::Product::new(sizes) {
+            for (f, &i) in factors.iter().zip(&pick) {
+                for (&q, &v) in f.positions.iter().zip(&f.rows[i]) {
+                    values[q] = v;
+                }
+            }
+            out.push(SState::decode(&values));
+            if out.len().is_multiple_of(4096) {
+                budget.charge(
+                    "reachable states",
+                    4096 * std::mem::size_of::<State>() as u64,
+                )?;
+            }
+        }
+        Ok(out)
+    };
+    let mut out = Vec::new();
+    for values in expand_values(&base, &mixed) {
+        let rules = expand(&values, &rules_f)?;
+        let trade = expand(&values, &trade_f)?;
+        out.push((rules, trade));
+    }
+    Ok(out)
+}
+
+/// `base` with every combination of `factors`' rows written in.
+fn expand_values(base: &[bool], factors: &[&Factor]) -> Vec<Vec<bool>> {
+    let sizes = factors.iter().map(|f| f.rows.len()).collect();
+    crate::odometer::Product::new(sizes)
+        .map(|pick| {
+            let mut values = base.to_vec();
+            for (f, &i) in factors.iter().zip(&pick) {
+                for (&q, &v) in f.positions.iter().zip(&f.rows[i]) {
+                    values[q] = v;
+                }
+            }
+            values
+        })
+        .collect()
+}
+
 /// The variables of one challenge.
 #[derive(Clone, Debug)]
 struct StepVars {
@@ -260,6 +346,9 @@ struct StepVars {
     refuse: Lit,
     moved: Lit,
     bytes: [[Lit; 8]; 16],
+    /// Outcomes inside the challenge that the enumeration splits on as well (see
+    /// `reachable`): filled in by `step`.
+    events: Vec<Lit>,
 }
 
 /// The unrolled encoding of a scenario.
@@ -317,7 +406,7 @@ fn rule_of(c: &mut C, byte: &[Lit; 8]) -> [Lit; 7] {
 }
 
 /// One challenge as a circuit: the next state from `s` and the step's variables.
-fn step(c: &mut C, s: &SState, v: &StepVars) -> SState {
+fn step(c: &mut C, s: &SState, v: &mut StepVars) -> SState {
     let reg = v.region;
     let b = &v.bytes;
     let site = |x: Site| x.id();
@@ -468,6 +557,7 @@ fn step(c: &mut C, s: &SState, v: &StepVars) -> SState {
     n.points = c.ite_v(fire, &newp, &s.points);
     let one_lt = c.lt_var(&b[site(Site::OneCheck)], &n.points);
     let one = c.and(&[fire, one_lt]);
+    v.events.extend([fire, one]);
     let reg2 = c.div32(&b[site(Site::OneRegion)]);
     let one_hot: [Lit; 4] = onehot(c, Trade::One.id());
     for r in 0..8 {
@@ -552,13 +642,14 @@ impl Encoding {
             };
             let bytes: [[Lit; 8]; 16] =
                 std::array::from_fn(|_| std::array::from_fn(|_| c.s.new_lit()));
-            let v = StepVars {
+            let mut v = StepVars {
                 active,
                 region,
                 queen,
                 refuse,
                 moved,
                 bytes,
+                events: Vec::new(),
             };
             let s = states.last().expect("start").clone();
             // Validity (only when active): the Queen must be here; play-lv8 only against
@@ -568,7 +659,7 @@ impl Encoding {
             }
             c.s.add_clause(&[!active, !moved, queen]);
             c.s.add_clause(&[!active, !moved, !refuse]);
-            let next = step(&mut c, &s, &v);
+            let next = step(&mut c, &s, &mut v);
             let merged = next.ite(&mut c, active, &s);
             states.push(merged);
             steps.push(v);
@@ -586,44 +677,48 @@ impl Encoding {
         })
     }
 
-    /// Every state reachable within the horizon (projected enumeration), sorted.
-    pub fn reachable(&mut self, budget: &Budget) -> Result<Vec<State>, Interrupted> {
+    /// Every state reachable within the horizon (projected enumeration), as a union of
+    /// products ([`Reach`]).
+    pub fn reachable(&mut self, budget: &Budget) -> Result<Reach, Interrupted> {
         self.solver.set_interrupt(budget.flag());
         let proj = self.states.last().expect("start").flat();
-        // Every choice and activity literal: under each of their models, the state's parts
-        // that no longer share a variable (the rules and the trade part, say) are
-        // enumerated apart and combined (see `enumerate_factored`). Thousands of models
-        // over a small formula: enumerated in cubes of 4 (see `enumerate_in_cubes`).
+        // Every choice and activity literal, and whether step 10 fires and sets One: under
+        // each of their models, the state's parts that no longer share a variable (the
+        // rules and the trade part, say; step 10's trade rules and points once it is known
+        // whether One is set) are enumerated apart and combined (see
+        // `enumerate_factored`).
         let mut split: Vec<Lit> = Vec::new();
         for v in &self.steps {
             let choice = v
                 .region
                 .iter()
-                .chain([&v.active, &v.queen, &v.refuse, &v.moved]);
+                .chain([&v.active, &v.queen, &v.refuse, &v.moved])
+                .chain(&v.events);
             split.extend(choice.filter(|&&l| l.var() != self.solver.true_lit().var()));
         }
-        // Products of different choices overlap: a set merges them. A state is charged
-        // once, for its slot in the set and in the sorted answer.
-        let mut seen: rustc_hash::FxHashSet<State> = Default::default();
-        let bytes = (3 * std::mem::size_of::<State>() + 8) as u64;
+        let rules_at = SState::rules_positions();
+        let mut products: Vec<Product> = Vec::new();
         let mut over = false;
-        let e = enumerate_factored(&mut self.solver, &split, &proj, 4, |p| {
-            p.for_each(|vals| {
-                if seen.insert(SState::decode(vals))
-                    && budget.charge("reachable states", bytes).is_err()
-                {
-                    over = true;
-                    return ControlFlow::Break(());
+        let e = enumerate_factored(
+            &mut self.solver,
+            &split,
+            &proj,
+            CHUNK,
+            |p| match product_parts(&p, &rules_at, budget) {
+                Ok(mut v) => {
+                    products.append(&mut v);
+                    ControlFlow::Continue(())
                 }
-                ControlFlow::Continue(())
-            })
-        });
+                Err(Interrupted) => {
+                    over = true;
+                    ControlFlow::Break(())
+                }
+            },
+        );
         if over || e != EnumerationEnd::Complete {
             return Err(Interrupted);
         }
-        let mut out: Vec<State> = seen.into_iter().collect();
-        out.sort();
-        Ok(out)
+        Reach::from_products(products, budget)
     }
 
     /// Whether the goal can hold within the horizon, with a witness (None: it cannot).

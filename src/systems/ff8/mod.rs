@@ -6,6 +6,7 @@ pub mod encode;
 pub mod gen;
 pub mod model;
 pub mod parse;
+pub mod reach;
 pub mod report;
 pub mod search;
 pub mod simulate;

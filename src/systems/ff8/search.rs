@@ -7,6 +7,7 @@
 //! 1; every loop over states polls the [`Budget`].
 
 use super::model::*;
+use super::reach::{join, rules_part, trade_part, Reach};
 use super::simulate::{Ctx, Driver, Message, Query, PHASES};
 use crate::odometer::Odometer;
 use crate::systems::spec::{Budget, Interrupted};
@@ -207,23 +208,19 @@ pub fn choices_at(sc: &Scenario, s: &State, j: usize) -> Vec<Choice> {
 /// (the copies one state has while the search runs: this layer, `seen`, the frontier).
 const STATE_BYTES: u64 = 3 * (std::mem::size_of::<State>() as u64 + 48);
 
-/// Every state reachable within `horizon()` challenges (the start included), sorted.
-/// Every state found is charged to the budget's memory meter.
+/// Every state reachable within `horizon()` challenges (the start included), as a
+/// union of products ([`Reach`]). Every part found is charged to the budget's memory meter.
 ///
 /// The layers are unions of products (see [`Part`]): a layer is a list of nodes `R × T`
 /// (rules parts times trade parts), each grown one challenge at a time part by part. A
 /// layer with more than [`MAX_NODES`] nodes is expanded into its states, and the rest is
 /// searched state by state ([`reachable_by_states`]): the answer is the same either way.
-pub fn reachable(sc: &Scenario, budget: &Budget) -> Result<Vec<State>, Interrupted> {
+pub fn reachable(sc: &Scenario, budget: &Budget) -> Result<Reach, Interrupted> {
     reachable_with(sc, budget, MAX_NODES)
 }
 
 /// [`reachable`] with at most `max_nodes` nodes a layer.
-fn reachable_with(
-    sc: &Scenario,
-    budget: &Budget,
-    max_nodes: usize,
-) -> Result<Vec<State>, Interrupted> {
+fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Reach, Interrupted> {
     let start = Node {
         r: BTreeSet::from([Part::Rules.of(&sc.state)]),
         t: BTreeSet::from([Part::Trade.of(&sc.state)]),
@@ -273,18 +270,18 @@ fn reachable_with(
         }
         j += 1;
     }
-    // Expand the products.
-    let mut seen: HashSet<State> = HashSet::default();
-    for n in done.iter().chain(&frontier) {
-        for r in &n.r {
-            for t in &n.t {
-                if seen.insert(join(r, t)) && seen.len().is_multiple_of(4096) {
-                    budget.charge("reachable states", 4096 * ANSWER_BYTES)?;
+    if j < sc.horizon() && !frontier.is_empty() {
+        // Too many products: expand them and go on state by state.
+        let mut seen: HashSet<State> = HashSet::default();
+        for n in done.iter().chain(&frontier) {
+            for r in &n.r {
+                for t in &n.t {
+                    if seen.insert(join(r, t)) && seen.len().is_multiple_of(4096) {
+                        budget.charge("reachable states", 4096 * ANSWER_BYTES)?;
+                    }
                 }
             }
         }
-    }
-    if j < sc.horizon() && !frontier.is_empty() {
         let mut states: Vec<State> = Vec::new();
         for n in &frontier {
             for r in &n.r {
@@ -295,11 +292,14 @@ fn reachable_with(
         }
         states.sort();
         states.dedup();
-        return reachable_by_states(sc, budget, seen, states, j);
+        let all = reachable_by_states(sc, budget, seen, states, j)?;
+        return Reach::from_states(&all, budget);
     }
-    let mut out: Vec<State> = seen.into_iter().collect();
-    out.sort();
-    Ok(out)
+    let products = done
+        .into_iter()
+        .chain(frontier)
+        .map(|n| (n.r.into_iter().collect(), n.t.into_iter().collect()));
+    Reach::from_products(products, budget)
 }
 
 /// Bytes of one part stored in [`reachable`]'s cache of part supports (the state and a
@@ -375,21 +375,11 @@ enum Part {
 impl Part {
     /// The part of `s`, the other part's fields set to the defaults.
     fn of(self, s: &State) -> State {
-        let d = State::default();
         match self {
-            Part::Rules => join(s, &d),
-            Part::Trade => join(&d, s),
+            Part::Rules => rules_part(s),
+            Part::Trade => trade_part(s),
         }
     }
-}
-
-/// The rules part of `r` with the trade part of `t`.
-fn join(r: &State, t: &State) -> State {
-    let mut s = *t;
-    s.rules = r.rules;
-    s.carried = r.carried;
-    s.current = r.current;
-    s
 }
 
 /// [`support`] projected on one part: the other part's fields are put back as they were
@@ -421,7 +411,7 @@ pub(super) fn reachable_nodes(
     sc: &Scenario,
     budget: &Budget,
     max_nodes: usize,
-) -> Result<Vec<State>, Interrupted> {
+) -> Result<Reach, Interrupted> {
     reachable_with(sc, budget, max_nodes)
 }
 

@@ -11,6 +11,7 @@ use super::encode::Encoding;
 use super::gen::{self, GenArgs};
 use super::model::*;
 use super::parse;
+use super::reach::Reach;
 use super::search;
 use super::simulate::{challenge, PerSite};
 use crate::systems::spec::Shape;
@@ -24,8 +25,10 @@ pub struct Ff8;
 /// The comparable answer of both engines.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Answer {
-    /// Every state reachable within the horizon (the start included), sorted.
-    pub states: Vec<State>,
+    /// Every state reachable within the horizon (the start included), as a union of
+    /// products in canonical form (so `==` compares the sets without listing them); as
+    /// JSON, the states sorted.
+    pub states: Reach,
     /// Whether the goal can hold within the horizon (None without a goal).
     pub goal: Option<bool>,
 }
@@ -41,7 +44,7 @@ impl Engine<Scenario, Answer> for Direct {
     }
     fn solve(&self, sc: &Scenario, budget: &Budget) -> Result<Answer, Interrupted> {
         let states = search::reachable(sc, budget)?;
-        let goal = sc.goal.as_ref().map(|g| states.iter().any(|s| g.holds(s)));
+        let goal = sc.goal.as_ref().map(|g| states.any(|s| g.holds(s)));
         Ok(Answer { states, goal })
     }
 }
