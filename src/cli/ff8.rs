@@ -197,7 +197,10 @@ fn run_dimacs(a: &DimacsArgs) -> Exit {
     set_bound(&mut sc, &a.file, a.bound)?;
     a.limits.print(&a.file, |budget| {
         let mut clauses = Charged::new(budget, "SAT clauses");
-        Encoding::within(&sc, &mut clauses).map(|enc| enc.solver.to_dimacs())
+        Encoding::within(&sc, &mut clauses).map(|mut enc| {
+            enc.goal();
+            enc.solver.to_dimacs()
+        })
     })
 }
 

@@ -11,8 +11,10 @@
 //! of each one's models, so the projected models under the cube are the product of each
 //! group's projected models, times the values ρ fixes, times both values of a projection
 //! variable no open clause mentions. Each group is enumerated on its own projection literals
-//! under the cube (by [`enumerate_in_cubes`]): a state of `n` independent parts with `m`
-//! values each costs `n · m` models instead of `m^n`.
+//! by a solver holding only the group's open clauses, their false literals dropped (by
+//! [`enumerate_in_cubes`]; the cube has a model, so every other group has one too): a state
+//! of `n` independent parts with `m` values each costs `n · m` models instead of `m^n`, and
+//! each model costs a search over the group's variables, not the whole formula's.
 //!
 //! Invariants: the union over the products reported is exactly the set of projected models
 //! (under the caller's assumptions); products of different cubes may overlap (the caller

@@ -357,7 +357,8 @@ pub struct Encoding {
     pub solver: Solver,
     states: Vec<SState>,
     steps: Vec<StepVars>,
-    goal: Option<Lit>,
+    /// The scenario's goal, and its literal once [`Encoding::goal`] has built it.
+    goal: Option<(Goal, Option<Lit>)>,
 }
 
 /// A witness run: the challenges and, for each, the bytes read in order.
@@ -665,16 +666,29 @@ impl Encoding {
             steps.push(v);
             clauses.grow_to(c.s.approx_bytes())?;
         }
-        let goal = sc.goal.as_ref().map(|g| {
-            let last = states.last().expect("start").clone();
-            goal_lit(&mut c, &last, g)
-        });
         Ok(Encoding {
             solver,
             states,
             steps,
-            goal,
+            goal: sc.goal.clone().map(|g| (g, None)),
         })
+    }
+
+    /// The literal "the goal holds in the last state" (None without a goal), built on
+    /// first use. Not before: its gate joins the bits of both parts of the state that the
+    /// goal names, and [`Encoding::reachable`] enumerates the parts apart.
+    pub fn goal(&mut self) -> Option<Lit> {
+        let (g, lit) = self.goal.as_mut()?;
+        if lit.is_none() {
+            let t = self.solver.true_lit();
+            let mut c = C {
+                s: &mut self.solver,
+                t,
+            };
+            let last = self.states.last().expect("start").clone();
+            *lit = Some(goal_lit(&mut c, &last, g));
+        }
+        *lit
     }
 
     /// Every state reachable within the horizon (projected enumeration), as a union of
@@ -725,7 +739,7 @@ impl Encoding {
     /// `Ok(None)` without a goal.
     pub fn query(&mut self, budget: &Budget) -> Result<Option<Witness>, Interrupted> {
         self.solver.set_interrupt(budget.flag());
-        let Some(g) = self.goal else {
+        let Some(g) = self.goal() else {
             return Ok(None);
         };
         match self.solver.solve(&[g]) {
