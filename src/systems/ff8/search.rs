@@ -241,7 +241,9 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
                     continue;
                 };
                 let mut grow = |part: Part, from: &mut dyn Iterator<Item = State>| {
-                    let mut out = BTreeSet::new();
+                    // A hash set while the supports overlap (millions of inserts into a
+                    // union of thousands), sorted once at the end.
+                    let mut out: HashSet<State> = HashSet::default();
                     for s in from {
                         let key = (part, part.of(&s), c);
                         let succ = match cache.get(&key) {
@@ -254,7 +256,7 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
                         };
                         out.extend(succ.iter().copied());
                     }
-                    Ok::<_, Interrupted>(out)
+                    Ok::<_, Interrupted>(out.into_iter().collect::<BTreeSet<State>>())
                 };
                 let r = grow(Part::Rules, &mut node.r.iter().map(|r| join(r, t0)))?;
                 let t = grow(Part::Trade, &mut valid.iter().map(|t| join(r0, t)))?;
