@@ -293,16 +293,9 @@ fn product_parts(
     let base: Vec<bool> = p.fixed.iter().map(|v| v.unwrap_or(false)).collect();
     // Every combination of `factors`' rows over `values`, decoded.
     let expand = |values: &[bool], factors: &[&Factor]| -> Result<Vec<State>, Interrupted> {
-        let mut values = values.to_vec();
-        let sizes = factors.iter().map(|f| f.rows.len()).collect();
         let mut out = Vec::new();
-        for pick in crate::odometer::Product::new(sizes) {
-            for (f, &i) in factors.iter().zip(&pick) {
-                for (&q, &v) in f.positions.iter().zip(&f.rows[i]) {
-                    values[q] = v;
-                }
-            }
-            out.push(SState::decode(&values));
+        for v in combinations(values, factors) {
+            out.push(SState::decode(&v));
             if out.len().is_multiple_of(4096) {
                 budget.charge(
                     "reachable states",
@@ -313,7 +306,7 @@ fn product_parts(
         Ok(out)
     };
     let mut out = Vec::new();
-    for values in expand_values(&base, &mixed) {
+    for values in combinations(&base, &mixed) {
         let rules = expand(&values, &rules_f)?;
         let trade = expand(&values, &trade_f)?;
         out.push((rules, trade));
@@ -321,20 +314,21 @@ fn product_parts(
     Ok(out)
 }
 
-/// `base` with every combination of `factors`' rows written in.
-fn expand_values(base: &[bool], factors: &[&Factor]) -> Vec<Vec<bool>> {
+/// `base` with every combination of `factors`' rows written in, one at a time.
+fn combinations<'a>(
+    base: &'a [bool],
+    factors: &'a [&'a Factor],
+) -> impl Iterator<Item = Vec<bool>> + 'a {
     let sizes = factors.iter().map(|f| f.rows.len()).collect();
-    crate::odometer::Product::new(sizes)
-        .map(|pick| {
-            let mut values = base.to_vec();
-            for (f, &i) in factors.iter().zip(&pick) {
-                for (&q, &v) in f.positions.iter().zip(&f.rows[i]) {
-                    values[q] = v;
-                }
+    crate::odometer::Product::new(sizes).map(move |pick| {
+        let mut values = base.to_vec();
+        for (f, &i) in factors.iter().zip(&pick) {
+            for (&q, &v) in f.positions.iter().zip(&f.rows[i]) {
+                values[q] = v;
             }
-            values
-        })
-        .collect()
+        }
+        values
+    })
 }
 
 /// The variables of one challenge.
