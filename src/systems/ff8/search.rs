@@ -251,24 +251,25 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
                         .collect();
                     missing.sort_unstable();
                     missing.dedup();
+                    // Each support is charged as it is found, so that the memory bound
+                    // holds while the others are still being computed.
+                    let find = |p: &State| {
+                        let v = support_of(part, &join_other(part, p, &from[0]), &c);
+                        budget.charge("reachable states", v.len() as u64 * PART_BYTES)?;
+                        Ok((*p, v))
+                    };
                     let found: Vec<(State, Vec<State>)> = if missing.len() >= PARALLEL_FROM {
                         missing
                             .par_iter()
-                            .map(|p| {
-                                budget.check()?;
-                                Ok((*p, support_of(part, &join_other(part, p, &from[0]), &c)))
-                            })
+                            .map(find)
                             .collect::<Result<_, Interrupted>>()?
                     } else {
                         missing
                             .iter()
-                            .map(|p| (*p, support_of(part, &join_other(part, p, &from[0]), &c)))
-                            .collect()
+                            .map(find)
+                            .collect::<Result<_, Interrupted>>()?
                     };
-                    for (p, v) in found {
-                        budget.charge("reachable states", v.len() as u64 * PART_BYTES)?;
-                        cache.insert((part, p, c), v);
-                    }
+                    cache.extend(found.into_iter().map(|(p, v)| ((part, p, c), v)));
                     // A hash set while the supports overlap (millions of inserts into a
                     // union of thousands), sorted once at the end.
                     let mut out: HashSet<State> = HashSet::default();
