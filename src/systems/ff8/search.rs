@@ -8,7 +8,7 @@
 
 use super::model::*;
 use super::reach::{join, rules_part, trade_part, Reach};
-use super::simulate::{Ctx, Driver, Message, Query, PHASES};
+use super::simulate::{Ctx, Driver, Message, Query, Site, PHASES};
 use crate::odometer::Odometer;
 use crate::systems::spec::{Budget, Interrupted};
 use num_bigint::BigInt;
@@ -228,7 +228,7 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
     };
     let mut done: Vec<Node> = Vec::new();
     let mut frontier = vec![start];
-    let mut cache: HashMap<(Part, State, Choice), Vec<State>> = HashMap::default();
+    let mut supports = Supports::default();
     let mut j = 0;
     while j < sc.horizon() && !frontier.is_empty() {
         if frontier.len() > max_nodes {
@@ -241,45 +241,10 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
                 let (Some(&t0), Some(r0)) = (valid.first(), node.r.iter().next()) else {
                     continue;
                 };
-                let mut grow = |part: Part, from: Vec<State>| {
-                    // The supports not met before, in parallel when there are many (each
-                    // takes about a quarter of a millisecond on a trade part).
-                    let mut missing: Vec<State> = from
-                        .iter()
-                        .map(|s| part.of(s))
-                        .filter(|p| !cache.contains_key(&(part, *p, c)))
-                        .collect();
-                    missing.sort_unstable();
-                    missing.dedup();
-                    // Each support is charged as it is found, so that the memory bound
-                    // holds while the others are still being computed.
-                    let find = |p: &State| {
-                        let v = support_of(part, &join_other(part, p, &from[0]), &c);
-                        budget.charge("reachable states", v.len() as u64 * PART_BYTES)?;
-                        Ok((*p, v))
-                    };
-                    let found: Vec<(State, Vec<State>)> = if missing.len() >= PARALLEL_FROM {
-                        missing
-                            .par_iter()
-                            .map(find)
-                            .collect::<Result<_, Interrupted>>()?
-                    } else {
-                        missing
-                            .iter()
-                            .map(find)
-                            .collect::<Result<_, Interrupted>>()?
-                    };
-                    cache.extend(found.into_iter().map(|(p, v)| ((part, p, c), v)));
-                    // A hash set while the supports overlap (millions of inserts into a
-                    // union of thousands), sorted once at the end.
-                    let mut out: HashSet<State> = HashSet::default();
-                    for s in &from {
-                        out.extend(cache[&(part, part.of(s), c)].iter().copied());
-                    }
-                    Ok::<_, Interrupted>(out.into_iter().collect::<BTreeSet<State>>())
-                };
-                let r = grow(Part::Rules, node.r.iter().map(|r| join(r, t0)).collect())?;
-                let t = grow(Part::Trade, valid.iter().map(|t| join(r0, t)).collect())?;
+                let from_r: Vec<State> = node.r.iter().map(|r| join(r, t0)).collect();
+                let r = supports.grow(Part::Rules, &from_r, &c, budget)?;
+                let from_t: Vec<State> = valid.iter().map(|t| join(r0, t)).collect();
+                let t = supports.grow(Part::Trade, &from_t, &c, budget)?;
                 next.push(Node { r, t });
             }
         }
@@ -404,14 +369,6 @@ impl Part {
     }
 }
 
-/// The part `p` (of kind `part`) with the other part of `s`.
-fn join_other(part: Part, p: &State, s: &State) -> State {
-    match part {
-        Part::Rules => join(p, s),
-        Part::Trade => join(s, p),
-    }
-}
-
 /// Supports of one layer computed in parallel from this many on (fewer: in turn, where
 /// threads would cost more than they save).
 const PARALLEL_FROM: usize = 32;
@@ -427,6 +384,313 @@ fn support_of(part: Part, s: &State, choice: &Choice) -> Vec<State> {
     });
     let out: BTreeSet<State> = contexts.iter().map(|cx| part.of(&cx.state)).collect();
     out.into_iter().collect()
+}
+
+/// Every support [`reachable`] has found, by part and challenge.
+///
+/// A rules part's support is its list of parts. A trade part's is kept as *edits*: given
+/// a challenge, the trade dynamics read the trade rules only where rules spread from
+/// (step 10 copies that region's rule; step 4 leaves the spread-from region as it was or
+/// makes it the challenge's region), so trade parts that differ only in the other
+/// regions' trade rules (the *masked* ones) share one computation. Each outcome is kept
+/// with the masked rules it wrote; the others are copied from the part it is applied to.
+/// [`masked_support`] checks on every path that the masked rules changed nothing else;
+/// the SAT engine does not assume any of this, and the two engines are compared.
+#[derive(Default)]
+struct Supports {
+    rules: HashMap<(State, Choice), Vec<State>>,
+    /// By key (the trade part with its masked rules set to `FILL[0]`): each outcome's
+    /// trade part (unwritten masked rules `FILL[0]`) and the masked rules it wrote; `None`
+    /// where the check failed (then each trade part's own support is used, from `plain`).
+    edits: HashMap<(State, Choice), Option<Vec<Edit>>>,
+    plain: HashMap<(State, Choice), Vec<State>>,
+}
+
+/// One outcome of a trade support kept as edits: the outcome's trade part (the masked
+/// rules it did not write as `FILL[0]`) and the masked rules it wrote (a bit per region id).
+type Edit = (State, u8);
+
+/// The two values the masked trade rules are given in [`masked_support`]'s paired runs.
+const FILL: [Trade; 2] = [Trade::One, Trade::Diff];
+
+/// `s` with the trade rules at the positions of `mask` (a bit per region id) set to `t`.
+fn filled(s: &State, mask: u8, t: Trade) -> State {
+    let mut out = *s;
+    for (p, x) in out.trade.iter_mut().enumerate() {
+        if mask >> p & 1 == 1 {
+            *x = t;
+        }
+    }
+    out
+}
+
+/// `o` with the trade rules at the positions of `mask` taken from `s`.
+fn with_trades_of(o: &State, mask: u8, s: &State) -> State {
+    let mut out = *o;
+    for p in 0..8 {
+        if mask >> p & 1 == 1 {
+            out.trade[p] = s.trade[p];
+        }
+    }
+    out
+}
+
+/// The trade rules `choice` may not read in `s` (a bit per region id: all but the
+/// spread-from region's and the challenge region's), and the key of `s`'s trade part:
+/// those rules set to `FILL[0]`.
+fn trade_key(s: &State, choice: &Choice) -> (State, u8) {
+    let masked = !((1u8 << s.spread_from.id()) | (1u8 << choice.region.id()));
+    (filled(&trade_part(s), masked, FILL[0]), masked)
+}
+
+/// A trade part as a number (the trade rules, spread-from, amount, points, the Queen and
+/// her rule; 36 bits), [`from_trade_code`]'s inverse.
+fn trade_code(s: &State) -> u64 {
+    let mut c = 0u64;
+    for t in s.trade {
+        c = c << 2 | t.id() as u64;
+    }
+    c = c << 3 | s.spread_from.id() as u64;
+    c = c << 4 | u64::from(s.amount);
+    c = c << 8 | u64::from(s.points);
+    c = c << 3 | s.queen.id() as u64;
+    c << 2 | s.queen_trade.id() as u64
+}
+
+/// The trade part numbered `c` by [`trade_code`].
+fn from_trade_code(mut c: u64) -> State {
+    let mut s = State::default();
+    let mut take = |bits: u32| {
+        let v = (c & ((1 << bits) - 1)) as usize;
+        c >>= bits;
+        v
+    };
+    s.queen_trade = Trade::ALL[take(2)];
+    s.queen = Region::from_id(take(3));
+    s.points = take(8) as u8;
+    s.amount = take(4) as u8;
+    s.spread_from = Region::from_id(take(3));
+    for p in (0..8).rev() {
+        s.trade[p] = Trade::ALL[take(2)];
+    }
+    s
+}
+
+/// Answers with the classes' driver and records each call's site and byte.
+struct Recorder<'a> {
+    inner: &'a mut Classes,
+    trail: &'a mut Vec<(Site, u8)>,
+}
+
+impl Driver for Recorder<'_> {
+    fn random(&mut self, q: &Query) -> u8 {
+        let b = self.inner.random(q);
+        self.trail.push((q.site, b));
+        b
+    }
+}
+
+/// Answers with a recorded trail; `ok` turns false if a call's site is not the next one
+/// recorded (or the trail ran out).
+struct Follower<'a> {
+    trail: &'a [(Site, u8)],
+    at: usize,
+    ok: bool,
+}
+
+impl Driver for Follower<'_> {
+    fn random(&mut self, q: &Query) -> u8 {
+        match self.trail.get(self.at) {
+            Some(&(site, b)) if site == q.site => {
+                self.at += 1;
+                b
+            }
+            _ => {
+                self.ok = false;
+                0
+            }
+        }
+    }
+}
+
+/// The trade-part support of `s` under `choice` for every trade part that differs from
+/// `s`'s only in the trade rules at `masked` (which `s` holds as `FILL[0]`): each outcome's
+/// trade part (the masked rules it did not write as `FILL[0]`) and the masked rules it
+/// wrote. Every byte-class path runs twice, from `FILL[0]` and from `FILL[1]` in the
+/// unwritten masked rules, with the same bytes: a masked rule is written where the two
+/// runs end equal in it. `None` if the two runs made different calls or ended apart
+/// anywhere else (a masked rule was read).
+fn masked_support(s: &State, choice: &Choice, masked: u8) -> Option<Vec<Edit>> {
+    let settle = |cx: &mut Ctx| cx.state = join(s, &cx.state);
+    let mut cur: HashSet<(Ctx, u8)> = HashSet::default();
+    cur.insert((Ctx::start(s), 0));
+    let mut trail: Vec<(Site, u8)> = Vec::new();
+    for phase in PHASES {
+        let mut next: HashSet<(Ctx, u8)> =
+            HashSet::with_capacity_and_hasher(cur.len(), Default::default());
+        for (cx, written) in cur {
+            let other = Ctx {
+                state: filled(&cx.state, masked & !written, FILL[1]),
+                ..cx.clone()
+            };
+            let mut od = Classes::default();
+            loop {
+                od.start();
+                trail.clear();
+                let mut a = cx.clone();
+                phase(
+                    &mut a,
+                    choice,
+                    &mut Recorder {
+                        inner: &mut od,
+                        trail: &mut trail,
+                    },
+                );
+                let mut b = other.clone();
+                let mut follow = Follower {
+                    trail: &trail,
+                    at: 0,
+                    ok: true,
+                };
+                phase(&mut b, choice, &mut follow);
+                if !follow.ok || follow.at != trail.len() {
+                    return None;
+                }
+                let mut w = written;
+                for p in 0..8 {
+                    if masked >> p & 1 == 1 && a.state.trade[p] == b.state.trade[p] {
+                        w |= 1 << p;
+                    }
+                }
+                b.state = filled(&b.state, masked & !w, FILL[0]);
+                if a != b {
+                    return None;
+                }
+                a.messages.clear();
+                settle(&mut a);
+                next.insert((a, w));
+                if !od.odometer.advance() {
+                    break;
+                }
+            }
+        }
+        cur = next;
+    }
+    let out: BTreeSet<(State, u8)> = cur
+        .into_iter()
+        .map(|(cx, w)| (trade_part(&cx.state), w))
+        .collect();
+    Some(out.into_iter().collect())
+}
+
+/// `f` of every item, in parallel from [`PARALLEL_FROM`] items on.
+fn map_parts<T: Sync, U: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<U, Interrupted> + Sync + Send,
+) -> Result<Vec<U>, Interrupted> {
+    if items.len() >= PARALLEL_FROM {
+        items.par_iter().map(f).collect()
+    } else {
+        items.iter().map(f).collect()
+    }
+}
+
+/// The items, sorted, each once.
+fn distinct<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = items.collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+impl Supports {
+    /// The parts (of kind `part`) `choice` leads to from the states `from` (which share
+    /// the other part, `from[0]`'s). Supports not met before are computed (in parallel
+    /// when there are many: each takes about a quarter of a millisecond on a trade part)
+    /// and charged to the budget's memory meter as each is found, so that the bound holds
+    /// while the others are still being computed.
+    fn grow(
+        &mut self,
+        part: Part,
+        from: &[State],
+        c: &Choice,
+        budget: &Budget,
+    ) -> Result<BTreeSet<State>, Interrupted> {
+        let charge = |n: usize| budget.charge("reachable states", n as u64 * PART_BYTES);
+        // A hash set while the supports overlap (millions of inserts into a union of
+        // thousands), sorted once at the end.
+        let mut out: HashSet<State> = HashSet::default();
+        match part {
+            Part::Rules => {
+                let missing = distinct(
+                    from.iter()
+                        .map(rules_part)
+                        .filter(|p| !self.rules.contains_key(&(*p, *c))),
+                );
+                let found = map_parts(&missing, |p| {
+                    let v = support_of(Part::Rules, &join(p, &from[0]), c);
+                    charge(v.len())?;
+                    Ok(v)
+                })?;
+                self.rules
+                    .extend(missing.into_iter().zip(found).map(|(p, v)| ((p, *c), v)));
+                for s in from {
+                    out.extend(self.rules[&(rules_part(s), *c)].iter().copied());
+                }
+            }
+            Part::Trade => {
+                let keys: Vec<(State, u8)> = from.iter().map(|s| trade_key(s, c)).collect();
+                let missing = distinct(
+                    keys.iter()
+                        .filter(|(k, _)| !self.edits.contains_key(&(*k, *c)))
+                        .copied(),
+                );
+                let found = map_parts(&missing, |(k, masked)| {
+                    let v = masked_support(&join(&from[0], k), c, *masked);
+                    charge(v.as_ref().map_or(0, Vec::len))?;
+                    Ok(v)
+                })?;
+                self.edits.extend(
+                    missing
+                        .into_iter()
+                        .zip(found)
+                        .map(|((k, _), v)| ((k, *c), v)),
+                );
+                let missing = distinct(
+                    from.iter()
+                        .zip(&keys)
+                        .filter(|(_, (k, _))| self.edits[&(*k, *c)].is_none())
+                        .map(|(s, _)| trade_part(s))
+                        .filter(|p| !self.plain.contains_key(&(*p, *c))),
+                );
+                let found = map_parts(&missing, |p| {
+                    let v = support_of(Part::Trade, &join(&from[0], p), c);
+                    charge(v.len())?;
+                    Ok(v)
+                })?;
+                self.plain
+                    .extend(missing.into_iter().zip(found).map(|(p, v)| ((p, *c), v)));
+                // Trade parts as numbers while they are gathered: hashing and comparing
+                // a number costs a fraction of a state's field by field.
+                let mut codes: HashSet<u64> = HashSet::default();
+                for (s, (k, masked)) in from.iter().zip(&keys) {
+                    match &self.edits[&(*k, *c)] {
+                        Some(edits) => codes.extend(
+                            edits
+                                .iter()
+                                .map(|(o, w)| trade_code(&with_trades_of(o, masked & !w, s))),
+                        ),
+                        None => {
+                            codes.extend(self.plain[&(trade_part(s), *c)].iter().map(trade_code))
+                        }
+                    }
+                }
+                out.extend(codes.into_iter().map(from_trade_code));
+            }
+        }
+        budget.check()?;
+        Ok(out.into_iter().collect())
+    }
 }
 
 /// The search state by state from the start.
@@ -900,6 +1164,56 @@ pub fn ratio_f64(r: &BigRational) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A trade part's support found by edits (shared by every trade part that differs
+    /// only in the rules the challenge does not read) is exactly its own support, state
+    /// by state: over generated states with every trade rule drawn anew, and every choice
+    /// in every region. The edits' check must also pass (the judge reads no masked rule).
+    #[test]
+    fn trade_supports_by_edits_are_each_parts_own_support() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let knobs = super::super::gen::GenArgs {
+            regions: 8,
+            ..Default::default()
+        };
+        let mut compared = 0;
+        for seed in 0..40 {
+            let mut s = super::super::gen::generate(&knobs, seed).state;
+            for _ in 0..4 {
+                for t in s.trade.iter_mut() {
+                    *t = Trade::ALL[rng.gen_range(0..4)];
+                }
+                for c in choices(&s, &Region::ALL) {
+                    let (key, masked) = trade_key(&s, &c);
+                    let edits = masked_support(&join(&s, &key), &c, masked)
+                        .expect("the judge reads no masked trade rule");
+                    let by_edits: BTreeSet<State> = edits
+                        .iter()
+                        .map(|(o, w)| with_trades_of(o, masked & !w, &s))
+                        .collect();
+                    let own: BTreeSet<State> =
+                        support_of(Part::Trade, &s, &c).into_iter().collect();
+                    assert_eq!(by_edits, own, "{c} from {s:?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared} supports compared");
+    }
+
+    /// Trade codes are a bijection on trade parts.
+    #[test]
+    fn a_trade_code_gives_its_trade_part_back() {
+        let knobs = super::super::gen::GenArgs {
+            regions: 8,
+            ..Default::default()
+        };
+        for seed in 0..200 {
+            let t = trade_part(&super::super::gen::generate(&knobs, seed).state);
+            assert_eq!(from_trade_code(trade_code(&t)), t);
+        }
+    }
 
     /// The value of (s, n) needs (s', n - 1) for every next state s': asked directly for
     /// a horizon of 200,000, the planner searches 200,000 levels deep, far deeper than a
