@@ -14,7 +14,10 @@
 //! by a solver holding only the group's open clauses, their false literals dropped (by
 //! [`enumerate_in_cubes`]; the cube has a model, so every other group has one too): a state
 //! of `n` independent parts with `m` values each costs `n · m` models instead of `m^n`, and
-//! each model costs a search over the group's variables, not the whole formula's.
+//! each model costs a search over the group's variables, not the whole formula's. A group
+//! that another cube left too (the same open clauses over the same variables, the same
+//! projection positions) is the same formula with the same projected models: it is
+//! enumerated once.
 //!
 //! Invariants: the union over the products reported is exactly the set of projected models
 //! (under the caller's assumptions); products of different cubes may overlap (the caller
@@ -222,24 +225,22 @@ impl Group {
 }
 
 impl Clauses {
-    /// The open clauses under `val` split into the groups `reps` names (their
-    /// representatives in `comp`), each in a solver of its own.
+    /// The open clauses under `val` of each group `reps` names (their representatives in
+    /// `comp`), their false literals dropped: each clause's literals as `2 · variable +
+    /// positive`, every clause ended by `u32::MAX`. Equal lists are equal formulas over
+    /// the same variables.
     fn groups(
         &self,
         val: &[Option<bool>],
         comp: &[usize],
         reps: impl Iterator<Item = usize>,
-    ) -> Vec<Group> {
+    ) -> Vec<Vec<u32>> {
         let mut index: rustc_hash::FxHashMap<usize, usize> = Default::default();
-        let mut out: Vec<Group> = Vec::new();
+        let mut out: Vec<Vec<u32>> = Vec::new();
         for (i, rep) in reps.enumerate() {
             index.insert(rep, i);
-            out.push(Group {
-                solver: Solver::new(),
-                var_of: Default::default(),
-            });
+            out.push(Vec::new());
         }
-        let mut open: Vec<Lit> = Vec::new();
         for c in &self.lits {
             if c.iter().any(|&(x, pos)| val[x] == Some(pos)) {
                 continue;
@@ -251,18 +252,41 @@ impl Clauses {
                 continue;
             };
             let group = &mut out[g];
-            open.clear();
             for &(x, pos) in c {
                 if val[x].is_none() {
-                    let l = group.lit(Lit::from_index(x, true));
-                    open.push(if pos { l } else { !l });
+                    group.push(2 * x as u32 + u32::from(pos));
                 }
             }
-            group.solver.add_clause(&open);
+            group.push(u32::MAX);
         }
         out
     }
 }
+
+impl Group {
+    /// A solver holding the clauses of `open` (as [`Clauses::groups`] lists them).
+    fn of(open: &[u32]) -> Group {
+        let mut group = Group {
+            solver: Solver::new(),
+            var_of: Default::default(),
+        };
+        let mut clause: Vec<Lit> = Vec::new();
+        for &code in open {
+            if code == u32::MAX {
+                group.solver.add_clause(&clause);
+                clause.clear();
+            } else {
+                let l = group.lit(Lit::from_index((code / 2) as usize, true));
+                clause.push(if code % 2 == 1 { l } else { !l });
+            }
+        }
+        group
+    }
+}
+
+/// A group under a cube: its open clauses (as [`Clauses::groups`] lists them) and its
+/// projection positions.
+type GroupKey = (Vec<u32>, Vec<usize>);
 
 /// Enumerates the distinct assignments of `projection` over all models, as one [`Product`]
 /// per model of the `split` literals (see the module doc): `on_product` gets each in turn.
@@ -296,6 +320,8 @@ pub fn enumerate_factored(
     // are satisfied by their activation units, and the factors' own come after.
     let clauses = Clauses::of(solver);
     let n = clauses.occurs.len().max(solver.num_vars());
+    // The rows of every group met so far, by its open clauses and projection positions.
+    let mut known: rustc_hash::FxHashMap<GroupKey, Vec<Vec<bool>>> = Default::default();
     for cube in cubes {
         let mut val: Vec<Option<bool>> = vec![None; n];
         for &l in &cube {
@@ -342,9 +368,20 @@ pub fn enumerate_factored(
             }
         }
         let mut factors = free;
-        let mut parts = clauses.groups(&val, &comp, groups.iter().map(|g| g.0));
-        for ((_, positions), part) in groups.into_iter().zip(parts.iter_mut()) {
-            let lits: Vec<Lit> = positions.iter().map(|&p| part.lit(projection[p])).collect();
+        let open = clauses.groups(&val, &comp, groups.iter().map(|g| g.0));
+        for ((_, positions), open) in groups.into_iter().zip(open) {
+            // Another cube may have left this very group (the same open clauses over the
+            // same variables): the same models.
+            let key = (open, positions);
+            if let Some(rows) = known.get(&key) {
+                factors.push(Factor {
+                    positions: key.1,
+                    rows: rows.clone(),
+                });
+                continue;
+            }
+            let mut part = Group::of(&key.0);
+            let lits: Vec<Lit> = key.1.iter().map(|&p| part.lit(projection[p])).collect();
             if let Some(flag) = solver.interrupt_flag() {
                 part.solver.set_interrupt(flag);
             }
@@ -356,7 +393,11 @@ pub fn enumerate_factored(
             if e.end != EnumerationEnd::Complete {
                 return e.end;
             }
-            factors.push(Factor { positions, rows });
+            factors.push(Factor {
+                positions: key.1.clone(),
+                rows: rows.clone(),
+            });
+            known.insert(key, rows);
         }
         let product = Product { fixed, factors };
         if product.is_empty() {
