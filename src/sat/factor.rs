@@ -11,8 +11,10 @@
 //! of each one's models, so the projected models under the cube are the product of each
 //! group's projected models, times the values ρ fixes, times both values of a projection
 //! variable no open clause mentions. Each group is enumerated on its own projection literals
-//! by a solver holding only the group's open clauses, their false literals dropped (by
-//! [`enumerate_in_cubes`]; the cube has a model, so every other group has one too): a state
+//! by a solver holding only the group's open clauses, their false literals dropped and the
+//! variables it does not project eliminated where that does not grow them
+//! ([`super::eliminate`]: the same projected models over fewer variables), by
+//! [`enumerate_in_cubes`] (the cube has a model, so every other group has one too). A state
 //! of `n` independent parts with `m` values each costs `n · m` models instead of `m^n`, and
 //! each model costs a search over the group's variables, not the whole formula's. A group
 //! that another cube left too (the same open clauses over the same variables, the same
@@ -26,8 +28,10 @@
 
 use std::ops::ControlFlow;
 
+use super::eliminate::eliminate;
 use super::enumerate::{enumerate_in_cubes, EnumerationEnd};
 use super::solver::{Lit, Solver};
+use rustc_hash::FxHashSet;
 
 /// Some projection positions and every combination of values they take together.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -264,21 +268,36 @@ impl Clauses {
 }
 
 impl Group {
-    /// A solver holding the clauses of `open` (as [`Clauses::groups`] lists them).
-    fn of(open: &[u32]) -> Group {
+    /// A solver holding the clauses of `open` (as [`Clauses::groups`] lists them) with the
+    /// variables not in `keep` eliminated where that does not grow them
+    /// ([`eliminate`]): the same models projected on `keep`, over fewer variables, so each
+    /// model costs the search less.
+    fn of(open: &[u32], keep: &FxHashSet<u32>) -> Group {
         let mut group = Group {
             solver: Solver::new(),
             var_of: Default::default(),
         };
-        let mut clause: Vec<Lit> = Vec::new();
-        for &code in open {
-            if code == u32::MAX {
-                group.solver.add_clause(&clause);
-                clause.clear();
-            } else {
-                let l = group.lit(Lit::from_index((code / 2) as usize, true));
-                clause.push(if code % 2 == 1 { l } else { !l });
-            }
+        let clauses: Vec<Vec<u32>> = open
+            .split(|&c| c == u32::MAX)
+            .filter(|c| !c.is_empty())
+            .map(<[u32]>::to_vec)
+            .collect();
+        // `groups` ends every clause with the separator, so an empty piece is only the
+        // one after the last; an empty clause cannot occur (a cube's open clauses have an
+        // unassigned literal each).
+        for clause in eliminate(clauses, keep) {
+            let lits: Vec<Lit> = clause
+                .iter()
+                .map(|&code| {
+                    let l = group.lit(Lit::from_index((code / 2) as usize, true));
+                    if code % 2 == 1 {
+                        l
+                    } else {
+                        !l
+                    }
+                })
+                .collect();
+            group.solver.add_clause(&lits);
         }
         group
     }
@@ -380,7 +399,12 @@ pub fn enumerate_factored(
                 });
                 continue;
             }
-            let mut part = Group::of(&key.0);
+            let keep: FxHashSet<u32> = key
+                .1
+                .iter()
+                .map(|&p| projection[p].index() as u32)
+                .collect();
+            let mut part = Group::of(&key.0, &keep);
             let lits: Vec<Lit> = key.1.iter().map(|&p| part.lit(projection[p])).collect();
             if let Some(flag) = solver.interrupt_flag() {
                 part.solver.set_interrupt(flag);

@@ -6,7 +6,8 @@
 //! ([`Totalizer`]), lexicographic minimisation of cost counts level by level ([`lexmin`])
 //! or core-guided ([`lexmin_cores`]), backbones ([`backbone`]) and projected model
 //! enumeration ([`enumerate_projected`], [`enumerate_in_cubes`]; as a union of products of
-//! independent parts, [`enumerate_factored`]).
+//! independent parts, [`enumerate_factored`], whose parts have their unprojected variables
+//! eliminated by resolution first, `eliminate.rs`).
 //!
 //! Invariants shared by every procedure here:
 //! * all extra constraints a procedure needs only while it runs are passed as assumptions
@@ -19,6 +20,7 @@
 mod backbone;
 mod card;
 mod coremin;
+mod eliminate;
 mod enumerate;
 mod factor;
 mod fold;
