@@ -1,7 +1,9 @@
 //! A set of states kept as a union of products of *rules parts* and *trade parts*: the
 //! reachable set both engines answer with, compared without listing its states.
 //!
-//! Owns: the two parts of a state ([`rules_part`], [`trade_part`], [`join`]), [`Reach`]
+//! Owns: the two parts of a state ([`rules_part`], [`trade_part`], [`join`]), a trade part
+//! as a 36-bit number ([`trade_code`], [`from_trade_code`]: hashed and compared as one word
+//! while the engines gather trade parts and the canonical form is built), [`Reach`]
 //! and its canonical form, the listing of its states (all, or the first few in order).
 //!
 //! A state's rules part is each region's rules, the carried rules and the current region;
@@ -15,7 +17,7 @@
 //! classes have the same rules parts; rules parts, trade parts and classes are sorted. The
 //! canonical form is a function of the set alone, however it was put together.
 
-use super::model::State;
+use super::model::{Region, State, Trade};
 use crate::systems::spec::{Budget, Interrupted};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BinaryHeap;
@@ -36,6 +38,39 @@ pub fn join(r: &State, t: &State) -> State {
     s.rules = r.rules;
     s.carried = r.carried;
     s.current = r.current;
+    s
+}
+
+/// A trade part as a number (the trade rules, spread-from, amount, points, the Queen and
+/// her rule; 36 bits), [`from_trade_code`]'s inverse.
+pub fn trade_code(s: &State) -> u64 {
+    let mut c = 0u64;
+    for t in s.trade {
+        c = c << 2 | t.id() as u64;
+    }
+    c = c << 3 | s.spread_from.id() as u64;
+    c = c << 4 | u64::from(s.amount);
+    c = c << 8 | u64::from(s.points);
+    c = c << 3 | s.queen.id() as u64;
+    c << 2 | s.queen_trade.id() as u64
+}
+
+/// The trade part numbered `c` by [`trade_code`].
+pub fn from_trade_code(mut c: u64) -> State {
+    let mut s = State::default();
+    let mut take = |bits: u32| {
+        let v = (c & ((1 << bits) - 1)) as usize;
+        c >>= bits;
+        v
+    };
+    s.queen_trade = Trade::ALL[take(2)];
+    s.queen = Region::from_id(take(3));
+    s.points = take(8) as u8;
+    s.amount = take(4) as u8;
+    s.spread_from = Region::from_id(take(3));
+    for p in (0..8).rev() {
+        s.trade[p] = Trade::ALL[take(2)];
+    }
     s
 }
 
@@ -75,8 +110,8 @@ impl Reach {
         let mut rule_id: HashMap<State, u32> = HashMap::default();
         let mut rule_of: Vec<State> = Vec::new();
         let mut rect_rules: Vec<Vec<u32>> = Vec::new();
-        // Each trade part: the products it is in, ascending.
-        let mut member: HashMap<State, Vec<u32>> = HashMap::default();
+        // Each trade part (as its code): the products it is in, ascending.
+        let mut member: HashMap<u64, Vec<u32>> = HashMap::default();
         for (rules, trade) in rects {
             if rules.is_empty() || trade.is_empty() {
                 continue;
@@ -100,7 +135,7 @@ impl Reach {
             ids.dedup();
             rect_rules.push(ids);
             for t in &trade {
-                let products = member.entry(trade_part(t)).or_default();
+                let products = member.entry(trade_code(t)).or_default();
                 if products.last() != Some(&i) {
                     products.push(i);
                 }
@@ -108,11 +143,11 @@ impl Reach {
         }
         // R(t) is the union of the rules parts of the products t is in: computed once per
         // distinct list of products.
-        let mut by_products: HashMap<Vec<u32>, Vec<State>> = HashMap::default();
+        let mut by_products: HashMap<Vec<u32>, Vec<u64>> = HashMap::default();
         for (t, products) in member {
             by_products.entry(products).or_default().push(t);
         }
-        let mut by_rules: HashMap<Vec<u32>, Vec<State>> = HashMap::default();
+        let mut by_rules: HashMap<Vec<u32>, Vec<u64>> = HashMap::default();
         for (products, trade) in by_products {
             let mut ids: Vec<u32> = products
                 .iter()
@@ -124,9 +159,10 @@ impl Reach {
         }
         let mut classes: Vec<Class> = by_rules
             .into_iter()
-            .map(|(ids, mut trade)| {
+            .map(|(ids, codes)| {
                 let mut rules: Vec<State> = ids.iter().map(|&i| rule_of[i as usize]).collect();
                 rules.sort_unstable();
+                let mut trade: Vec<State> = codes.into_iter().map(from_trade_code).collect();
                 trade.sort_unstable();
                 Class { rules, trade }
             })
@@ -228,7 +264,7 @@ impl serde::Serialize for Reach {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::systems::ff8::model::{Region, RuleSet, Trade};
+    use crate::systems::ff8::model::RuleSet;
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 
@@ -316,5 +352,18 @@ mod tests {
         assert_eq!(classes[1].rules, vec![r2]);
         assert_eq!(classes[1].trade, vec![t3]);
         assert_eq!(reach.len(), 5);
+    }
+
+    /// Trade codes are a bijection on trade parts.
+    #[test]
+    fn a_trade_code_gives_its_trade_part_back() {
+        let knobs = super::super::gen::GenArgs {
+            regions: 8,
+            ..Default::default()
+        };
+        for seed in 0..200 {
+            let t = trade_part(&super::super::gen::generate(&knobs, seed).state);
+            assert_eq!(from_trade_code(trade_code(&t)), t);
+        }
     }
 }

@@ -7,7 +7,7 @@
 //! 1; every loop over states polls the [`Budget`].
 
 use super::model::*;
-use super::reach::{join, rules_part, trade_part, Reach};
+use super::reach::{from_trade_code, join, rules_part, trade_code, trade_part, Reach};
 use super::simulate::{Ctx, Driver, Message, Query, Site, PHASES};
 use crate::odometer::Odometer;
 use crate::systems::spec::{Budget, Interrupted};
@@ -441,39 +441,6 @@ fn with_trades_of(o: &State, mask: u8, s: &State) -> State {
 fn trade_key(s: &State, choice: &Choice) -> (State, u8) {
     let masked = !((1u8 << s.spread_from.id()) | (1u8 << choice.region.id()));
     (filled(&trade_part(s), masked, FILL[0]), masked)
-}
-
-/// A trade part as a number (the trade rules, spread-from, amount, points, the Queen and
-/// her rule; 36 bits), [`from_trade_code`]'s inverse.
-fn trade_code(s: &State) -> u64 {
-    let mut c = 0u64;
-    for t in s.trade {
-        c = c << 2 | t.id() as u64;
-    }
-    c = c << 3 | s.spread_from.id() as u64;
-    c = c << 4 | u64::from(s.amount);
-    c = c << 8 | u64::from(s.points);
-    c = c << 3 | s.queen.id() as u64;
-    c << 2 | s.queen_trade.id() as u64
-}
-
-/// The trade part numbered `c` by [`trade_code`].
-fn from_trade_code(mut c: u64) -> State {
-    let mut s = State::default();
-    let mut take = |bits: u32| {
-        let v = (c & ((1 << bits) - 1)) as usize;
-        c >>= bits;
-        v
-    };
-    s.queen_trade = Trade::ALL[take(2)];
-    s.queen = Region::from_id(take(3));
-    s.points = take(8) as u8;
-    s.amount = take(4) as u8;
-    s.spread_from = Region::from_id(take(3));
-    for p in (0..8).rev() {
-        s.trade[p] = Trade::ALL[take(2)];
-    }
-    s
 }
 
 /// Answers with the classes' driver and records each call's site and byte.
@@ -1200,19 +1167,6 @@ mod tests {
             }
         }
         assert!(compared > 1000, "{compared} supports compared");
-    }
-
-    /// Trade codes are a bijection on trade parts.
-    #[test]
-    fn a_trade_code_gives_its_trade_part_back() {
-        let knobs = super::super::gen::GenArgs {
-            regions: 8,
-            ..Default::default()
-        };
-        for seed in 0..200 {
-            let t = trade_part(&super::super::gen::generate(&knobs, seed).state);
-            assert_eq!(from_trade_code(trade_code(&t)), t);
-        }
     }
 
     /// The value of (s, n) needs (s', n - 1) for every next state s': asked directly for
