@@ -383,7 +383,11 @@ pub struct Carried {
 }
 
 /// The whole state the rule mechanics read and write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+///
+/// Ordered as a derived order would be (field by field in declaration order, arrays
+/// element by element) and hashed, but both through [`State::words`], two words that hold
+/// every field: engines sort and hash millions of states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct State {
     /// Each region's rules, by region id.
     pub rules: [RuleSet; 8],
@@ -403,6 +407,63 @@ pub struct State {
     pub queen_trade: Trade,
     /// The region of the last challenge (where Squall is).
     pub current: Region,
+}
+
+impl State {
+    /// The state as two words, injective and in the order of the fields: each region's
+    /// rules (7 bits a byte, Balamb's the most significant), then the trade rules (2 bits
+    /// each), the carried rules (rules, then origin, most recent first), spread-from,
+    /// amount (0..=10, 4 bits), points (8 bits), the Queen, her trade rule and the current
+    /// region; 61 bits in all in the second word.
+    pub fn words(&self) -> (u64, u64) {
+        (self.rules_word(), self.rest_word())
+    }
+
+    /// The first of [`State::words`]: each region's rules.
+    fn rules_word(&self) -> u64 {
+        u64::from_be_bytes(self.rules.map(|r| r.0))
+    }
+
+    /// The second of [`State::words`]: the other fields.
+    fn rest_word(&self) -> u64 {
+        let mut lo = 0u64;
+        for t in self.trade {
+            lo = lo << 2 | t.id() as u64;
+        }
+        for c in self.carried {
+            lo = lo << 8 | u64::from(c.rules.0);
+            lo = lo << 3 | c.origin.id() as u64;
+        }
+        lo = lo << 3 | self.spread_from.id() as u64;
+        lo = lo << 4 | u64::from(self.amount);
+        lo = lo << 8 | u64::from(self.points);
+        lo = lo << 3 | self.queen.id() as u64;
+        lo = lo << 2 | self.queen_trade.id() as u64;
+        lo << 3 | self.current.id() as u64
+    }
+}
+
+impl std::hash::Hash for State {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let (hi, lo) = self.words();
+        h.write_u64(hi);
+        h.write_u64(lo);
+    }
+}
+
+impl Ord for State {
+    fn cmp(&self, other: &State) -> std::cmp::Ordering {
+        // The rules word alone decides most comparisons.
+        self.rules_word()
+            .cmp(&other.rules_word())
+            .then_with(|| self.rest_word().cmp(&other.rest_word()))
+    }
+}
+
+impl PartialOrd for State {
+    fn partial_cmp(&self, other: &State) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// The seed's starting rules per region.

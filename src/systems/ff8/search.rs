@@ -543,11 +543,13 @@ fn masked_support(s: &State, choice: &Choice, masked: u8) -> Option<Vec<Edit>> {
         }
         cur = next;
     }
-    let out: BTreeSet<(State, u8)> = cur
-        .into_iter()
-        .map(|(cx, w)| (trade_part(&cx.state), w))
-        .collect();
-    Some(out.into_iter().collect())
+    // Sorted as codes: the order of trade parts, one word compared each time.
+    let out = distinct(cur.into_iter().map(|(cx, w)| (trade_code(&cx.state), w)));
+    Some(
+        out.into_iter()
+            .map(|(c, w)| (from_trade_code(c), w))
+            .collect(),
+    )
 }
 
 /// `f` of every item, in parallel from [`PARALLEL_FROM`] items on.
@@ -652,7 +654,11 @@ impl Supports {
                         }
                     }
                 }
-                out.extend(codes.into_iter().map(from_trade_code));
+                // Codes sort as their trade parts do: the set is built from sorted input.
+                let mut codes: Vec<u64> = codes.into_iter().collect();
+                codes.sort_unstable();
+                budget.check()?;
+                return Ok(codes.into_iter().map(from_trade_code).collect());
             }
         }
         budget.check()?;

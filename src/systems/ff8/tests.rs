@@ -575,6 +575,57 @@ proptest::proptest! {
     }
 }
 
+/// A state from raw field values (each reduced into its field's range).
+fn raw_state(v: &[u8; 28]) -> State {
+    let mut s = State::default();
+    for p in 0..8 {
+        s.rules[p] = RuleSet(v[p] & 0x7f);
+        s.trade[p] = Trade::ALL[usize::from(v[8 + p] & 3)];
+    }
+    for k in 0..2 {
+        s.carried[k] = Carried {
+            rules: RuleSet(v[16 + 2 * k] & 0x7f),
+            origin: Region::from_id(usize::from(v[17 + 2 * k])),
+        };
+    }
+    s.spread_from = Region::from_id(usize::from(v[20]));
+    s.amount = v[21] % 11;
+    s.points = v[22] % 251;
+    s.queen = Region::from_id(usize::from(v[23]));
+    s.queen_trade = Trade::ALL[usize::from(v[24] & 3)];
+    s.current = Region::from_id(usize::from(v[25]));
+    s
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    /// States order as the derived order of their fields would (declaration order,
+    /// arrays element by element), and their two words are equal exactly when they are.
+    #[test]
+    fn states_order_field_by_field(
+        a in proptest::array::uniform28(proptest::prelude::any::<u8>()),
+        b in proptest::array::uniform28(proptest::prelude::any::<u8>()),
+        prefix in 0..=28usize,
+        same in proptest::array::uniform28(proptest::prelude::any::<bool>()),
+    ) {
+        // b shares a's first `prefix` values and some others, so every field gets to
+        // decide the order.
+        let mut mixed = b;
+        for i in 0..28 {
+            if i < prefix || same[i] {
+                mixed[i] = a[i];
+            }
+        }
+        let (x, y) = (raw_state(&a), raw_state(&mixed));
+        let fields = |s: &State| {
+            (s.rules, s.trade, s.carried, s.spread_from, s.amount, s.points, s.queen,
+             s.queen_trade, s.current)
+        };
+        proptest::prop_assert_eq!(x.cmp(&y), fields(&x).cmp(&fields(&y)));
+        proptest::prop_assert_eq!(x == y, x.words() == y.words());
+    }
+}
+
 #[test]
 fn planner_one_challenge_matches_the_distribution() {
     // Goal: Balamb has Same, from Balamb carrying Open, Same (as in the step-9 test): one
