@@ -294,16 +294,18 @@ fn product_parts(
     // Every combination of `factors`' rows over `values`, decoded.
     let expand = |values: &[bool], factors: &[&Factor]| -> Result<Vec<State>, Interrupted> {
         let mut out = Vec::new();
-        for v in combinations(values, factors) {
-            out.push(SState::decode(&v));
+        let mut charged = Ok(());
+        for_each_combination(values, factors, |v| {
+            out.push(SState::decode(v));
             if out.len().is_multiple_of(4096) {
-                budget.charge(
+                charged = budget.charge(
                     "reachable states",
                     4096 * std::mem::size_of::<State>() as u64,
-                )?;
+                );
             }
-        }
-        Ok(out)
+            charged.is_ok()
+        });
+        charged.map(|()| out)
     };
     let mut out = Vec::new();
     for values in combinations(&base, &mixed) {
@@ -329,6 +331,29 @@ fn combinations<'a>(
         }
         values
     })
+}
+
+/// Calls `each` with `base` with every combination of `factors`' rows written in, in
+/// [`combinations`]' order, in one buffer: a step writes only the factors whose row
+/// changed. Stops when `each` returns `false`.
+fn for_each_combination(base: &[bool], factors: &[&Factor], mut each: impl FnMut(&[bool]) -> bool) {
+    let mut values = base.to_vec();
+    let mut last: Option<Vec<usize>> = None;
+    let sizes = factors.iter().map(|f| f.rows.len()).collect();
+    for pick in crate::odometer::Product::new(sizes) {
+        for (k, (f, &i)) in factors.iter().zip(&pick).enumerate() {
+            if last.as_ref().is_some_and(|l| l[k] == i) {
+                continue;
+            }
+            for (&q, &v) in f.positions.iter().zip(&f.rows[i]) {
+                values[q] = v;
+            }
+        }
+        if !each(&values) {
+            return;
+        }
+        last = Some(pick);
+    }
 }
 
 /// The variables of one challenge.
