@@ -308,34 +308,20 @@ fn product_parts(
         charged.map(|()| out)
     };
     let mut out = Vec::new();
-    for values in combinations(&base, &mixed) {
-        let rules = expand(&values, &rules_f)?;
-        let trade = expand(&values, &trade_f)?;
-        out.push((rules, trade));
-    }
-    Ok(out)
-}
-
-/// `base` with every combination of `factors`' rows written in, one at a time.
-fn combinations<'a>(
-    base: &'a [bool],
-    factors: &'a [&'a Factor],
-) -> impl Iterator<Item = Vec<bool>> + 'a {
-    let sizes = factors.iter().map(|f| f.rows.len()).collect();
-    crate::odometer::Product::new(sizes).map(move |pick| {
-        let mut values = base.to_vec();
-        for (f, &i) in factors.iter().zip(&pick) {
-            for (&q, &v) in f.positions.iter().zip(&f.rows[i]) {
-                values[q] = v;
-            }
+    let mut failed = Ok(());
+    for_each_combination(&base, &mixed, |values| {
+        match (expand(values, &rules_f), expand(values, &trade_f)) {
+            (Ok(rules), Ok(trade)) => out.push((rules, trade)),
+            (Err(e), _) | (_, Err(e)) => failed = Err(e),
         }
-        values
-    })
+        failed.is_ok()
+    });
+    failed.map(|()| out)
 }
 
-/// Calls `each` with `base` with every combination of `factors`' rows written in, in
-/// [`combinations`]' order, in one buffer: a step writes only the factors whose row
-/// changed. Stops when `each` returns `false`.
+/// Calls `each` with `base` with every combination of `factors`' rows written in (in the
+/// odometer's order), in one buffer: a step writes only the factors whose row changed.
+/// Stops when `each` returns `false`.
 fn for_each_combination(base: &[bool], factors: &[&Factor], mut each: impl FnMut(&[bool]) -> bool) {
     let mut values = base.to_vec();
     let mut last: Option<Vec<usize>> = None;
