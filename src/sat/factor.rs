@@ -32,14 +32,23 @@ use super::eliminate::eliminate;
 use super::enumerate::{enumerate_in_cubes, EnumerationEnd};
 use super::solver::{Lit, Solver};
 use rustc_hash::FxHashSet;
+use std::sync::Arc;
+
+/// A factor's rows, shared by the factors of one group.
+pub type Rows = Arc<[Vec<bool>]>;
 
 /// Some projection positions and every combination of values they take together.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Factor {
     /// Positions in the projection, ascending.
     pub positions: Vec<usize>,
-    /// Each projected model of this part: one value per position.
-    pub rows: Vec<Vec<bool>>,
+    /// Each projected model of this part: one value per position (shared by every
+    /// factor of the same group).
+    pub rows: Rows,
+    /// The group the rows were enumerated for, numbered in the order groups are first
+    /// met in one enumeration: two factors with the same group have the same positions
+    /// and rows. `None`: not numbered (a position no open clause mentions, both values).
+    pub group: Option<usize>,
 }
 
 /// The projected models under one cube of the split literals: the fixed positions times
@@ -339,8 +348,9 @@ pub fn enumerate_factored(
     // are satisfied by their activation units, and the factors' own come after.
     let clauses = Clauses::of(solver);
     let n = clauses.occurs.len().max(solver.num_vars());
-    // The rows of every group met so far, by its open clauses and projection positions.
-    let mut known: rustc_hash::FxHashMap<GroupKey, Vec<Vec<bool>>> = Default::default();
+    // The rows and number of every group met so far, by its open clauses and projection
+    // positions.
+    let mut known: rustc_hash::FxHashMap<GroupKey, (Rows, usize)> = Default::default();
     for cube in cubes {
         let mut val: Vec<Option<bool>> = vec![None; n];
         for &l in &cube {
@@ -354,7 +364,7 @@ pub fn enumerate_factored(
         let mut fixed: Vec<Option<bool>> = vec![None; projection.len()];
         // Positions by component; a projection variable in no open clause is free.
         let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-        let mut free: Vec<Factor> = Vec::new();
+        let mut free: Vec<(Vec<usize>, Vec<Vec<bool>>)> = Vec::new();
         for (p, l) in projection.iter().enumerate() {
             let v = l.index();
             match val[v] {
@@ -362,22 +372,19 @@ pub fn enumerate_factored(
                 None if comp[v] == usize::MAX => {
                     // Unconstrained: both values (a repeated variable joins its first
                     // position's factor below).
-                    if let Some(f) = free.iter_mut().find(|f| {
-                        f.positions
+                    if let Some((positions, rows)) = free.iter_mut().find(|(positions, _)| {
+                        positions
                             .first()
                             .is_some_and(|&q| projection[q].index() == v)
                     }) {
-                        f.positions.push(p);
-                        let first = projection[f.positions[0]];
-                        for r in f.rows.iter_mut() {
+                        positions.push(p);
+                        let first = projection[positions[0]];
+                        for r in rows.iter_mut() {
                             let var_value = r[0] == first.is_positive();
                             r.push(var_value == l.is_positive());
                         }
                     } else {
-                        free.push(Factor {
-                            positions: vec![p],
-                            rows: vec![vec![false], vec![true]],
-                        });
+                        free.push((vec![p], vec![vec![false], vec![true]]));
                     }
                 }
                 None => match groups.iter_mut().find(|g| g.0 == comp[v]) {
@@ -386,16 +393,24 @@ pub fn enumerate_factored(
                 },
             }
         }
-        let mut factors = free;
+        let mut factors: Vec<Factor> = free
+            .into_iter()
+            .map(|(positions, rows)| Factor {
+                positions,
+                rows: rows.into(),
+                group: None,
+            })
+            .collect();
         let open = clauses.groups(&val, &comp, groups.iter().map(|g| g.0));
         for ((_, positions), open) in groups.into_iter().zip(open) {
             // Another cube may have left this very group (the same open clauses over the
             // same variables): the same models.
             let key = (open, positions);
-            if let Some(rows) = known.get(&key) {
+            if let Some((rows, group)) = known.get(&key) {
                 factors.push(Factor {
                     positions: key.1,
-                    rows: rows.clone(),
+                    rows: Arc::clone(rows),
+                    group: Some(*group),
                 });
                 continue;
             }
@@ -417,11 +432,14 @@ pub fn enumerate_factored(
             if e.end != EnumerationEnd::Complete {
                 return e.end;
             }
+            let rows: Rows = rows.into();
+            let group = known.len();
             factors.push(Factor {
                 positions: key.1.clone(),
-                rows: rows.clone(),
+                rows: Arc::clone(&rows),
+                group: Some(group),
             });
-            known.insert(key, rows);
+            known.insert(key, (rows, group));
         }
         let product = Product { fixed, factors };
         if product.is_empty() {

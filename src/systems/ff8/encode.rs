@@ -270,53 +270,171 @@ impl SState {
 /// 1,024 on generated scenarios.
 const CHUNK: usize = 64;
 
-/// Splits one product of the projected models into products of rules parts and trade
-/// parts: the factors over rules-part positions only and those over trade-part positions
-/// only are expanded apart; a factor over both (none has been seen) is expanded row by
-/// row, one product each. Each part's states are charged to `budget`.
-fn product_parts(
-    p: &FactorProduct,
-    rules_at: &[bool],
+/// Every combination of `factors`' rows written over `values`, decoded; each 4,096 states
+/// are charged to `budget`.
+fn expand(
+    values: &[bool],
+    factors: &[&Factor],
     budget: &Budget,
-) -> Result<Vec<Product>, Interrupted> {
-    let only = |f: &Factor, rules: bool| f.positions.iter().all(|&q| rules_at[q] == rules);
-    let (mut rules_f, mut trade_f, mut mixed) = (Vec::new(), Vec::new(), Vec::new());
-    for f in &p.factors {
-        if only(f, true) {
-            rules_f.push(f);
-        } else if only(f, false) {
-            trade_f.push(f);
-        } else {
-            mixed.push(f);
+) -> Result<Vec<State>, Interrupted> {
+    let mut out = Vec::new();
+    let mut charged = Ok(());
+    for_each_combination(values, factors, |v| {
+        out.push(SState::decode(v));
+        if out.len().is_multiple_of(4096) {
+            charged = budget.charge(
+                "reachable states",
+                4096 * std::mem::size_of::<State>() as u64,
+            );
+        }
+        charged.is_ok()
+    });
+    charged.map(|()| out)
+}
+
+/// One side (the rules part or the trade part) of an enumerated product, as what it is
+/// made of: the fixed values at the side's positions (`None` elsewhere) and its factors,
+/// a numbered one by its group, an unnumbered one by its positions and rows. Equal keys
+/// give equal parts.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct SideKey {
+    fixed: Vec<Option<bool>>,
+    factors: Vec<FactorKey>,
+}
+
+/// A factor of a [`SideKey`]: a numbered group's by its positions and number, an
+/// unnumbered one by its positions and rows.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum FactorKey {
+    Group(Vec<usize>, usize),
+    Rows(Vec<usize>, Vec<Vec<bool>>),
+}
+
+impl SideKey {
+    fn of(p: &FactorProduct, factors: &[&Factor], side: impl Fn(usize) -> bool) -> SideKey {
+        SideKey {
+            fixed: p
+                .fixed
+                .iter()
+                .enumerate()
+                .map(|(q, &v)| v.filter(|_| side(q)))
+                .collect(),
+            factors: factors
+                .iter()
+                .map(|f| match f.group {
+                    Some(g) => FactorKey::Group(f.positions.clone(), g),
+                    None => FactorKey::Rows(f.positions.clone(), f.rows.to_vec()),
+                })
+                .collect(),
         }
     }
-    let base: Vec<bool> = p.fixed.iter().map(|v| v.unwrap_or(false)).collect();
-    // Every combination of `factors`' rows over `values`, decoded.
-    let expand = |values: &[bool], factors: &[&Factor]| -> Result<Vec<State>, Interrupted> {
-        let mut out = Vec::new();
-        let mut charged = Ok(());
-        for_each_combination(values, factors, |v| {
-            out.push(SState::decode(v));
-            if out.len().is_multiple_of(4096) {
-                charged = budget.charge(
-                    "reachable states",
-                    4096 * std::mem::size_of::<State>() as u64,
-                );
-            }
-            charged.is_ok()
-        });
-        charged.map(|()| out)
-    };
-    let mut out = Vec::new();
-    let mut failed = Ok(());
-    for_each_combination(&base, &mixed, |values| {
-        match (expand(values, &rules_f), expand(values, &trade_f)) {
-            (Ok(rules), Ok(trade)) => out.push((rules, trade)),
-            (Err(e), _) | (_, Err(e)) => failed = Err(e),
+}
+
+/// The products of [`enumerate_factored`] gathered side by side before they are
+/// expanded: each distinct rules side and trade side is expanded once, and the rules
+/// sides of every product with the same trade side are joined into one product. The
+/// enumeration meets one trade group under many cubes (different choices that leave the
+/// trade part the same); expanded product by product, its trade parts were listed once
+/// per cube.
+#[derive(Default)]
+struct Gather {
+    /// Each side's number, by its key.
+    index: rustc_hash::FxHashMap<SideKey, usize>,
+    /// Each side: the values to write its factors over (its fixed values in place) and
+    /// its factors.
+    sides: Vec<(Vec<bool>, Vec<Factor>)>,
+    /// Each trade side met, with the rules sides it was met with.
+    with: Vec<(usize, Vec<usize>)>,
+    /// The position in `with` of each trade side's entry.
+    at: rustc_hash::FxHashMap<usize, usize>,
+    /// Products with a factor over both kinds of position (none has been seen), split
+    /// row by row.
+    mixed: Vec<Product>,
+}
+
+impl Gather {
+    fn side(&mut self, key: SideKey, base: &[bool], factors: &[&Factor]) -> usize {
+        let next = self.sides.len();
+        let id = *self.index.entry(key).or_insert(next);
+        if id == next {
+            self.sides
+                .push((base.to_vec(), factors.iter().map(|&f| f.clone()).collect()));
         }
-        failed.is_ok()
-    });
-    failed.map(|()| out)
+        id
+    }
+
+    /// Adds one product of the projected models.
+    fn add(
+        &mut self,
+        p: &FactorProduct,
+        rules_at: &[bool],
+        budget: &Budget,
+    ) -> Result<(), Interrupted> {
+        let only = |f: &Factor, rules: bool| f.positions.iter().all(|&q| rules_at[q] == rules);
+        let (mut rules_f, mut trade_f, mut mixed) = (Vec::new(), Vec::new(), Vec::new());
+        for f in &p.factors {
+            if only(f, true) {
+                rules_f.push(f);
+            } else if only(f, false) {
+                trade_f.push(f);
+            } else {
+                mixed.push(f);
+            }
+        }
+        let base: Vec<bool> = p.fixed.iter().map(|v| v.unwrap_or(false)).collect();
+        if !mixed.is_empty() {
+            // Row by row: each combination of the mixed factors' rows is one product.
+            let mut failed = Ok(());
+            for_each_combination(&base, &mixed, |values| {
+                match (
+                    expand(values, &rules_f, budget),
+                    expand(values, &trade_f, budget),
+                ) {
+                    (Ok(rules), Ok(trade)) => self.mixed.push((rules, trade)),
+                    (Err(e), _) | (_, Err(e)) => failed = Err(e),
+                }
+                failed.is_ok()
+            });
+            return failed;
+        }
+        let rules = SideKey::of(p, &rules_f, |q| rules_at[q]);
+        let rules = self.side(rules, &base, &rules_f);
+        let trade = SideKey::of(p, &trade_f, |q| !rules_at[q]);
+        let trade = self.side(trade, &base, &trade_f);
+        let n = self.with.len();
+        let at = *self.at.entry(trade).or_insert(n);
+        if at == n {
+            self.with.push((trade, Vec::new()));
+        }
+        self.with[at].1.push(rules);
+        Ok(())
+    }
+
+    /// The products of rules parts and trade parts: one per trade side, with the rules
+    /// parts of every rules side it was met with. Each side's parts are charged to
+    /// `budget` as they are expanded.
+    fn products(self, budget: &Budget) -> Result<Vec<Product>, Interrupted> {
+        let mut parts: Vec<Option<Vec<State>>> = vec![None; self.sides.len()];
+        let mut part = |id: usize| -> Result<Vec<State>, Interrupted> {
+            if parts[id].is_none() {
+                let (base, factors) = &self.sides[id];
+                let factors: Vec<&Factor> = factors.iter().collect();
+                parts[id] = Some(expand(base, &factors, budget)?);
+            }
+            Ok(parts[id].clone().expect("expanded"))
+        };
+        let mut out = self.mixed;
+        for (trade, mut rules) in self.with {
+            rules.sort_unstable();
+            rules.dedup();
+            let mut rs = Vec::new();
+            for r in rules {
+                rs.extend(part(r)?);
+            }
+            out.push((rs, part(trade)?));
+        }
+        Ok(out)
+    }
 }
 
 /// Calls `each` with `base` with every combination of `factors`' rows written in (in the
@@ -716,28 +834,21 @@ impl Encoding {
             split.extend(choice.filter(|&&l| l.var() != self.solver.true_lit().var()));
         }
         let rules_at = SState::rules_positions();
-        let mut products: Vec<Product> = Vec::new();
+        let mut gather = Gather::default();
         let mut over = false;
-        let e = enumerate_factored(
-            &mut self.solver,
-            &split,
-            &proj,
-            CHUNK,
-            |p| match product_parts(&p, &rules_at, budget) {
-                Ok(mut v) => {
-                    products.append(&mut v);
-                    ControlFlow::Continue(())
-                }
+        let e = enumerate_factored(&mut self.solver, &split, &proj, CHUNK, |p| {
+            match gather.add(&p, &rules_at, budget) {
+                Ok(()) => ControlFlow::Continue(()),
                 Err(Interrupted) => {
                     over = true;
                     ControlFlow::Break(())
                 }
-            },
-        );
+            }
+        });
         if over || e != EnumerationEnd::Complete {
             return Err(Interrupted);
         }
-        Reach::from_products(products, budget)
+        Reach::from_products(gather.products(budget)?, budget)
     }
 
     /// Whether the goal can hold within the horizon, with a witness (None: it cannot).

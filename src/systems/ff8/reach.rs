@@ -55,6 +55,16 @@ pub fn trade_code(s: &State) -> u64 {
     c << 2 | s.queen_trade.id() as u64
 }
 
+/// The bits of a [`trade_code`] that hold the trade rules of the regions in `mask` (a bit
+/// per region id): the code of `t` with those rules taken from `u` is
+/// `code(t) & !bits | code(u) & bits`.
+pub fn trade_rules_bits(mask: u8) -> u64 {
+    (0..8)
+        .filter(|p| mask >> p & 1 == 1)
+        .map(|p| 0b11u64 << (20 + 2 * (7 - p)))
+        .fold(0, |a, b| a | b)
+}
+
 /// The trade part numbered `c` by [`trade_code`].
 pub fn from_trade_code(mut c: u64) -> State {
     let mut s = State::default();
@@ -110,8 +120,8 @@ impl Reach {
         let mut rule_id: HashMap<State, u32> = HashMap::default();
         let mut rule_of: Vec<State> = Vec::new();
         let mut rect_rules: Vec<Vec<u32>> = Vec::new();
-        // Each trade part (as its code): the products it is in, ascending.
-        let mut member: HashMap<u64, Vec<u32>> = HashMap::default();
+        // Each trade part (as its code) with each product it is in.
+        let mut member: Vec<(u64, u32)> = Vec::new();
         for (rules, trade) in rects {
             if rules.is_empty() || trade.is_empty() {
                 continue;
@@ -134,18 +144,17 @@ impl Reach {
             ids.sort_unstable();
             ids.dedup();
             rect_rules.push(ids);
-            for t in &trade {
-                let products = member.entry(trade_code(t)).or_default();
-                if products.last() != Some(&i) {
-                    products.push(i);
-                }
-            }
+            member.extend(trade.iter().map(|t| (trade_code(t), i)));
         }
+        // Sorted, each trade part's products are a run, ascending.
+        member.sort_unstable();
+        member.dedup();
         // R(t) is the union of the rules parts of the products t is in: computed once per
         // distinct list of products.
         let mut by_products: HashMap<Vec<u32>, Vec<u64>> = HashMap::default();
-        for (t, products) in member {
-            by_products.entry(products).or_default().push(t);
+        for run in member.chunk_by(|a, b| a.0 == b.0) {
+            let products: Vec<u32> = run.iter().map(|&(_, i)| i).collect();
+            by_products.entry(products).or_default().push(run[0].0);
         }
         let mut by_rules: HashMap<Vec<u32>, Vec<u64>> = HashMap::default();
         for (products, trade) in by_products {
@@ -159,11 +168,12 @@ impl Reach {
         }
         let mut classes: Vec<Class> = by_rules
             .into_iter()
-            .map(|(ids, codes)| {
+            .map(|(ids, mut codes)| {
                 let mut rules: Vec<State> = ids.iter().map(|&i| rule_of[i as usize]).collect();
                 rules.sort_unstable();
-                let mut trade: Vec<State> = codes.into_iter().map(from_trade_code).collect();
-                trade.sort_unstable();
+                // Codes sort as their trade parts do.
+                codes.sort_unstable();
+                let trade: Vec<State> = codes.into_iter().map(from_trade_code).collect();
                 Class { rules, trade }
             })
             .collect();

@@ -7,7 +7,9 @@
 //! 1; every loop over states polls the [`Budget`].
 
 use super::model::*;
-use super::reach::{from_trade_code, join, rules_part, trade_code, trade_part, Reach};
+use super::reach::{
+    from_trade_code, join, rules_part, trade_code, trade_part, trade_rules_bits, Reach,
+};
 use super::simulate::{Ctx, Driver, Message, Query, Site, PHASES};
 use crate::odometer::Odometer;
 use crate::systems::spec::{Budget, Interrupted};
@@ -39,23 +41,26 @@ impl Classes {
 }
 
 /// The classes of a query: `[lo, hi)` byte intervals, ascending, non-empty.
-fn intervals(q: &Query) -> Vec<(u16, u16)> {
-    let mut out = Vec::with_capacity(q.cuts.len() + 1);
+fn intervals<'q>(q: &'q Query) -> impl Iterator<Item = (u16, u16)> + Clone + 'q {
     let mut lo = 0u16;
-    for &c in q.cuts.iter().chain(std::iter::once(&256)) {
-        let c = c.min(256);
-        if c > lo {
-            out.push((lo, c));
-            lo = c;
-        }
-    }
-    out
+    q.cuts
+        .iter()
+        .chain(std::iter::once(&256))
+        .filter_map(move |&c| {
+            let c = c.min(256);
+            (c > lo).then(|| {
+                let iv = (lo, c);
+                lo = c;
+                iv
+            })
+        })
 }
 
 impl Driver for Classes {
     fn random(&mut self, q: &Query) -> u8 {
-        let iv = intervals(q);
-        let (lo, hi) = iv[self.odometer.pick(iv.len())];
+        let mut iv = intervals(q);
+        let i = self.odometer.pick(iv.clone().count());
+        let (lo, hi) = iv.nth(i).expect("a class");
         self.num *= u128::from(hi - lo);
         self.bytes += 1;
         lo as u8
@@ -223,8 +228,8 @@ pub fn reachable(sc: &Scenario, budget: &Budget) -> Result<Reach, Interrupted> {
 /// [`reachable`] with at most `max_nodes` nodes a layer.
 fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Reach, Interrupted> {
     let start = Node {
-        r: BTreeSet::from([Part::Rules.of(&sc.state)]),
-        t: BTreeSet::from([Part::Trade.of(&sc.state)]),
+        r: vec![Part::Rules.of(&sc.state)],
+        t: vec![trade_code(&sc.state)],
     };
     let mut done: Vec<Node> = Vec::new();
     let mut frontier = vec![start];
@@ -237,14 +242,19 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
         let mut next: Vec<Node> = Vec::new();
         for node in &frontier {
             for c in candidate_choices(sc, j) {
-                let valid: Vec<&State> = node.t.iter().filter(|t| c.valid_in(t)).collect();
-                let (Some(&t0), Some(r0)) = (valid.first(), node.r.iter().next()) else {
+                let valid: Vec<State> = node
+                    .t
+                    .iter()
+                    .map(|&t| from_trade_code(t))
+                    .filter(|t| c.valid_in(t))
+                    .collect();
+                let (Some(t0), Some(r0)) = (valid.first(), node.r.first()) else {
                     continue;
                 };
                 let from_r: Vec<State> = node.r.iter().map(|r| join(r, t0)).collect();
-                let r = supports.grow(Part::Rules, &from_r, &c, budget)?;
+                let r = supports.grow_rules(&from_r, &c, budget)?;
                 let from_t: Vec<State> = valid.iter().map(|t| join(r0, t)).collect();
-                let t = supports.grow(Part::Trade, &from_t, &c, budget)?;
+                let t = supports.grow_trade(&from_t, &c, budget)?;
                 next.push(Node { r, t });
             }
         }
@@ -262,8 +272,8 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
         let mut seen: HashSet<State> = HashSet::default();
         for n in done.iter().chain(&frontier) {
             for r in &n.r {
-                for t in &n.t {
-                    if seen.insert(join(r, t)) && seen.len().is_multiple_of(4096) {
+                for t in n.t.iter().map(|&t| from_trade_code(t)) {
+                    if seen.insert(join(r, &t)) && seen.len().is_multiple_of(4096) {
                         budget.charge("reachable states", 4096 * ANSWER_BYTES)?;
                     }
                 }
@@ -272,8 +282,8 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
         let mut states: Vec<State> = Vec::new();
         for n in &frontier {
             for r in &n.r {
-                for t in &n.t {
-                    states.push(join(r, t));
+                for t in n.t.iter().map(|&t| from_trade_code(t)) {
+                    states.push(join(r, &t));
                 }
             }
         }
@@ -285,7 +295,7 @@ fn reachable_with(sc: &Scenario, budget: &Budget, max_nodes: usize) -> Result<Re
     let products = done
         .into_iter()
         .chain(frontier)
-        .map(|n| (n.r.into_iter().collect(), n.t.into_iter().collect()));
+        .map(|n| (n.r, n.t.into_iter().map(from_trade_code).collect()));
     Reach::from_products(products, budget)
 }
 
@@ -304,29 +314,45 @@ const MAX_NODES: usize = 256;
 /// A set of states `{join(r, t) : r ∈ r, t ∈ t}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Node {
-    r: BTreeSet<State>,
-    t: BTreeSet<State>,
+    /// Rules parts, sorted, each once.
+    r: Vec<State>,
+    /// Trade parts as their codes ([`trade_code`]), sorted, each once.
+    t: Vec<u64>,
 }
 
 /// Nodes with equal trade parts are one node (the union of their rules parts), then
-/// nodes with equal rules parts likewise: the same states, fewer nodes.
+/// nodes with equal rules parts likewise: the same states, fewer nodes. The nodes come
+/// out in the order their trade parts were first met (a function of the input's order).
 fn merge(nodes: Vec<Node>) -> Vec<Node> {
-    let mut by_t: BTreeMap<Vec<State>, BTreeSet<State>> = BTreeMap::new();
-    for n in nodes {
-        by_t.entry(n.t.into_iter().collect())
-            .or_default()
-            .extend(n.r);
-    }
-    let mut by_r: BTreeMap<Vec<State>, BTreeSet<State>> = BTreeMap::new();
-    for (t, r) in by_t {
-        by_r.entry(r.into_iter().collect()).or_default().extend(t);
-    }
+    let by_t = group_by_first(nodes.into_iter().map(|n| (n.t, n.r)));
+    let by_r = group_by_first(by_t.into_iter().map(|(t, r)| (distinct(r.into_iter()), t)));
     by_r.into_iter()
         .map(|(r, t)| Node {
-            r: r.into_iter().collect(),
-            t,
+            r,
+            t: distinct(t.into_iter()),
         })
         .collect()
+}
+
+/// The pairs with equal keys joined (their values appended in turn), in the order each
+/// key was first met. Keys are hashed: large keys (lists of parts) are compared once per
+/// pair, not once per step of a search through an ordered map.
+fn group_by_first<K: std::hash::Hash + Eq, V>(
+    pairs: impl Iterator<Item = (K, Vec<V>)>,
+) -> Vec<(K, Vec<V>)> {
+    let mut groups: HashMap<K, (usize, Vec<V>)> = HashMap::default();
+    for (k, v) in pairs {
+        let n = groups.len();
+        groups
+            .entry(k)
+            .or_insert_with(|| (n, Vec::new()))
+            .1
+            .extend(v);
+    }
+    let mut out: Vec<(usize, K, Vec<V>)> =
+        groups.into_iter().map(|(k, (i, v))| (i, k, v)).collect();
+    out.sort_unstable_by_key(|g| g.0);
+    out.into_iter().map(|(_, k, v)| (k, v)).collect()
 }
 
 /// Every challenge step `j` may take in some state: the fixed one, or every choice in the
@@ -424,7 +450,9 @@ fn filled(s: &State, mask: u8, t: Trade) -> State {
     out
 }
 
-/// `o` with the trade rules at the positions of `mask` taken from `s`.
+/// `o` with the trade rules at the positions of `mask` taken from `s` (what
+/// [`Supports::grow_trade`] computes on codes, with [`trade_rules_bits`]).
+#[cfg(test)]
 fn with_trades_of(o: &State, mask: u8, s: &State) -> State {
     let mut out = *o;
     for p in 0..8 {
@@ -573,96 +601,120 @@ fn distinct<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
 }
 
 impl Supports {
-    /// The parts (of kind `part`) `choice` leads to from the states `from` (which share
-    /// the other part, `from[0]`'s). Supports not met before are computed (in parallel
-    /// when there are many: each takes about a quarter of a millisecond on a trade part)
-    /// and charged to the budget's memory meter as each is found, so that the bound holds
-    /// while the others are still being computed.
-    fn grow(
+    /// The rules parts `c` leads to from the states `from` (which share their trade
+    /// part, `from[0]`'s), sorted. Supports not met before are computed (in parallel when
+    /// there are many) and charged to the budget's memory meter as each is found, so that
+    /// the bound holds while the others are still being computed.
+    fn grow_rules(
         &mut self,
-        part: Part,
         from: &[State],
         c: &Choice,
         budget: &Budget,
-    ) -> Result<BTreeSet<State>, Interrupted> {
+    ) -> Result<Vec<State>, Interrupted> {
         let charge = |n: usize| budget.charge("reachable states", n as u64 * PART_BYTES);
         // A hash set while the supports overlap (millions of inserts into a union of
         // thousands), sorted once at the end.
         let mut out: HashSet<State> = HashSet::default();
-        match part {
-            Part::Rules => {
-                let missing = distinct(
-                    from.iter()
-                        .map(rules_part)
-                        .filter(|p| !self.rules.contains_key(&(*p, *c))),
-                );
-                let found = map_parts(&missing, |p| {
-                    let v = support_of(Part::Rules, &join(p, &from[0]), c);
-                    charge(v.len())?;
-                    Ok(v)
-                })?;
-                self.rules
-                    .extend(missing.into_iter().zip(found).map(|(p, v)| ((p, *c), v)));
-                for s in from {
-                    out.extend(self.rules[&(rules_part(s), *c)].iter().copied());
-                }
-            }
-            Part::Trade => {
-                let keys: Vec<(State, u8)> = from.iter().map(|s| trade_key(s, c)).collect();
-                let missing = distinct(
-                    keys.iter()
-                        .filter(|(k, _)| !self.edits.contains_key(&(*k, *c)))
-                        .copied(),
-                );
-                let found = map_parts(&missing, |(k, masked)| {
-                    let v = masked_support(&join(&from[0], k), c, *masked);
-                    charge(v.as_ref().map_or(0, Vec::len))?;
-                    Ok(v)
-                })?;
-                self.edits.extend(
-                    missing
-                        .into_iter()
-                        .zip(found)
-                        .map(|((k, _), v)| ((k, *c), v)),
-                );
-                let missing = distinct(
-                    from.iter()
-                        .zip(&keys)
-                        .filter(|(_, (k, _))| self.edits[&(*k, *c)].is_none())
-                        .map(|(s, _)| trade_part(s))
-                        .filter(|p| !self.plain.contains_key(&(*p, *c))),
-                );
-                let found = map_parts(&missing, |p| {
-                    let v = support_of(Part::Trade, &join(&from[0], p), c);
-                    charge(v.len())?;
-                    Ok(v)
-                })?;
-                self.plain
-                    .extend(missing.into_iter().zip(found).map(|(p, v)| ((p, *c), v)));
-                // Trade parts as numbers while they are gathered: hashing and comparing
-                // a number costs a fraction of a state's field by field.
-                let mut codes: HashSet<u64> = HashSet::default();
-                for (s, (k, masked)) in from.iter().zip(&keys) {
-                    match &self.edits[&(*k, *c)] {
-                        Some(edits) => codes.extend(
-                            edits
-                                .iter()
-                                .map(|(o, w)| trade_code(&with_trades_of(o, masked & !w, s))),
-                        ),
-                        None => {
-                            codes.extend(self.plain[&(trade_part(s), *c)].iter().map(trade_code))
-                        }
-                    }
-                }
-                // Codes sort as their trade parts do: the set is built from sorted input.
-                let mut codes: Vec<u64> = codes.into_iter().collect();
-                codes.sort_unstable();
-                budget.check()?;
-                return Ok(codes.into_iter().map(from_trade_code).collect());
-            }
+        let missing = distinct(
+            from.iter()
+                .map(rules_part)
+                .filter(|p| !self.rules.contains_key(&(*p, *c))),
+        );
+        let found = map_parts(&missing, |p| {
+            let v = support_of(Part::Rules, &join(p, &from[0]), c);
+            charge(v.len())?;
+            Ok(v)
+        })?;
+        self.rules
+            .extend(missing.into_iter().zip(found).map(|(p, v)| ((p, *c), v)));
+        for s in from {
+            out.extend(self.rules[&(rules_part(s), *c)].iter().copied());
         }
         budget.check()?;
-        Ok(out.into_iter().collect())
+        let mut out: Vec<State> = out.into_iter().collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// The trade parts `c` leads to from the states `from` (which share their rules
+    /// part, `from[0]`'s), as their codes ([`trade_code`]), sorted. Supports are
+    /// computed and charged as [`Supports::grow_rules`] does (each takes about a quarter
+    /// of a millisecond).
+    fn grow_trade(
+        &mut self,
+        from: &[State],
+        c: &Choice,
+        budget: &Budget,
+    ) -> Result<Vec<u64>, Interrupted> {
+        let charge = |n: usize| budget.charge("reachable states", n as u64 * PART_BYTES);
+        let keys: Vec<(State, u8)> = from.iter().map(|s| trade_key(s, c)).collect();
+        let missing = distinct(
+            keys.iter()
+                .filter(|(k, _)| !self.edits.contains_key(&(*k, *c)))
+                .copied(),
+        );
+        let found = map_parts(&missing, |(k, masked)| {
+            let v = masked_support(&join(&from[0], k), c, *masked);
+            charge(v.as_ref().map_or(0, Vec::len))?;
+            Ok(v)
+        })?;
+        self.edits.extend(
+            missing
+                .into_iter()
+                .zip(found)
+                .map(|((k, _), v)| ((k, *c), v)),
+        );
+        let missing = distinct(
+            from.iter()
+                .zip(&keys)
+                .filter(|(_, (k, _))| self.edits[&(*k, *c)].is_none())
+                .map(|(s, _)| trade_part(s))
+                .filter(|p| !self.plain.contains_key(&(*p, *c))),
+        );
+        let found = map_parts(&missing, |p| {
+            let v = support_of(Part::Trade, &join(&from[0], p), c);
+            charge(v.len())?;
+            Ok(v)
+        })?;
+        self.plain
+            .extend(missing.into_iter().zip(found).map(|(p, v)| ((p, *c), v)));
+        // Trade parts as numbers while they are gathered: hashing and comparing
+        // a number costs a fraction of a state's field by field.
+        let mut codes: HashSet<u64> = HashSet::default();
+        // The parts with edits, by key: an edit's outcome takes the masked rules
+        // it did not write from the part it is applied to, so it is written once
+        // per distinct value of those rules among the key's parts, not once per
+        // part (the parts of a key differ only in masked rules).
+        let mut by_key: HashMap<State, (u8, Vec<u64>)> = HashMap::default();
+        for (s, (k, masked)) in from.iter().zip(&keys) {
+            if self.edits[&(*k, *c)].is_some() {
+                by_key
+                    .entry(*k)
+                    .or_insert_with(|| (*masked, Vec::new()))
+                    .1
+                    .push(trade_code(s));
+            } else {
+                codes.extend(self.plain[&(trade_part(s), *c)].iter().map(trade_code));
+            }
+        }
+        for (k, (masked, parts)) in by_key {
+            let edits = self.edits[&(k, *c)].as_ref().expect("edits");
+            // The distinct values of the rules at each unwritten mask, as code bits.
+            let mut values: HashMap<u8, (u64, Vec<u64>)> = HashMap::default();
+            for (o, w) in edits {
+                let (bits, values) = values.entry(masked & !w).or_insert_with(|| {
+                    let bits = trade_rules_bits(masked & !w);
+                    (bits, distinct(parts.iter().map(|p| p & bits)))
+                });
+                let rest = trade_code(o) & !*bits;
+                codes.extend(values.iter().map(|v| rest | v));
+            }
+        }
+        // Codes sort as their trade parts do.
+        let mut codes: Vec<u64> = codes.into_iter().collect();
+        codes.sort_unstable();
+        budget.check()?;
+        Ok(codes)
     }
 }
 
@@ -1165,6 +1217,14 @@ mod tests {
                         .iter()
                         .map(|(o, w)| with_trades_of(o, masked & !w, &s))
                         .collect();
+                    // The same, on codes, as the search gathers them.
+                    for (o, w) in &edits {
+                        let bits = trade_rules_bits(masked & !w);
+                        assert_eq!(
+                            trade_code(o) & !bits | trade_code(&s) & bits,
+                            trade_code(&with_trades_of(o, masked & !w, &s))
+                        );
+                    }
                     let own: BTreeSet<State> =
                         support_of(Part::Trade, &s, &c).into_iter().collect();
                     assert_eq!(by_edits, own, "{c} from {s:?}");

@@ -56,11 +56,11 @@ impl Site {
 /// One `getRandom` call: where, and the cut points splitting 0..=255 into the classes the
 /// branch depends on (ascending, each in 1..=255; class `i` is `[cuts[i-1], cuts[i])`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Query {
+pub struct Query<'a> {
     /// The call site.
     pub site: Site,
     /// Ascending cut points.
-    pub cuts: Vec<u16>,
+    pub cuts: &'a [u16],
 }
 
 /// Cuts for `getRandom / 32` (the eight region or rule ids).
@@ -175,10 +175,7 @@ pub fn steps_1_to_5(cx: &mut Ctx, choice: &Choice, d: &mut dyn Driver) {
     let notes = d.wants_notes();
     let s = &mut cx.state;
     let msgs = &mut cx.messages;
-    let q = |site, cuts: &[u16]| Query {
-        site,
-        cuts: cuts.to_vec(),
-    };
+    let q = |site, cuts| Query { site, cuts };
     let _ = (h, &msgs);
     s.current = here;
     // Step 1.
@@ -304,10 +301,7 @@ pub fn steps_6_to_8(cx: &mut Ctx, choice: &Choice, d: &mut dyn Driver) {
     let notes = d.wants_notes();
     let s = &mut cx.state;
     let msgs = &mut cx.messages;
-    let q = |site, cuts: &[u16]| Query {
-        site,
-        cuts: cuts.to_vec(),
-    };
+    let q = |site, cuts| Query { site, cuts };
     let _ = (h, &msgs);
     // Step 6.
     if !choice.action.starts_game() {
@@ -370,10 +364,7 @@ fn step_9_rule(cx: &mut Ctx, choice: &Choice, d: &mut dyn Driver, k: usize) {
     let h = here.id();
     let notes = d.wants_notes();
     let s = &mut cx.state;
-    let q = |site, cuts: &[u16]| Query {
-        site,
-        cuts: cuts.to_vec(),
-    };
+    let q = |site, cuts| Query { site, cuts };
     let site = [Site::Rule1, Site::Rule2, Site::Rule3][k];
     let r = d.random(&q(site, &DIV32));
     let rule = Rule::BY_RULE_ID[usize::from(r / 32)];
@@ -452,10 +443,7 @@ pub fn step_10_spread(cx: &mut Ctx, choice: &Choice, d: &mut dyn Driver) {
     let _ = here.id();
     let notes = d.wants_notes();
     let s = &mut cx.state;
-    let q = |site, cuts: &[u16]| Query {
-        site,
-        cuts: cuts.to_vec(),
-    };
+    let q = |site, cuts| Query { site, cuts };
     let cut = 25 * u16::from(s.amount);
     let b = d.random(&q(
         Site::Trading,
@@ -492,7 +480,7 @@ pub fn step_10_points(cx: &mut Ctx, _choice: &Choice, d: &mut dyn Driver) {
     let s = &mut cx.state;
     let p = d.random(&Query {
         site: Site::Points,
-        cuts: DIV32.to_vec(),
+        cuts: &DIV32,
     });
     let old = s.points;
     let mut points = u16::from(s.points) + u16::from(p / 32);
@@ -516,14 +504,15 @@ pub fn step_10_one(cx: &mut Ctx, _choice: &Choice, d: &mut dyn Driver) {
     let notes = d.wants_notes();
     let s = &mut cx.state;
     let pc = u16::from(s.points);
+    let cut = [pc];
     let c = d.random(&Query {
         site: Site::OneCheck,
-        cuts: if pc == 0 { vec![] } else { vec![pc] },
+        cuts: if pc == 0 { &[] } else { &cut },
     });
     if u16::from(c) < pc {
         let r2 = d.random(&Query {
             site: Site::OneRegion,
-            cuts: DIV32.to_vec(),
+            cuts: &DIV32,
         });
         let t = Region::from_id(usize::from(r2 / 32));
         s.trade[t.id()] = Trade::One;
@@ -548,10 +537,7 @@ pub fn step_11(cx: &mut Ctx, choice: &Choice, d: &mut dyn Driver) {
     let notes = d.wants_notes();
     let s = &mut cx.state;
     let msgs = &mut cx.messages;
-    let q = |site, cuts: &[u16]| Query {
-        site,
-        cuts: cuts.to_vec(),
-    };
+    let q = |site, cuts| Query { site, cuts };
     let _ = (h, &msgs);
     // Step 11.
     if choice.opponent == Opponent::Queen && choice.action == Action::PlayMoved {

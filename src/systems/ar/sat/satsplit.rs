@@ -405,7 +405,8 @@ impl GroupClauses<'_> {
             charged += bytes;
             factors.push(Factor {
                 positions: part.positions.clone(),
-                rows,
+                rows: rows.into(),
+                group: None,
             });
         }
         let done = (FactorProduct { fixed, factors }).for_each(each);
