@@ -282,10 +282,6 @@ impl Group {
     /// ([`eliminate`]): the same models projected on `keep`, over fewer variables, so each
     /// model costs the search less.
     fn of(open: &[u32], keep: &FxHashSet<u32>) -> Group {
-        let mut group = Group {
-            solver: Solver::new(),
-            var_of: Default::default(),
-        };
         let clauses: Vec<Vec<u32>> = open
             .split(|&c| c == u32::MAX)
             .filter(|c| !c.is_empty())
@@ -294,7 +290,17 @@ impl Group {
         // `groups` ends every clause with the separator, so an empty piece is only the
         // one after the last; an empty clause cannot occur (a cube's open clauses have an
         // unassigned literal each).
-        for clause in eliminate(clauses, keep) {
+        let clauses = eliminate(clauses, keep);
+        let vars: FxHashSet<u32> = clauses.iter().flatten().map(|&code| code / 2).collect();
+        let mut group = Group {
+            solver: if vars.len() <= SHORT_SOLVES_UP_TO {
+                Solver::for_short_solves()
+            } else {
+                Solver::new()
+            },
+            var_of: Default::default(),
+        };
+        for clause in clauses {
             let lits: Vec<Lit> = clause
                 .iter()
                 .map(|&code| {
@@ -311,6 +317,12 @@ impl Group {
         group
     }
 }
+
+/// The most variables a group may have for its solver to go without the in-search
+/// cancellation hook ([`Solver::for_short_solves`]): a group's solves are then short
+/// (FF8's groups have about 100 variables and take tens of microseconds a solve), and the
+/// flag is polled between them. A larger group keeps the hook.
+const SHORT_SOLVES_UP_TO: usize = 1_000;
 
 /// A group under a cube: its open clauses (as [`Clauses::groups`] lists them) and its
 /// projection positions.

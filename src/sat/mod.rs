@@ -14,7 +14,8 @@
 //!   or guarded by activation literals, so later, unrelated queries on the same solver see
 //!   the same set of models of the caller's variables;
 //! * cancellation is cooperative: [`Solver::set_interrupt`] is checked before every solve
-//!   and every few hundred conflicts inside one, and an unanswered solve surfaces as [`SatResult::Unknown`], [`Interrupted`] or
+//!   and every few hundred conflicts inside one (inside one not for a solver made by
+//!   [`Solver::for_short_solves`]: the small groups of a factored enumeration), and an unanswered solve surfaces as [`SatResult::Unknown`], [`Interrupted`] or
 //!   [`EnumerationEnd::Interrupted`], never as a wrong Sat/Unsat answer.
 
 mod backbone;
