@@ -31,6 +31,7 @@ use std::ops::ControlFlow;
 use super::eliminate::eliminate;
 use super::enumerate::{enumerate_in_cubes, EnumerationEnd};
 use super::solver::{Lit, Solver};
+use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
@@ -363,105 +364,181 @@ pub fn enumerate_factored(
     // The rows and number of every group met so far, by its open clauses and projection
     // positions.
     let mut known: rustc_hash::FxHashMap<GroupKey, (Rows, usize)> = Default::default();
-    for cube in cubes {
-        let mut val: Vec<Option<bool>> = vec![None; n];
-        for &l in &cube {
-            val[l.index()] = Some(l.is_positive());
-        }
-        if !clauses.propagate(&mut val) {
-            // Propagation found no model under a cube that has one: cannot happen.
-            continue;
-        }
-        let comp = clauses.components(&val);
-        let mut fixed: Vec<Option<bool>> = vec![None; projection.len()];
-        // Positions by component; a projection variable in no open clause is free.
-        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
-        let mut free: Vec<(Vec<usize>, Vec<Vec<bool>>)> = Vec::new();
-        for (p, l) in projection.iter().enumerate() {
-            let v = l.index();
-            match val[v] {
-                Some(x) => fixed[p] = Some(x == l.is_positive()),
-                None if comp[v] == usize::MAX => {
-                    // Unconstrained: both values (a repeated variable joins its first
-                    // position's factor below).
-                    if let Some((positions, rows)) = free.iter_mut().find(|(positions, _)| {
-                        positions
-                            .first()
-                            .is_some_and(|&q| projection[q].index() == v)
-                    }) {
-                        positions.push(p);
-                        let first = projection[positions[0]];
-                        for r in rows.iter_mut() {
-                            let var_value = r[0] == first.is_positive();
-                            r.push(var_value == l.is_positive());
-                        }
-                    } else {
-                        free.push((vec![p], vec![vec![false], vec![true]]));
-                    }
-                }
-                None => match groups.iter_mut().find(|g| g.0 == comp[v]) {
-                    Some(g) => g.1.push(p),
-                    None => groups.push((comp[v], vec![p])),
-                },
+    let flag = solver.interrupt_flag();
+    for batch in cubes.chunks(BATCH) {
+        // Each cube's fixed values, free factors and groups; the groups not met before,
+        // each once, numbered in the order they are first met.
+        let mut prepared: Vec<Prepared> = Vec::new();
+        let mut fresh: rustc_hash::FxHashMap<GroupKey, usize> = Default::default();
+        for cube in batch {
+            let mut val: Vec<Option<bool>> = vec![None; n];
+            for &l in cube {
+                val[l.index()] = Some(l.is_positive());
             }
-        }
-        let mut factors: Vec<Factor> = free
-            .into_iter()
-            .map(|(positions, rows)| Factor {
-                positions,
-                rows: rows.into(),
-                group: None,
-            })
-            .collect();
-        let open = clauses.groups(&val, &comp, groups.iter().map(|g| g.0));
-        for ((_, positions), open) in groups.into_iter().zip(open) {
-            // Another cube may have left this very group (the same open clauses over the
-            // same variables): the same models.
-            let key = (open, positions);
-            if let Some((rows, group)) = known.get(&key) {
-                factors.push(Factor {
-                    positions: key.1,
-                    rows: Arc::clone(rows),
-                    group: Some(*group),
-                });
+            if !clauses.propagate(&mut val) {
+                // Propagation found no model under a cube that has one: cannot happen.
                 continue;
             }
-            let keep: FxHashSet<u32> = key
-                .1
-                .iter()
-                .map(|&p| projection[p].index() as u32)
-                .collect();
-            let mut part = Group::of(&key.0, &keep);
-            let lits: Vec<Lit> = key.1.iter().map(|&p| part.lit(projection[p])).collect();
-            if let Some(flag) = solver.interrupt_flag() {
-                part.solver.set_interrupt(flag);
+            let comp = clauses.components(&val);
+            let (fixed, free, groups) = split_positions(projection, &val, &comp);
+            let open = clauses.groups(&val, &comp, groups.iter().map(|g| g.0));
+            let mut slots = Vec::with_capacity(groups.len());
+            for ((_, positions), open) in groups.into_iter().zip(open) {
+                // Another cube may have left this very group (the same open clauses over
+                // the same variables): the same models.
+                let key = (open, positions);
+                let slot = match known.get(&key) {
+                    Some((rows, group)) => Slot::Known(Arc::clone(rows), *group),
+                    None => match fresh.get(&key) {
+                        Some(&i) => Slot::Fresh(i),
+                        None => {
+                            let i = fresh.len();
+                            fresh.insert(key.clone(), i);
+                            Slot::Fresh(i)
+                        }
+                    },
+                };
+                slots.push((key.1, slot));
             }
-            let mut rows = Vec::new();
-            let e = enumerate_in_cubes(&mut part.solver, &lits, &[], None, chunk, |vals| {
-                rows.push(vals.to_vec());
-                ControlFlow::Continue(())
-            });
-            if e.end != EnumerationEnd::Complete {
-                return e.end;
-            }
-            let rows: Rows = rows.into();
+            prepared.push((fixed, free, slots));
+        }
+        let mut fresh: Vec<(GroupKey, usize)> = fresh.into_iter().collect();
+        fresh.sort_unstable_by_key(|f| f.1);
+        let enumerate =
+            |(key, _): &(GroupKey, usize)| enumerate_group(key, projection, flag.clone(), chunk);
+        // Each group has a solver of its own: they are enumerated in parallel.
+        let found: Vec<Result<Vec<Vec<bool>>, EnumerationEnd>> = if fresh.len() > 1 {
+            fresh.par_iter().map(enumerate).collect()
+        } else {
+            fresh.iter().map(enumerate).collect()
+        };
+        let mut numbered: Vec<(Rows, usize)> = Vec::with_capacity(fresh.len());
+        for ((key, _), rows) in fresh.into_iter().zip(found) {
+            let rows: Rows = match rows {
+                Ok(rows) => rows.into(),
+                Err(end) => return end,
+            };
             let group = known.len();
-            factors.push(Factor {
-                positions: key.1.clone(),
-                rows: Arc::clone(&rows),
-                group: Some(group),
-            });
+            numbered.push((Arc::clone(&rows), group));
             known.insert(key, (rows, group));
         }
-        let product = Product { fixed, factors };
-        if product.is_empty() {
-            continue;
-        }
-        if on_product(product).is_break() {
-            return EnumerationEnd::Stopped;
+        for (fixed, mut factors, slots) in prepared {
+            for (positions, slot) in slots {
+                let (rows, group) = match slot {
+                    Slot::Known(rows, group) => (rows, group),
+                    Slot::Fresh(i) => (Arc::clone(&numbered[i].0), numbered[i].1),
+                };
+                factors.push(Factor {
+                    positions,
+                    rows,
+                    group: Some(group),
+                });
+            }
+            let product = Product { fixed, factors };
+            if product.is_empty() {
+                continue;
+            }
+            if on_product(product).is_break() {
+                return EnumerationEnd::Stopped;
+            }
         }
     }
     EnumerationEnd::Complete
+}
+
+/// Cubes whose groups are gathered before the new ones among them are enumerated, in
+/// parallel (each group has a solver of its own): a batch bounds the open clauses held
+/// at once.
+const BATCH: usize = 64;
+
+/// A cube of a batch: its fixed values, its free factors, and each group's positions
+/// with where its rows come from.
+type Prepared = (Vec<Option<bool>>, Vec<Factor>, Vec<(Vec<usize>, Slot)>);
+
+/// Where a cube's group gets its rows: a group met in an earlier batch (its rows and
+/// number), or one new in this batch (its place among the batch's new groups).
+enum Slot {
+    Known(Rows, usize),
+    Fresh(usize),
+}
+
+/// A cube's projection positions split by what propagation `val` and the components
+/// `comp` say of them: the fixed values, the free factors (a position in no open clause:
+/// both values; a repeated variable joins its first position's factor), and the
+/// positions of each group (its component's representative first).
+#[allow(clippy::type_complexity)]
+fn split_positions(
+    projection: &[Lit],
+    val: &[Option<bool>],
+    comp: &[usize],
+) -> (Vec<Option<bool>>, Vec<Factor>, Vec<(usize, Vec<usize>)>) {
+    let mut fixed: Vec<Option<bool>> = vec![None; projection.len()];
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut free: Vec<(Vec<usize>, Vec<Vec<bool>>)> = Vec::new();
+    for (p, l) in projection.iter().enumerate() {
+        let v = l.index();
+        match val[v] {
+            Some(x) => fixed[p] = Some(x == l.is_positive()),
+            None if comp[v] == usize::MAX => {
+                if let Some((positions, rows)) = free.iter_mut().find(|(positions, _)| {
+                    positions
+                        .first()
+                        .is_some_and(|&q| projection[q].index() == v)
+                }) {
+                    positions.push(p);
+                    let first = projection[positions[0]];
+                    for r in rows.iter_mut() {
+                        let var_value = r[0] == first.is_positive();
+                        r.push(var_value == l.is_positive());
+                    }
+                } else {
+                    free.push((vec![p], vec![vec![false], vec![true]]));
+                }
+            }
+            None => match groups.iter_mut().find(|g| g.0 == comp[v]) {
+                Some(g) => g.1.push(p),
+                None => groups.push((comp[v], vec![p])),
+            },
+        }
+    }
+    let free = free
+        .into_iter()
+        .map(|(positions, rows)| Factor {
+            positions,
+            rows: rows.into(),
+            group: None,
+        })
+        .collect();
+    (fixed, free, groups)
+}
+
+/// The projected models of one group (its open clauses and projection positions), by a
+/// solver of its own ([`Group::of`]) that stops with `flag`.
+fn enumerate_group(
+    key: &GroupKey,
+    projection: &[Lit],
+    flag: Option<Arc<crate::cancel::Flag>>,
+    chunk: usize,
+) -> Result<Vec<Vec<bool>>, EnumerationEnd> {
+    let keep: FxHashSet<u32> = key
+        .1
+        .iter()
+        .map(|&p| projection[p].index() as u32)
+        .collect();
+    let mut part = Group::of(&key.0, &keep);
+    let lits: Vec<Lit> = key.1.iter().map(|&p| part.lit(projection[p])).collect();
+    if let Some(flag) = flag {
+        part.solver.set_interrupt(flag);
+    }
+    let mut rows = Vec::new();
+    let e = enumerate_in_cubes(&mut part.solver, &lits, &[], None, chunk, |vals| {
+        rows.push(vals.to_vec());
+        ControlFlow::Continue(())
+    });
+    match e.end {
+        EnumerationEnd::Complete => Ok(rows),
+        end => Err(end),
+    }
 }
 
 #[cfg(test)]
@@ -510,6 +587,38 @@ mod tests {
                 prop_assert_eq!(&got, &want);
             }
         }
+    }
+
+    #[test]
+    fn groups_met_again_in_a_later_batch_keep_their_rows_and_number() {
+        // Seven split variables (128 cubes, two batches); under every cube the group
+        // (a ∨ b) is the same formula, and x0 decides whether (c = d) or (c ∨ d) holds.
+        let mut s = Solver::new();
+        let x: Vec<Lit> = (0..7).map(|_| s.new_lit()).collect();
+        let (a, b, c, d) = (s.new_lit(), s.new_lit(), s.new_lit(), s.new_lit());
+        s.add_clause(&[a, b]);
+        s.add_clause(&[!x[0], !c, d]);
+        s.add_clause(&[!x[0], c, !d]);
+        s.add_clause(&[x[0], c, d]);
+        let mut ab_groups = BTreeSet::new();
+        let (mut products, mut total) = (0, 0u128);
+        let e = enumerate_factored(&mut s, &x, &[a, b, c, d], 1, |p| {
+            products += 1;
+            total += p.len();
+            for f in &p.factors {
+                if f.positions == [0, 1] {
+                    assert_eq!(f.rows.len(), 3);
+                    ab_groups.insert(f.group);
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        assert_eq!(e, EnumerationEnd::Complete);
+        const { assert!(BATCH < 128) };
+        assert_eq!(products, 128);
+        // 64 cubes with c = d (3 · 2 rows), 64 with c ∨ d (3 · 3 rows).
+        assert_eq!(total, 64 * 6 + 64 * 9);
+        assert_eq!(ab_groups.len(), 1, "one group, one number: {ab_groups:?}");
     }
 
     #[test]
