@@ -19,7 +19,12 @@
 //! each model costs a search over the group's variables, not the whole formula's. A group
 //! that another cube left too (the same open clauses over the same variables, the same
 //! projection positions) is the same formula with the same projected models: it is
-//! enumerated once.
+//! enumerated once. Cubes are taken in batches ([`BATCH`]): the groups new in a batch are
+//! enumerated in parallel (rayon), each by its solver, numbered in the order they are
+//! first met (the order a one-at-a-time walk would give), and the batch's products are
+//! then reported in cube order. A group's solver has no in-search cancellation hook
+//! when it is small ([`Solver::for_short_solves`]): its solves take microseconds, and the
+//! flag is polled before each.
 //!
 //! Invariants: the union over the products reported is exactly the set of projected models
 //! (under the caller's assumptions); products of different cubes may overlap (the caller
