@@ -414,24 +414,29 @@ impl Gather {
     /// parts of every rules side it was met with. Each side's parts are charged to
     /// `budget` as they are expanded.
     fn products(self, budget: &Budget) -> Result<Vec<Product>, Interrupted> {
-        let mut parts: Vec<Option<Vec<State>>> = vec![None; self.sides.len()];
-        let mut part = |id: usize| -> Result<Vec<State>, Interrupted> {
-            if parts[id].is_none() {
-                let (base, factors) = &self.sides[id];
-                let factors: Vec<&Factor> = factors.iter().collect();
-                parts[id] = Some(expand(base, &factors, budget)?);
-            }
-            Ok(parts[id].clone().expect("expanded"))
+        let Gather {
+            sides, with, mixed, ..
+        } = self;
+        let expand_side = |id: usize| {
+            let (base, factors) = &sides[id];
+            let factors: Vec<&Factor> = factors.iter().collect();
+            expand(base, &factors, budget)
         };
-        let mut out = self.mixed;
-        for (trade, mut rules) in self.with {
+        // A rules side may go with several trade sides: expanded once, kept. A trade side
+        // has one entry: expanded when it is reached, handed over.
+        let mut rules_parts: Vec<Option<Vec<State>>> = vec![None; sides.len()];
+        let mut out = mixed;
+        for (trade, mut rules) in with {
             rules.sort_unstable();
             rules.dedup();
             let mut rs = Vec::new();
             for r in rules {
-                rs.extend(part(r)?);
+                if rules_parts[r].is_none() {
+                    rules_parts[r] = Some(expand_side(r)?);
+                }
+                rs.extend_from_slice(rules_parts[r].as_deref().unwrap_or_default());
             }
-            out.push((rs, part(trade)?));
+            out.push((rs, expand_side(trade)?));
         }
         Ok(out)
     }
