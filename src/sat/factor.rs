@@ -53,7 +53,8 @@ pub struct Factor {
     pub rows: Rows,
     /// The group the rows were enumerated for, numbered in the order groups are first
     /// met in one enumeration: two factors with the same group have the same positions
-    /// and rows. `None`: not numbered (a position no open clause mentions, both values).
+    /// and rows. `None`: not numbered, the rows its own (here: positions no open clause
+    /// mentions, both values; factors built elsewhere, such as the AR split's labellings).
     pub group: Option<usize>,
 }
 
