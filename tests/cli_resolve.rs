@@ -712,3 +712,60 @@ fn a_large_json_answer_is_written_without_building_it_whole() {
         peak_kib >> 10
     );
 }
+
+#[test]
+fn a_components_long_lists_are_shortened_in_the_human_report() {
+    // An odd cycle of 35 roleblocks is a paradox; cutting any one block leaves a chain
+    // with exactly one resolution, so there are 35 optimal cuts and 35 outcomes, all in
+    // one component. The human report writes 32 of each and says what it left out.
+    let text: String = (0..35)
+        .map(|i| format!("A{i} block A{}\n", (i + 1) % 35))
+        .collect();
+    let file = temp_file("cycle35.night", &text);
+    let out = gordian(&["resolve", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("(35 such cuts)"), "{report}");
+    assert_eq!(report.matches("\n  cutting ").count(), 32, "{report}");
+    assert!(
+        report.contains("  (3 more optimal cuts not listed)\n"),
+        "{report}"
+    );
+    assert!(report.contains("outcomes (35):"), "{report}");
+    assert!(
+        report.contains("  (3 more outcomes not listed)\n"),
+        "{report}"
+    );
+    assert!(
+        report.contains("\n(lists of more than 32 entries are shortened above; --limit N writes N of each, --json writes every one)\n"),
+        "{report}"
+    );
+
+    // --limit sets the bound: past it the command exits 5 and says why on stderr.
+    let out = gordian(&["resolve", file.to_str().unwrap(), "--limit", "2"]);
+    assert_eq!(out.status.code(), Some(5), "{out:?}");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(report.matches("\n  cutting ").count(), 2, "{report}");
+    assert!(
+        report.contains("  (33 more optimal cuts not listed)\n"),
+        "{report}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(--limit)"));
+
+    // A bound no list reaches writes everything, exits 0 and adds no note.
+    let out = gordian(&["resolve", file.to_str().unwrap(), "--limit", "35"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(report.matches("\n  cutting ").count(), 35, "{report}");
+    assert!(!report.contains("not listed"), "{report}");
+
+    // The JSON answer lists every cut and outcome whatever the human report shortens.
+    let out = gordian(&["resolve", file.to_str().unwrap(), "--json"]);
+    let j: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        j["cuts"]["optimal"].as_array().map(Vec::len),
+        Some(35),
+        "{j}"
+    );
+    assert_eq!(j["outcomes"].as_array().map(Vec::len), Some(35), "{j}");
+}

@@ -65,6 +65,43 @@ pub struct Options {
     pub limit: Option<u64>,
 }
 
+/// A component's lists in the human report are written up to this many entries of each
+/// kind (optimal cuts, resolutions, ways of one resolution, outcomes) unless `--limit`
+/// says otherwise: a large piece of a deflection-heavy night has 10^5 resolutions of
+/// several hundred effects each. The counts stay exact and `--json` lists every one.
+pub const HUMAN_LISTS_UP_TO: u64 = 32;
+
+impl Options {
+    /// How much of the components' lists the human report writes: `--limit` of each
+    /// kind, else [`HUMAN_LISTS_UP_TO`].
+    fn shown(&self) -> report::Shown {
+        report::Shown::up_to(self.limit.unwrap_or(HUMAN_LISTS_UP_TO))
+    }
+
+    /// Ends a human report whose lists `shown` bounded: with `--limit`, a list cut short
+    /// is [`Written::truncated`] (the command's exit says so); by default, a last line
+    /// says how to see more.
+    fn shortened(
+        &self,
+        w: &mut dyn Write,
+        shown: &report::Shown,
+        expanded: bool,
+    ) -> io::Result<Written> {
+        let short = shown.short();
+        if short && self.limit.is_none() {
+            writeln!(
+                w,
+                "(lists of more than {HUMAN_LISTS_UP_TO} entries are shortened above; \
+                 --limit N writes N of each, --json writes every one)"
+            )?;
+        }
+        Ok(Written {
+            expanded,
+            truncated: short && self.limit.is_some(),
+        })
+    }
+}
+
 /// What writing reported besides the text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Written {
@@ -809,6 +846,7 @@ fn write_products(
     let u = &m.night().whole;
     let best = min_created_of(&lists);
     let inner = format!("{indent}  ");
+    let mut ways = report::Allowance::each(limit);
     for (k, r) in m.products(lists).enumerate() {
         if k as u64 >= limit {
             return Ok(true);
@@ -816,16 +854,16 @@ fn write_products(
         let created = r.n_created(u);
         writeln!(w, "{indent}{}", report::resolution_heading(k + 1, created))?;
         let mut out = String::new();
-        report::describe_resolution(u, &r, cut, created == best, &inner, &mut out);
+        report::describe_resolution(u, &r, cut, created == best, &inner, &mut out, &mut ways);
         w.write_all(out.as_bytes())?;
     }
-    Ok(false)
+    Ok(ways.short())
 }
 
-/// Writes the human report. A night of one component reads as before (every
-/// resolution, cut and outcome); a night of several gives the totals and each player's
-/// chance of dying first, then the flat lists when [`expands`], else one section per
-/// component.
+/// Writes the human report. A night of one component reads as one component's report
+/// (its resolutions, cuts and outcomes); a night of several gives the totals and each
+/// player's chance of dying first, then the flat lists when [`expands`], else one section
+/// per component. A component's lists are shortened as [`Options::shown`] says.
 pub fn write_human(
     w: &mut dyn Write,
     n: &Night,
@@ -833,12 +871,11 @@ pub fn write_human(
     opts: &Options,
 ) -> io::Result<Written> {
     let n = f.night(n);
+    let mut shown = opts.shown();
     if let (None, [p], [a]) = (&f.refined, n.parts.as_slice(), f.parts.as_slice()) {
-        w.write_all(report::to_human(&p.universe, a, opts.seed).as_bytes())?;
-        return Ok(Written {
-            expanded: true,
-            truncated: false,
-        });
+        let text = report::to_human_shown(&p.universe, a, opts.seed, &mut shown);
+        w.write_all(text.as_bytes())?;
+        return opts.shortened(w, &shown, true);
     }
     let u = &n.whole;
     let t = f.totals(n);
@@ -974,13 +1011,17 @@ pub fn write_human(
                     ids_or_dash(&ids)
                 )?,
             }
-            w.write_all(indented(&report::body_human(&p.universe, a, None), "  ").as_bytes())?;
+            let body = report::body_human(&p.universe, a, None, &mut shown);
+            w.write_all(indented(&body, "  ").as_bytes())?;
         }
     }
     if let Some(seed) = opts.seed {
         if let Some(o) = pick(n, f, seed) {
             writeln!(w, "pick (seed {seed}): {}", picked_words(u, &o))?;
         }
+    }
+    if !expanded {
+        return opts.shortened(w, &shown, false);
     }
     Ok(Written {
         expanded,

@@ -423,7 +423,7 @@ pub fn cost_words(levels: &[u32], cost: &[usize]) -> String {
 }
 
 /// One resolution as indented lines: what succeeds, fails, is created; each way's moved
-/// slots and deaths.
+/// slots and deaths (the ways at most as `shown` allows).
 pub fn describe_resolution(
     u: &Universe,
     r: &Resolution,
@@ -431,6 +431,7 @@ pub fn describe_resolution(
     optimal: bool,
     indent: &str,
     out: &mut String,
+    ways: &mut Allowance,
 ) {
     let failed = r
         .present
@@ -447,7 +448,8 @@ pub fn describe_resolution(
     if r.n_created(u) > 0 {
         let _ = writeln!(out, "{indent}created: {}", names(u, created));
     }
-    for (k, w) in r.ways.iter().enumerate() {
+    let listed = ways.take(r.ways.len());
+    for (k, w) in r.ways.iter().take(listed).enumerate() {
         let lead = if r.ways.len() > 1 {
             format!("{indent}way {}: ", k + 1)
         } else {
@@ -461,6 +463,7 @@ pub fn describe_resolution(
         };
         let _ = writeln!(out, "{lead}{moved}{}", deaths_words(&r.deaths(u, w)));
     }
+    left_out(out, indent, r.ways.len() - listed, "way", "ways");
 }
 
 /// The heading of the k-th resolution (from 1): `resolution 2 (creates one effect):`.
@@ -475,13 +478,106 @@ pub fn resolution_heading(k: usize, created: usize) -> String {
     )
 }
 
-fn describe_list(u: &Universe, rs: &[Resolution], cut: &Cut, indent: &str, out: &mut String) {
+fn describe_list(
+    u: &Universe,
+    rs: &[Resolution],
+    cut: &Cut,
+    indent: &str,
+    out: &mut String,
+    shown: &mut Shown,
+) {
     let best = min_created(u, rs);
-    for (k, r) in rs.iter().enumerate() {
+    let listed = shown.resolutions.take(rs.len());
+    for (k, r) in rs.iter().take(listed).enumerate() {
         let n = r.n_created(u);
         let _ = writeln!(out, "{indent}{}", resolution_heading(k + 1, n));
         let inner = format!("{indent}  ");
-        describe_resolution(u, r, cut, Some(n) == best, &inner, out);
+        describe_resolution(u, r, cut, Some(n) == best, &inner, out, &mut shown.ways);
+    }
+    left_out(out, indent, rs.len() - listed, "resolution", "resolutions");
+}
+
+/// How much of each list a report writes: at most `up_to` optimal cuts, resolutions (all
+/// cuts' together), ways of each resolution and outcomes, each kind counted on its own.
+/// What is left out is said in a line of its own; the counts stay exact.
+#[derive(Clone, Debug)]
+pub struct Shown {
+    cuts: Allowance,
+    resolutions: Allowance,
+    ways: Allowance,
+    outcomes: Allowance,
+}
+
+/// What is left of one kind's allowance, and whether any entry was left out.
+#[derive(Clone, Debug)]
+pub struct Allowance {
+    left: u64,
+    /// The ways' allowance is per resolution: it is restored before each one.
+    per_list: Option<u64>,
+    short: bool,
+}
+
+impl Allowance {
+    /// At most `n` entries of each list of this kind (each list counted on its own).
+    pub fn each(n: u64) -> Allowance {
+        Allowance {
+            left: n,
+            per_list: Some(n),
+            short: false,
+        }
+    }
+
+    /// Whether some list was shortened.
+    pub fn short(&self) -> bool {
+        self.short
+    }
+
+    /// How many of `n` entries may be written now (taken from the allowance).
+    fn take(&mut self, n: usize) -> usize {
+        if let Some(each) = self.per_list {
+            self.left = each;
+        }
+        let k = (n as u64).min(self.left);
+        self.left -= k;
+        if k < n as u64 {
+            self.short = true;
+        }
+        k as usize
+    }
+}
+
+/// The line saying `k` entries of a list are left out (nothing when none is).
+fn left_out(out: &mut String, indent: &str, k: usize, one: &str, many: &str) {
+    if k > 0 {
+        let _ = writeln!(
+            out,
+            "{indent}({k} more {} not listed)",
+            if k == 1 { one } else { many }
+        );
+    }
+}
+
+impl Shown {
+    /// At most `n` entries of each kind.
+    pub fn up_to(n: u64) -> Shown {
+        let all = || Allowance {
+            left: n,
+            per_list: None,
+            short: false,
+        };
+        Shown {
+            cuts: all(),
+            resolutions: all(),
+            ways: Allowance::each(n),
+            outcomes: all(),
+        }
+    }
+
+    /// Whether some list was shortened.
+    pub fn short(&self) -> bool {
+        [&self.cuts, &self.resolutions, &self.ways, &self.outcomes]
+            .iter()
+            .any(|a| a.short)
     }
 }
 
@@ -519,15 +615,17 @@ pub fn outcome_words(u: &Universe, o: &Outcome) -> String {
 }
 
 /// A readable report, summary first: classification, who dies with what probability,
-/// then the effects, resolutions, cuts, every outcome and the pick for `seed`. Effects are
-/// written `Goon kill Cop [e1]`; "nobody dies" has one wording.
-pub fn to_human(u: &Universe, a: &Analysis, seed: Option<u64>) -> String {
-    human(u, a, seed, true)
+/// then the effects, resolutions, cuts, every outcome and the pick for `seed`, its lists
+/// shortened as `shown` allows (which records what it left out). Effects are written
+/// `Goon kill Cop [e1]`; "nobody dies" has one wording.
+pub fn to_human_shown(u: &Universe, a: &Analysis, seed: Option<u64>, shown: &mut Shown) -> String {
+    human(u, a, seed, true, shown)
 }
 
-/// The report without its list of effects (a component's section of a larger night).
-pub fn body_human(u: &Universe, a: &Analysis, seed: Option<u64>) -> String {
-    human(u, a, seed, false)
+/// The report without its list of effects (a component's section of a larger night), its
+/// lists shortened as `shown` allows.
+pub fn body_human(u: &Universe, a: &Analysis, seed: Option<u64>, shown: &mut Shown) -> String {
+    human(u, a, seed, false, shown)
 }
 
 /// One declared effect as a line: `Goon kill Cop [e1]  priority 5`.
@@ -535,7 +633,13 @@ pub fn effect_line(u: &Universe, i: usize) -> String {
     format!("{}  priority {}", effect_name(u, i), u.effects[i].priority)
 }
 
-fn human(u: &Universe, a: &Analysis, seed: Option<u64>, with_effects: bool) -> String {
+fn human(
+    u: &Universe,
+    a: &Analysis,
+    seed: Option<u64>,
+    with_effects: bool,
+    shown: &mut Shown,
+) -> String {
     let mut out = String::new();
     let empty = Cut::with_capacity(u.n_declared);
     let outs = outcomes(u, a, &empty);
@@ -570,16 +674,25 @@ fn human(u: &Universe, a: &Analysis, seed: Option<u64>, with_effects: bool) -> S
         }
     }
     if !a.resolutions.is_empty() {
-        describe_list(u, &a.resolutions, &empty, "  ", &mut out);
+        describe_list(u, &a.resolutions, &empty, "  ", &mut out, shown);
     }
     if let Some(c) = &a.cuts {
-        for (f, rs) in &c.optimal {
+        let listed = shown.cuts.take(c.optimal.len());
+        for (f, rs) in c.optimal.iter().take(listed) {
             let _ = writeln!(out, "  cutting {}:", names(u, f.ones()));
-            describe_list(u, rs, f, "    ", &mut out);
+            describe_list(u, rs, f, "    ", &mut out, shown);
         }
+        left_out(
+            &mut out,
+            "  ",
+            c.optimal.len() - listed,
+            "optimal cut",
+            "optimal cuts",
+        );
     }
     let _ = writeln!(out, "outcomes ({}):", outs.len());
-    for o in &outs {
+    let listed = shown.outcomes.take(outs.len());
+    for o in outs.iter().take(listed) {
         let _ = writeln!(
             out,
             "  {:>7}  {}",
@@ -587,6 +700,7 @@ fn human(u: &Universe, a: &Analysis, seed: Option<u64>, with_effects: bool) -> S
             outcome_words(u, o)
         );
     }
+    left_out(&mut out, "  ", outs.len() - listed, "outcome", "outcomes");
     if let Some(seed) = seed {
         if let Some(o) = pick(u, a, &empty, seed) {
             let _ = writeln!(out, "pick (seed {seed}): {}", outcome_words(u, &o));
