@@ -459,3 +459,79 @@ fn reach_answers_with_the_engine_that_finished() {
     assert_eq!(code, 5, "{err}");
     assert!(err.contains("limit: the memory bound of 1 MiB"), "{err}");
 }
+
+/// `fuzz` names the cases it skipped, and each named case is the instance of `gen` with
+/// the same seed and index: written out and solved alone under the same memory bound, it
+/// stops at the bound too, and a case not named does not.
+#[test]
+fn fuzz_names_its_skipped_cases_and_gen_writes_them_out() {
+    let dir = std::env::temp_dir().join(format!("gordian-ff8-skipped-{}", std::process::id()));
+    let out = dir.join("failures");
+    let (code, stdout, stderr) = gordian(&[
+        "fuzz",
+        "--system",
+        "ff8",
+        "--cases",
+        "8",
+        "--seed",
+        "11",
+        "--max-memory",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let count: usize = stdout
+        .lines()
+        .next()
+        .and_then(|l| {
+            l.split("; ")
+                .find_map(|p| p.strip_suffix(" skipped (over --max-memory)"))
+        })
+        .expect("some case is over 1 MiB")
+        .parse()
+        .expect("a count");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("skipped (over --max-memory): case"))
+        .expect("the skipped cases are named");
+    assert!(
+        line.ends_with("; case i is instance i of `gordian gen --system ff8 --seed 11` with the same generator flags"),
+        "{line}"
+    );
+    let named: Vec<u64> = line
+        .split(": case")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .expect("a list")
+        .trim_start_matches('s')
+        .split(", ")
+        .map(|i| i.trim().parse().expect("an index"))
+        .collect();
+    assert_eq!(named.len(), count, "{stdout}");
+    let gen_dir = dir.join("gen");
+    let (code, _, stderr) = gordian(&[
+        "gen",
+        "--system",
+        "ff8",
+        "--seed",
+        "11",
+        "--count",
+        "8",
+        "--out",
+        gen_dir.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for i in 0..8u64 {
+        let file = gen_dir.join(format!("ff8-s11-{i:06}.ff8"));
+        let (code, _, stderr) =
+            gordian(&["ff8", "reach", file.to_str().unwrap(), "--max-memory", "1"]);
+        if named.contains(&i) {
+            assert_eq!(code, 5, "case {i} was named as over the bound: {stderr}");
+            assert!(stderr.contains("memory bound"), "{stderr}");
+        } else {
+            assert_eq!(code, 0, "case {i} was not named: {stderr}");
+        }
+    }
+}

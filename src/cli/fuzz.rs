@@ -290,6 +290,14 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path, pool: &Poo
         ));
     }
     say!("{line}");
+    for (list, why) in [
+        (&summary.skipped_cases, "over --case-timeout"),
+        (&summary.over_memory_cases, "over --max-memory"),
+    ] {
+        if !list.is_empty() {
+            say!("{}", skipped_line::<S>(list, why, cfg.seed));
+        }
+    }
     let Some(failure) = summary.failure else {
         return no_failure(summary.stopped, cfg.seed, &signals);
     };
@@ -502,4 +510,28 @@ fn fuzz_against<S: System>(
     eprint!("{}", against::report::<S>(&small, &judged));
     say!("{}", path.display());
     ExitCode::FAILURE
+}
+
+/// Skipped cases listed at most this many to a line.
+const SKIPPED_LISTED: usize = 20;
+
+/// The line naming the cases skipped for `why`: their indices (the first
+/// [`SKIPPED_LISTED`]) and how to get them back.
+fn skipped_line<S: System>(list: &[u64], why: &str, seed: u64) -> String {
+    let shown: Vec<String> = list
+        .iter()
+        .take(SKIPPED_LISTED)
+        .map(u64::to_string)
+        .collect();
+    let more = match list.len().saturating_sub(SKIPPED_LISTED) {
+        0 => String::new(),
+        k => format!(" and {k} more"),
+    };
+    format!(
+        "skipped ({why}): case{} {}{more}; case i is instance i of `gordian gen --system {} \
+         --seed {seed}` with the same generator flags",
+        if list.len() == 1 { "" } else { "s" },
+        shown.join(", "),
+        S::NAME
+    )
 }

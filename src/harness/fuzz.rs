@@ -181,6 +181,10 @@ pub struct Summary<I> {
     pub skipped: u64,
     /// Cases stopped at the memory bound (some engine hit it, so nothing was compared).
     pub over_memory: u64,
+    /// The indices of the cases counted in `skipped`, ascending.
+    pub skipped_cases: Vec<u64>,
+    /// The indices of the cases counted in `over_memory`, ascending.
+    pub over_memory_cases: Vec<u64>,
     /// The failing case with the lowest index, if any.
     pub failure: Option<Failure<I>>,
     /// Whether the run was stopped from outside (a signal) before its limit.
@@ -197,6 +201,8 @@ impl<I> Default for Summary<I> {
             engine_runs: BTreeMap::new(),
             skipped: 0,
             over_memory: 0,
+            skipped_cases: Vec::new(),
+            over_memory_cases: Vec::new(),
             failure: None,
             stopped: false,
             elapsed: Duration::ZERO,
@@ -209,6 +215,13 @@ impl<I> Summary<I> {
         self.cases += other.cases;
         self.skipped += other.skipped;
         self.over_memory += other.over_memory;
+        for (mine, theirs) in [
+            (&mut self.skipped_cases, other.skipped_cases),
+            (&mut self.over_memory_cases, other.over_memory_cases),
+        ] {
+            mine.extend(theirs);
+            mine.sort_unstable();
+        }
         for (c, n) in other.labels {
             *self.labels.entry(c).or_default() += n;
         }
@@ -310,8 +323,14 @@ pub fn run_with<S: System>(
             Outcome::Agree(ref label) => {
                 s.labels.insert(label.clone(), 1);
             }
-            Outcome::OverMemory => s.over_memory = 1,
-            Outcome::TimedOut | Outcome::Unreadable(_) => s.skipped = 1,
+            Outcome::OverMemory => {
+                s.over_memory = 1;
+                s.over_memory_cases.push(i);
+            }
+            Outcome::TimedOut | Outcome::Unreadable(_) => {
+                s.skipped = 1;
+                s.skipped_cases.push(i);
+            }
             Outcome::Disagree(_) | Outcome::Crashed(_) => {
                 s.failure = Some(Failure {
                     index: i,
@@ -536,6 +555,43 @@ mod tests {
             (roomy.over_memory, roomy.labels.values().sum::<u64>()),
             (0, 50)
         );
+    }
+
+    #[test]
+    fn skipped_cases_are_listed_by_index() {
+        // Lists holding a 3 run out of time, the others holding a 5 out of memory; the
+        // indices expected are found from the generated cases themselves.
+        let gen = ToyGen { len: 4 };
+        let cfg = Config {
+            seed: 5,
+            limit: Limit::Cases(300),
+            case_timeout: None,
+            max_memory: None,
+        };
+        let outcome = |l: &Vec<u32>| {
+            if l.contains(&3) {
+                Outcome::TimedOut
+            } else if l.contains(&5) {
+                Outcome::OverMemory
+            } else {
+                Outcome::Agree("sum".into())
+            }
+        };
+        let s = run_with::<Toy>(&gen, &cfg, &AtomicBool::new(false), &|| {}, |_, seed| {
+            Some(Case::bare(outcome(&Toy::generate(&gen, seed))))
+        });
+        let of = |want: fn(&Outcome) -> bool| -> Vec<u64> {
+            (0..300)
+                .filter(|&i| want(&outcome(&Toy::generate(&gen, case_seed(5, i)))))
+                .collect()
+        };
+        let slow = of(|o| matches!(o, Outcome::TimedOut));
+        let big = of(|o| matches!(o, Outcome::OverMemory));
+        assert!(!slow.is_empty() && !big.is_empty(), "{slow:?} {big:?}");
+        assert_eq!(s.skipped_cases, slow);
+        assert_eq!(s.skipped, slow.len() as u64);
+        assert_eq!(s.over_memory_cases, big);
+        assert_eq!(s.over_memory, big.len() as u64);
     }
 
     #[test]
