@@ -1,6 +1,8 @@
 //! Turns an [`Analysis`] into what a user sees: classification, resolutions, cuts, the exact
 //! probability of every final outcome, a reproducible random pick, and their human and
-//! JSON renderings.
+//! JSON renderings. The human rendering writes each list (optimal cuts, resolutions, ways
+//! of a resolution, outcomes) as far as a [`Shown`] allows and says how many entries it
+//! left out; the counts and the JSON are always whole.
 //!
 //! Invariants: probabilities are exact reduced fractions that sum to 1; every list in the
 //! JSON is in a deterministic order (ids sorted as strings), every effect list of the human
