@@ -58,11 +58,7 @@ pub fn eliminate(clauses: Vec<Vec<u32>>, keep: &FxHashSet<u32>) -> Vec<Vec<u32>>
             .map_or(0, |cs| cs.iter().filter(|&&c| store[c].is_some()).count())
     };
     let mut gone: FxHashSet<u32> = Default::default();
-    let rounds: usize = std::env::var("ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(ROUNDS);
-    for _ in 0..rounds {
+    for _ in 0..ROUNDS {
         let mut vars: Vec<u32> = occurs
             .keys()
             .map(|&l| l / 2)
@@ -110,12 +106,7 @@ fn resolve_all(
     neg: &[usize],
     neg_lit: u32,
 ) -> Option<Vec<Vec<u32>>> {
-    let bound = pos.len()
-        + neg.len()
-        + std::env::var("GROW")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0usize);
+    let bound = pos.len() + neg.len();
     let mut out: Vec<Vec<u32>> = Vec::new();
     for &p in pos {
         let a = store[p].as_ref()?;
@@ -132,12 +123,7 @@ fn resolve_all(
             if r.windows(2).any(|w| w[0] ^ 1 == w[1]) {
                 continue;
             }
-            if r.len()
-                > std::env::var("MAXR")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(MAX_RESOLVENT)
-            {
+            if r.len() > MAX_RESOLVENT {
                 return None;
             }
             out.push(r);

@@ -541,24 +541,6 @@ fn enumerate_group(
         rows.push(vals.to_vec());
         ControlFlow::Continue(())
     });
-    if std::env::var_os("GSTAT").is_some() {
-        let nv = key
-            .0
-            .iter()
-            .filter(|&&c| c != u32::MAX)
-            .map(|c| c / 2)
-            .collect::<FxHashSet<u32>>()
-            .len();
-        let nc = key.0.iter().filter(|&&c| c == u32::MAX).count();
-        eprintln!(
-            "GSTAT vars {} clauses {} keep {} solver_vars {} models {}",
-            nv,
-            nc,
-            keep.len(),
-            part.var_of.len(),
-            rows.len()
-        );
-    }
     match e.end {
         EnumerationEnd::Complete => Ok(rows),
         end => Err(end),
