@@ -759,6 +759,25 @@ fn a_components_long_lists_are_shortened_in_the_human_report() {
     assert_eq!(report.matches("\n  cutting ").count(), 35, "{report}");
     assert!(!report.contains("not listed"), "{report}");
 
+    // Each component has its own allowance: beside the cycle, a lone roleblock (one
+    // resolution, one outcome: X's block succeeds, nobody dies) is written in full.
+    let two = temp_file("cycle35-and-block.night", &format!("{text}X block Y\n"));
+    let out = gordian(&["resolve", two.to_str().unwrap(), "--expand=never"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report = String::from_utf8_lossy(&out.stdout);
+    let lone = report
+        .split("\ncomponent ")
+        .find(|c| c.contains("X block Y [e36]") && !c.contains("A0 block"))
+        .expect("the roleblock's own section");
+    assert!(lone.contains("resolution 1"), "{lone}");
+    assert!(lone.contains("outcomes (1):\n"), "{lone}");
+    assert!(!lone.contains("not listed"), "{lone}");
+    assert_eq!(
+        report.matches("(3 more outcomes not listed)").count(),
+        1,
+        "{report}"
+    );
+
     // The JSON answer lists every cut and outcome whatever the human report shortens.
     let out = gordian(&["resolve", file.to_str().unwrap(), "--json"]);
     let j: Value = serde_json::from_slice(&out.stdout).expect("json");

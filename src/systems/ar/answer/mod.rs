@@ -72,22 +72,16 @@ pub struct Options {
 pub const HUMAN_LISTS_UP_TO: u64 = 32;
 
 impl Options {
-    /// How much of the components' lists the human report writes: `--limit` of each
-    /// kind, else [`HUMAN_LISTS_UP_TO`].
+    /// How much of one component's lists the human report writes: `--limit` of each
+    /// kind, else [`HUMAN_LISTS_UP_TO`] (each component has an allowance of its own).
     fn shown(&self) -> report::Shown {
         report::Shown::up_to(self.limit.unwrap_or(HUMAN_LISTS_UP_TO))
     }
 
-    /// Ends a human report whose lists `shown` bounded: with `--limit`, a list cut short
-    /// is [`Written::truncated`] (the command's exit says so); by default, a last line
-    /// says how to see more.
-    fn shortened(
-        &self,
-        w: &mut dyn Write,
-        shown: &report::Shown,
-        expanded: bool,
-    ) -> io::Result<Written> {
-        let short = shown.short();
+    /// Ends a human report, `short` when some component's list was shortened: with
+    /// `--limit`, a list cut short is [`Written::truncated`] (the command's exit says
+    /// so); by default, a last line says how to see more.
+    fn shortened(&self, w: &mut dyn Write, short: bool, expanded: bool) -> io::Result<Written> {
         if short && self.limit.is_none() {
             writeln!(
                 w,
@@ -871,16 +865,17 @@ pub fn write_human(
     opts: &Options,
 ) -> io::Result<Written> {
     let n = f.night(n);
-    let mut shown = opts.shown();
     if let (None, [p], [a]) = (&f.refined, n.parts.as_slice(), f.parts.as_slice()) {
+        let mut shown = opts.shown();
         let text = report::to_human_shown(&p.universe, a, opts.seed, &mut shown);
         w.write_all(text.as_bytes())?;
-        return opts.shortened(w, &shown, true);
+        return opts.shortened(w, shown.short(), true);
     }
     let u = &n.whole;
     let t = f.totals(n);
     let expanded = expands(n, f, opts);
     let mut truncated = false;
+    let mut short = false;
     let [px, qx, nx] = class_counts(f);
     let levels = u.levels();
     match f.cost(n) {
@@ -1011,7 +1006,9 @@ pub fn write_human(
                     ids_or_dash(&ids)
                 )?,
             }
+            let mut shown = opts.shown();
             let body = report::body_human(&p.universe, a, None, &mut shown);
+            short |= shown.short();
             w.write_all(indented(&body, "  ").as_bytes())?;
         }
     }
@@ -1021,7 +1018,7 @@ pub fn write_human(
         }
     }
     if !expanded {
-        return opts.shortened(w, &shown, false);
+        return opts.shortened(w, short, false);
     }
     Ok(Written {
         expanded,
