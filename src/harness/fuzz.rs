@@ -215,13 +215,8 @@ impl<I> Summary<I> {
         self.cases += other.cases;
         self.skipped += other.skipped;
         self.over_memory += other.over_memory;
-        for (mine, theirs) in [
-            (&mut self.skipped_cases, other.skipped_cases),
-            (&mut self.over_memory_cases, other.over_memory_cases),
-        ] {
-            mine.extend(theirs);
-            mine.sort_unstable();
-        }
+        self.skipped_cases.extend(other.skipped_cases);
+        self.over_memory_cases.extend(other.over_memory_cases);
         for (c, n) in other.labels {
             *self.labels.entry(c).or_default() += n;
         }
@@ -344,6 +339,9 @@ pub fn run_with<S: System>(
         Some((s, failed))
     };
     let (mut summary, elapsed) = cases(cfg, stop, on_case, one, Summary::default, Summary::merge);
+    // Cases finish in any order: the indices are sorted once, here.
+    summary.skipped_cases.sort_unstable();
+    summary.over_memory_cases.sort_unstable();
     summary.stopped = stop.load(Ordering::Relaxed);
     summary.elapsed = elapsed;
     summary
