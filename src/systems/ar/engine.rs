@@ -177,9 +177,9 @@ fn first_entry(a: &Analysis) -> Analysis {
 /// semantics; names the first one that is not acceptable.
 pub fn self_check_part(u: &Universe, a: &Analysis) -> Result<(), String> {
     let none = Cut::with_capacity(u.n_declared);
-    let mut lists = vec![(&none, &a.resolutions)];
+    let mut lists = vec![(&none, a.resolutions.as_slice())];
     if let Some(c) = &a.cuts {
-        lists.extend(c.optimal.iter().map(|(f, rs)| (f, rs)));
+        lists.extend(c.optimal.iter().map(|(f, rs)| (f, rs.as_slice())));
         if c.optimal.iter().any(|(_, rs)| rs.is_empty()) {
             return Err("a reported Gordian cut leaves no acceptable resolution".into());
         }

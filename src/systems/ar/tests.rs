@@ -718,7 +718,9 @@ proptest! {
 /// including those whose optimal labellings disagree on which deflections succeed or have
 /// several ways: the pieces multiply to the flat SAT answer, the whole night's answer
 /// agrees between the engines and passes the self-check, and pieces whose options differ
-/// on a deflection's success or on a way are met often enough for this to mean something.
+/// on a deflection's success or on a way are met often enough for this to mean something,
+/// and so are pieces held cut by cut as products (tests take that path for every group of
+/// several factors), whose counted outcomes and death chances equal the flat answer's.
 fn pieces_with_deflections_multiply_to_the_flat_answer(
     analyse_part: fn(
         &Universe,
@@ -726,7 +728,7 @@ fn pieces_with_deflections_multiply_to_the_flat_answer(
     ) -> Result<crate::systems::ar::answer::pieces::PartAnswer, Interrupted>,
 ) {
     use crate::systems::ar::answer::pieces::PartAnswer;
-    let (mut split, mut varying) = (0, 0);
+    let (mut split, mut varying, mut by_cut) = (0, 0, 0);
     for (seed, ens, u) in deflection_nights() {
         let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
         match analyse_part(&u, &Budget::new()).expect("not interrupted") {
@@ -756,6 +758,37 @@ fn pieces_with_deflections_multiply_to_the_flat_answer(
                 if s.parts.iter().zip(&s.night.parts).any(|(a, p)| moves(a, p)) {
                     varying += 1;
                 }
+                let products = |a: &Analysis| {
+                    a.cuts
+                        .as_ref()
+                        .is_some_and(|c| c.optimal.iter().any(|(_, rs)| rs.is_product()))
+                };
+                if s.parts.iter().any(products) {
+                    by_cut += 1;
+                    let whole = Night {
+                        whole: u.clone(),
+                        parts: vec![crate::systems::ar::answer::factor::Part {
+                            universe: u.clone(),
+                            to_whole: (0..u.len()).collect(),
+                            players: (0..u.n_players() as u32).collect(),
+                        }],
+                    };
+                    let pieces = s.factored();
+                    let flat_f =
+                        crate::systems::ar::answer::factor::Factored::of(vec![flat.clone()]);
+                    let empty =
+                        crate::systems::ar::night::resolution::Cut::with_capacity(u.n_declared);
+                    assert_eq!(
+                        pieces.totals(&s.night).outcomes,
+                        report::outcomes(&u, &flat, &empty).len().into(),
+                        "seed {seed}"
+                    );
+                    assert_eq!(
+                        crate::systems::ar::answer::death_chances(&s.night, &pieces),
+                        crate::systems::ar::answer::death_chances(&whole, &flat_f),
+                        "seed {seed}"
+                    );
+                }
             }
         }
         let n = Night::of(&ens);
@@ -764,10 +797,10 @@ fn pieces_with_deflections_multiply_to_the_flat_answer(
         assert_eq!(d, sat, "seed {seed}");
         engine::self_check(&n, &d).expect("every piece's entries are acceptable");
     }
-    eprintln!("{split} split, {varying} varying");
+    eprintln!("{split} split, {varying} varying, {by_cut} by cut");
     assert!(
-        split > 30 && varying > 10,
-        "{split} split, {varying} varying"
+        split > 30 && varying > 10 && by_cut > 5,
+        "{split} split, {varying} varying, {by_cut} by cut"
     );
 }
 

@@ -199,7 +199,11 @@ impl Collapsed {
                         effects.sort_unstable();
                         Group {
                             effects,
-                            options: g.options.iter().map(labelling).collect(),
+                            factors: g
+                                .factors
+                                .iter()
+                                .map(|f| f.iter().map(labelling).collect())
+                                .collect(),
                         }
                     })
                     .collect(),

@@ -10,7 +10,7 @@
 use super::factor::{Factored, Night, Part};
 use crate::odometer;
 use crate::systems::ar::night::resolution::{
-    Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap,
+    Analysis, Classification, Cut, CutAnalysis, Resolution, TargetMap, Under,
 };
 use fixedbitset::FixedBitSet;
 
@@ -234,11 +234,11 @@ pub fn project(night: &Night, flat: &Analysis) -> Factored {
                             cuts: None,
                         }
                     } else {
-                        let mut optimal: Vec<(Cut, Vec<Resolution>)> = Vec::new();
+                        let mut optimal: Vec<(Cut, Under)> = Vec::new();
                         for (f, rs) in &c.optimal {
                             let fk = cut_here(f);
                             if !optimal.iter().any(|(g, _)| *g == fk) {
-                                optimal.push((fk, resolutions(rs)));
+                                optimal.push((fk, resolutions(rs).into()));
                             }
                         }
                         let cost = crate::systems::ar::night::resolution::cut_cost(

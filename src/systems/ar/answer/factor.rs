@@ -19,7 +19,7 @@
 //! Components are ordered by their first declared effect.
 
 use crate::systems::ar::night::model::{ActionKind, Ensemble, Kind, PassiveKind, Player};
-use crate::systems::ar::night::resolution::{Analysis, Classification, Cut};
+use crate::systems::ar::night::resolution::{Analysis, Classification};
 use crate::systems::ar::night::universe::{Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
 use num_bigint::BigUint;
@@ -601,8 +601,7 @@ impl Factored {
             if let (true, Some(c)) = (paradox, &a.cuts) {
                 t.optimal_cuts *= c.optimal.len();
             }
-            let empty = Cut::with_capacity(part.universe.n_declared);
-            t.outcomes *= super::report::outcomes(&part.universe, a, &empty).len();
+            t.outcomes *= super::report::count_outcomes(&part.universe, a);
         }
         t
     }

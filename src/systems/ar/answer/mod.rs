@@ -28,6 +28,7 @@ use self::report::Outcome;
 use crate::odometer;
 use crate::systems::ar::night::resolution::{
     canonicalize_resolutions, sorted_ids, Analysis, Classification, Cut, Resolution, TargetMap,
+    Under,
 };
 use crate::systems::ar::night::universe::Universe;
 use num_bigint::BigUint;
@@ -112,11 +113,7 @@ pub fn flat_entries(n: &Night, f: &Factored) -> BigUint {
     let mut ways = BigUint::one();
     for a in &f.parts {
         let here: usize = match (&a.cuts, f.classification()) {
-            (Some(c), Classification::Paradox) => c
-                .optimal
-                .iter()
-                .map(|(_, rs)| rs.iter().map(|r| r.ways.len()).sum::<usize>())
-                .sum(),
+            (Some(c), Classification::Paradox) => c.optimal.iter().map(|(_, rs)| rs.n_ways()).sum(),
             _ => a.resolutions.iter().map(|r| r.ways.len()).sum(),
         };
         ways *= here;
@@ -144,13 +141,13 @@ pub fn death_chances(n: &Night, f: &Factored) -> Vec<(String, BigRational)> {
     let n = f.night(n);
     let mut survive: BTreeMap<String, BigRational> = BTreeMap::new();
     for (p, a) in n.parts.iter().zip(&f.parts) {
-        let empty = Cut::with_capacity(p.universe.n_declared);
         let mut dies: BTreeMap<String, BigRational> = BTreeMap::new();
-        for o in part_outcomes(p, a, &empty) {
+        let _ = report::for_each_outcome(&p.universe, a, false, |o| {
             for d in o.resolution.deaths(&p.universe, o.way) {
                 *dies.entry(d).or_insert_with(BigRational::zero) += o.probability.clone();
             }
-        }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
         for (who, pk) in dies {
             let s = survive.entry(who).or_insert_with(BigRational::one);
             *s = s.clone() * (BigRational::one() - pk);
@@ -171,16 +168,16 @@ pub fn success_chances(n: &Night, f: &Factored) -> BTreeMap<String, BigRational>
     let n = f.night(n);
     let mut out: BTreeMap<String, BigRational> = BTreeMap::new();
     for (p, a) in n.parts.iter().zip(&f.parts) {
-        let empty = Cut::with_capacity(p.universe.n_declared);
         let mut here: BTreeMap<String, BigRational> = BTreeMap::new();
-        for o in part_outcomes(p, a, &empty) {
+        let _ = report::for_each_outcome(&p.universe, a, false, |o| {
             for i in o.resolution.succeeded.ones() {
                 if i < p.universe.n_declared {
                     let id = p.universe.effects[i].id.clone();
                     *here.entry(id).or_insert_with(BigRational::zero) += o.probability.clone();
                 }
             }
-        }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
         for (id, c) in here {
             out.entry(id).or_insert(c);
         }
@@ -471,7 +468,7 @@ impl Serialize for ComponentLists<'_> {
                 #[derive(Serialize)]
                 struct Cuts<'c, 'l> {
                     cost: &'c Value,
-                    optimal: report::Lazy<'l, (Cut, Vec<Resolution>), report::CutJson<'l>>,
+                    optimal: report::Lazy<'l, (Cut, Under), report::CutJson<'l>>,
                 }
                 let optimal =
                     report::Lazy::new(&c.optimal, |(f, rs)| report::optimal_cut_view(u, f, rs));

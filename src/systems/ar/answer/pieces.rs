@@ -19,7 +19,7 @@ use super::expand;
 use super::factor::{Factored, Night, Part, Refined};
 use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::resolution::{
-    cut_cost, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap,
+    cut_cost, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap, Under,
 };
 use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -35,13 +35,45 @@ use std::sync::Arc;
 pub type Labelling = Vec<(usize, bool)>;
 
 /// One independent group: its effects (universe indices, ascending) and every labelling of
-/// them, in the order found.
+/// them, as the product of the labellings of its factors.
 #[derive(Clone, Debug)]
 pub struct Group {
     /// The effects whose labels vary in this group.
     pub effects: Vec<Ix>,
-    /// Every labelling of the group's effects (both variables of each effect).
-    pub options: Vec<Labelling>,
+    /// Lists of labellings over disjoint variables (at least one list, none empty): every
+    /// labelling of the group's effects (both variables of each effect) is one labelling
+    /// of each factor, united. A group joined only for its answer (an action with the
+    /// deflections that decide where it ends) holds several factors that no nogood joins.
+    pub factors: Vec<Vec<Labelling>>,
+}
+
+impl Group {
+    /// Number of labellings (saturating).
+    pub fn len(&self) -> usize {
+        self.factors
+            .iter()
+            .fold(1usize, |n, f| n.saturating_mul(f.len()))
+    }
+
+    /// Every labelling, in product order (the first factor varies slowest).
+    pub fn options(&self, budget: &Budget) -> Result<Vec<Labelling>, Interrupted> {
+        if let [only] = self.factors.as_slice() {
+            return Ok(only.clone());
+        }
+        let sizes: Vec<usize> = self.factors.iter().map(Vec::len).collect();
+        let mut out = Vec::new();
+        for pick in crate::odometer::Product::new(sizes) {
+            let o: Labelling = self
+                .factors
+                .iter()
+                .zip(&pick)
+                .flat_map(|(f, &i)| f[i].iter().copied())
+                .collect();
+            budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
+            out.push(o);
+        }
+        Ok(out)
+    }
 }
 
 /// A component's optimal labellings as a product: every choice of one option per group,
@@ -367,12 +399,22 @@ pub fn pieces(u: &Universe, products: &[Product], budget: &Budget) -> Result<Spl
             .collect();
         keep.extend(&context);
         keep.sort_unstable();
-        let options: Vec<Labelling> = g
-            .options
-            .iter()
-            .map(|o| o.iter().chain(&extra).copied().collect())
-            .collect();
-        let (part, a) = piece(u, &keep, &options, &ends, budget)?;
+        let by_cut = if g.factors.len() > 1 && g.len() as f64 > BY_CUT_FROM {
+            piece_by_cut(u, &keep, &g.factors, &extra, &ends, budget)?
+        } else {
+            None
+        };
+        let (part, a) = match by_cut {
+            Some(done) => done,
+            None => {
+                let options: Vec<Labelling> = g
+                    .options(budget)?
+                    .into_iter()
+                    .map(|o| o.into_iter().chain(extra.iter().copied()).collect())
+                    .collect();
+                piece(u, &keep, &options, &ends, budget)?
+            }
+        };
         parts.push(part);
         analyses.push(a);
     }
@@ -383,6 +425,459 @@ pub fn pieces(u: &Universe, products: &[Product], budget: &Budget) -> Result<Spl
         },
         parts: analyses,
     })
+}
+
+/// A group of several factors with more labellings than this is answered cut by cut
+/// ([`piece_by_cut`]). Tests take every group of several factors that way.
+#[cfg(not(test))]
+const BY_CUT_FROM: f64 = 4096.0;
+#[cfg(test)]
+const BY_CUT_FROM: f64 = 1.0;
+
+/// One piece answered cut by cut, its resolutions under each optimal cut a product
+/// ([`Under::product`]); `None` when that does not apply (nothing is cut, or a final
+/// target depends on a label outside the group: the flat [`piece`] says so).
+///
+/// Why it is exact: every choice of one labelling per factor is an optimal labelling,
+/// so the optimal cuts are every choice of one cut share per factor, and under a cut
+/// the labellings are the product of each factor's labellings with that share. Those
+/// are split further where they are a product ([`Units::of`]: labels they all share are
+/// fixed under the cut, and the rest fall into *units* over disjoint labels whose
+/// labellings combine freely). A unit holding an action is joined with every unit whose
+/// labels decide where the action ends (a deflection on its path whose success varies,
+/// the labels of a cycle it runs into), so each joined unit's labellings give
+/// resolutions whose final targets are its own actions'. (R, S) and the ways of the
+/// piece under the cut are then unions and products of the joined units', since they
+/// hold disjoint labels.
+fn piece_by_cut(
+    u: &Universe,
+    keep: &[Ix],
+    factors: &[Vec<Labelling>],
+    extra: &Labelling,
+    ends: &Ends,
+    budget: &Budget,
+) -> Result<Option<(Part, Analysis)>, Interrupted> {
+    let n = u.len();
+    let d = &*u.deflections;
+    // Each factor's labellings by their cut share (the declared effects they cut).
+    let shares: Vec<Vec<(Vec<Ix>, Vec<usize>)>> = factors
+        .iter()
+        .map(|f| {
+            let mut by: BTreeMap<Vec<Ix>, Vec<usize>> = BTreeMap::new();
+            for (k, o) in f.iter().enumerate() {
+                let cut: Vec<Ix> = o
+                    .iter()
+                    .filter(|&&(v, b)| !b && v >= n && v < 2 * n && v - n < u.n_declared)
+                    .map(|&(v, _)| v - n)
+                    .collect();
+                by.entry(cut).or_default().push(k);
+            }
+            by.into_iter().collect()
+        })
+        .collect();
+    if shares.iter().all(|s| s.len() == 1 && s[0].0.is_empty()) {
+        return Ok(None);
+    }
+    // Each factor's effects.
+    let factor_effects: Vec<Vec<Ix>> = factors
+        .iter()
+        .map(|f| {
+            let mut es: Vec<Ix> = f
+                .iter()
+                .flat_map(|o| o.iter().filter(|&&(v, _)| v < 2 * n).map(|&(v, _)| v % n))
+                .collect();
+            es.sort_unstable();
+            es.dedup();
+            es
+        })
+        .collect();
+    // Each factor's units under each of its shares, found once.
+    let mut units_of: BTreeMap<(usize, usize), Units> = BTreeMap::new();
+    // Per optimal cut: the cut, and per joined unit group its effects and labellings
+    // with their final targets (universe players), walked under the labels fixed there.
+    type Joined = Vec<(Labelling, Vec<Vec<Player>>)>;
+    /// One optimal cut (its effects) and its joined units (their actions, labellings).
+    type AtCut = (Vec<Ix>, Vec<(Vec<Ix>, Joined)>);
+    let mut found: Vec<AtCut> = Vec::new();
+    let mut also: Vec<Player> = Vec::new();
+    let sizes: Vec<usize> = shares.iter().map(Vec::len).collect();
+    for pick in crate::odometer::Product::new(sizes) {
+        budget.check()?;
+        for (k, &x) in pick.iter().enumerate() {
+            if let std::collections::btree_map::Entry::Vacant(e) = units_of.entry((k, x)) {
+                let rows: Vec<&Labelling> =
+                    shares[k][x].1.iter().map(|&i| &factors[k][i]).collect();
+                e.insert(Units::of(n, &rows, budget)?);
+            }
+        }
+        let here: Vec<&Units> = pick
+            .iter()
+            .enumerate()
+            .map(|(k, &x)| &units_of[&(k, x)])
+            .collect();
+        let mut s = ends.fixed_s.to_vec();
+        let mut live = ends.fixed_live.to_vec();
+        let mut last = ends.fixed_last.clone();
+        // Every unit of the cut, numbered; which unit holds each varying label.
+        let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut options: Vec<&[Labelling]> = Vec::new();
+        let mut first_of: Vec<usize> = Vec::with_capacity(here.len());
+        for us in &here {
+            for &(v, b) in &us.fixed {
+                match v {
+                    v if v < n => s[v] = Some(b),
+                    v if v < 2 * n => live[v - n] = Some(b),
+                    v => last.set(v - 2 * n, b),
+                }
+            }
+            first_of.push(options.len());
+            for (j, o) in us.units.iter().enumerate() {
+                for &v in &us.labels[j] {
+                    owner.insert(v, options.len());
+                }
+                options.push(o);
+            }
+        }
+        // Each action's unit (its liveness label's, else its success label's, else its
+        // factor's first), joined with the units that decide where it ends.
+        let mut uf = petgraph::unionfind::UnionFind::<usize>::new(options.len());
+        let mut home: Vec<(Ix, usize)> = Vec::new();
+        for (k, effects) in factor_effects.iter().enumerate() {
+            for &i in effects {
+                let e = &u.effects[i];
+                if e.action().is_none() || live[i] == Some(false) {
+                    continue;
+                }
+                // The units deciding where the action's slots end.
+                let mut deciders: Vec<usize> = Vec::new();
+                for &t in &e.targets {
+                    let mut p = t;
+                    for _ in 0..=u.n_players() {
+                        let Some(g) = u.deflector[p as usize] else {
+                            break;
+                        };
+                        if d.next(p) == Some(p) {
+                            break;
+                        }
+                        if let Some(c) = d.cycle_of(p) {
+                            for &q in &d.cycles()[c] {
+                                let g = u.deflector[q as usize].expect("a cycle member deflects");
+                                if let Some(&j) = owner.get(&g) {
+                                    deciders.push(j);
+                                } else if s[g].is_none() {
+                                    return Ok(None);
+                                }
+                                if let Some(&j) = owner.get(&(2 * n + q as usize)) {
+                                    deciders.push(j);
+                                }
+                            }
+                            break;
+                        }
+                        match (s[g], owner.get(&g)) {
+                            (Some(false), _) => break,
+                            (Some(true), _) => {}
+                            (None, Some(&j)) => deciders.push(j),
+                            (None, None) => return Ok(None),
+                        }
+                        match d.next(p) {
+                            Some(q) => p = q,
+                            None => break,
+                        }
+                    }
+                }
+                // The action's own unit (its liveness label's, else its success label's);
+                // an action whose labels are fixed goes with what decides its end, or
+                // with its factor's first unit when nothing varying does.
+                let h = owner
+                    .get(&(n + i))
+                    .or_else(|| owner.get(&i))
+                    .or(deciders.first())
+                    .copied()
+                    .unwrap_or(first_of[k]);
+                for j in deciders {
+                    uf.union(h, j);
+                }
+                home.push((i, h));
+            }
+        }
+        let fixed_here = Ends {
+            u,
+            fixed_s: &s,
+            fixed_live: &live,
+            fixed_last: &last,
+        };
+        let mut joined: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for k in 0..options.len() {
+            joined.entry(uf.find(k)).or_default().push(k);
+        }
+        let mut actions: BTreeMap<usize, Vec<Ix>> = BTreeMap::new();
+        for &(i, h) in &home {
+            actions.entry(uf.find(h)).or_default().push(i);
+        }
+        let mut cut: Vec<Ix> = pick
+            .iter()
+            .zip(&shares)
+            .flat_map(|(&k, s)| s[k].0.iter().copied())
+            .collect();
+        cut.sort_unstable();
+        let mut lists = Vec::with_capacity(joined.len());
+        for (first, (root, ks)) in joined.iter().enumerate() {
+            let mut es = actions.remove(root).unwrap_or_default();
+            es.sort_unstable();
+            let sizes: Vec<usize> = ks.iter().map(|&k| options[k].len()).collect();
+            let mut rows: Joined = Vec::new();
+            for sub in crate::odometer::Product::new(sizes) {
+                let mut o: Labelling = ks
+                    .iter()
+                    .zip(&sub)
+                    .flat_map(|(&k, &x)| options[k][x].iter().copied())
+                    .collect();
+                if first == 0 {
+                    o.extend(extra.iter().copied());
+                }
+                let t = fixed_here.targets(&es, &o);
+                also.extend(t.iter().flatten().copied());
+                budget.charge("pieces", 64 + 24 * (es.len() + o.len()) as u64)?;
+                rows.push((o, t));
+            }
+            lists.push((es, rows));
+        }
+        found.push((cut, lists));
+    }
+    also.sort_unstable();
+    also.dedup();
+    let (pu, players) = u.piece(keep, &also);
+    let local: BTreeMap<Ix, usize> = keep.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let mut optimal: Vec<(Cut, Under)> = Vec::with_capacity(found.len());
+    for (cut_ix, lists) in found {
+        budget.check()?;
+        let mut cut = Cut::with_capacity(pu.n_declared);
+        for i in &cut_ix {
+            cut.insert(local[i]);
+        }
+        let mut factors_here = Vec::with_capacity(lists.len());
+        for (es, rows) in lists {
+            let mut by: BTreeMap<(FixedBitSet, FixedBitSet), Vec<TargetMap>> = BTreeMap::new();
+            for (o, t) in rows {
+                let mut rho: TargetMap = vec![Vec::new(); pu.len()];
+                for (&i, ps) in es.iter().zip(t) {
+                    rho[local[&i]] = ps
+                        .into_iter()
+                        .map(|q| players.binary_search(&q).expect("named in the piece") as Player)
+                        .collect();
+                }
+                let mut present = FixedBitSet::with_capacity(pu.len());
+                let mut succeeded = FixedBitSet::with_capacity(pu.len());
+                for k in 0..pu.n_declared {
+                    present.insert(k);
+                }
+                for &(v, b) in &o {
+                    if v >= 2 * n || !b {
+                        continue;
+                    }
+                    let Some(&k) = local.get(&(v % n)) else {
+                        continue;
+                    };
+                    if v < n {
+                        succeeded.insert(k);
+                    } else if k >= pu.n_declared {
+                        present.insert(k);
+                    }
+                }
+                // `targets` left every action that is not live (cut, or created and
+                // absent) empty, wherever its liveness label is.
+                by.entry((present, succeeded)).or_default().push(rho);
+            }
+            factors_here.push(
+                by.into_iter()
+                    .map(|((present, succeeded), mut ways)| {
+                        ways.sort();
+                        ways.dedup();
+                        Resolution {
+                            present,
+                            succeeded,
+                            ways,
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        optimal.push((cut, Under::product(&pu, factors_here)));
+    }
+    let cost = cut_cost(&pu, pu.levels(), &optimal[0].0);
+    let mut a = Analysis {
+        resolutions: Vec::new(),
+        cuts: Some(CutAnalysis { cost, optimal }),
+    };
+    a.canonicalize(&pu);
+    Ok(Some((
+        Part {
+            universe: pu,
+            to_whole: keep.to_vec(),
+            players,
+        },
+        a,
+    )))
+}
+
+/// Some labellings (of one factor under one cut share) as a product: the labels they
+/// all share, and *units* over disjoint labels whose labellings combine freely (every
+/// choice of one labelling per unit, with the shared labels, is one of them, and each
+/// is such a choice). A `last` label missing from a labelling is false there.
+struct Units {
+    /// Labels every labelling has (success and liveness always; `last` labels too).
+    fixed: Labelling,
+    /// Each unit's labels (ascending), and its labellings (distinct; the first unit's
+    /// carry the shared success and liveness labels as well).
+    labels: Vec<Vec<usize>>,
+    units: Vec<Vec<Labelling>>,
+}
+
+impl Units {
+    /// The finest split of `rows` this finds: a unit grows from one varying label by
+    /// every label whose values with the unit's are not every combination of both,
+    /// until the rows are the product of the unit's values and the others' (a unit
+    /// that stops growing before that takes every label left: a product still, only
+    /// coarser).
+    fn of(n: usize, rows: &[&Labelling], budget: &Budget) -> Result<Units, Interrupted> {
+        let mut count: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+        for o in rows {
+            for &(v, b) in o.iter() {
+                let e = count.entry(v).or_insert((0, 0));
+                if b {
+                    e.0 += 1;
+                } else {
+                    e.1 += 1;
+                }
+            }
+        }
+        let mut fixed = Labelling::new();
+        let mut vary: Vec<usize> = Vec::new();
+        for (&v, &(yes, no)) in &count {
+            if yes == rows.len() {
+                fixed.push((v, true));
+            } else if no == rows.len() || (v >= 2 * n && yes == 0) {
+                fixed.push((v, false));
+            } else {
+                vary.push(v);
+            }
+        }
+        let at: BTreeMap<usize, usize> = vary.iter().enumerate().map(|(k, &v)| (v, k)).collect();
+        let words = vary.len().div_ceil(64).max(1);
+        let mut table: Vec<Vec<u64>> = rows
+            .iter()
+            .map(|o| {
+                let mut r = vec![0u64; words];
+                for &(v, b) in o.iter() {
+                    if let (Some(&k), true) = (at.get(&v), b) {
+                        r[k / 64] |= 1 << (k % 64);
+                    }
+                }
+                r
+            })
+            .collect();
+        table.sort_unstable();
+        table.dedup();
+        let distinct = |table: &[Vec<u64>], vars: &[usize]| -> usize {
+            let mut seen: std::collections::HashSet<Vec<u64>> = Default::default();
+            for r in table {
+                let mut key = vec![0u64; words];
+                for &k in vars {
+                    key[k / 64] |= r[k / 64] & (1 << (k % 64));
+                }
+                seen.insert(key);
+            }
+            seen.len()
+        };
+        let mut blocks: Vec<Vec<usize>> = Vec::new();
+        let mut units: Vec<Vec<Labelling>> = Vec::new();
+        let mut left: Vec<usize> = (0..vary.len()).collect();
+        while !left.is_empty() {
+            budget.check()?;
+            let mut unit = vec![left[0]];
+            loop {
+                let rest: Vec<usize> = left.iter().copied().filter(|k| !unit.contains(k)).collect();
+                if rest.is_empty() {
+                    break;
+                }
+                let here = distinct(&table, &unit);
+                if here * distinct(&table, &rest) == table.len() {
+                    break;
+                }
+                let grow: Vec<usize> = rest
+                    .iter()
+                    .copied()
+                    .filter(|&y| {
+                        let mut with = unit.clone();
+                        with.push(y);
+                        distinct(&table, &with) < here * distinct(&table, &[y])
+                    })
+                    .collect();
+                if grow.is_empty() {
+                    unit = left.clone();
+                    break;
+                }
+                unit.extend(grow);
+            }
+            unit.sort_unstable();
+            left.retain(|k| !unit.contains(k));
+            // The rows of what is left: the product's other side.
+            let mut next: Vec<Vec<u64>> = table
+                .iter()
+                .map(|r| {
+                    let mut key = r.clone();
+                    for &k in &unit {
+                        key[k / 64] &= !(1 << (k % 64));
+                    }
+                    key
+                })
+                .collect();
+            next.sort_unstable();
+            next.dedup();
+            let mine: Vec<Vec<u64>> = {
+                let mut m: Vec<Vec<u64>> = table
+                    .iter()
+                    .map(|r| {
+                        let mut key = vec![0u64; words];
+                        for &k in &unit {
+                            key[k / 64] |= r[k / 64] & (1 << (k % 64));
+                        }
+                        key
+                    })
+                    .collect();
+                m.sort_unstable();
+                m.dedup();
+                m
+            };
+            let options: Vec<Labelling> = mine
+                .iter()
+                .map(|key| {
+                    unit.iter()
+                        .map(|&k| (vary[k], key[k / 64] & (1 << (k % 64)) != 0))
+                        .collect()
+                })
+                .collect();
+            units.push(options);
+            blocks.push(unit.iter().map(|&k| vary[k]).collect());
+            table = next;
+        }
+        // The shared success and liveness labels ride with the first unit (a factor
+        // with no varying label is one unit of one labelling).
+        let carried: Labelling = fixed.iter().copied().filter(|&(v, _)| v < 2 * n).collect();
+        if units.is_empty() {
+            units.push(vec![carried]);
+            blocks.push(Vec::new());
+        } else {
+            for o in units[0].iter_mut() {
+                o.extend(carried.iter().copied());
+            }
+        }
+        Ok(Units {
+            fixed,
+            labels: blocks,
+            units,
+        })
+    }
 }
 
 /// What decides final targets outside one option's labels: the fixed success of every
@@ -525,12 +1020,12 @@ fn piece(
             cuts: None,
         }
     } else {
-        let optimal: Vec<(Cut, Vec<Resolution>)> = by_cut
+        let optimal: Vec<(Cut, Under)> = by_cut
             .into_iter()
             .map(|(ones, rs)| {
                 let mut c = Cut::with_capacity(pu.n_declared);
                 ones.into_iter().for_each(|k| c.insert(k));
-                (c, rs)
+                (c, rs.into())
             })
             .collect();
         let cost = optimal

@@ -26,6 +26,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 
 /// One final outcome the pick can reach: a cut, one of its optimal resolutions, one way.
 #[derive(Clone, Debug)]
@@ -78,6 +79,55 @@ pub fn outcomes<'a>(u: &Universe, a: &'a Analysis, empty: &'a Cut) -> Vec<Outcom
         }
     }
     out
+}
+
+/// Calls `f` with every outcome [`outcomes`] lists, with the same probability: in that
+/// order when `ordered`, else in any order, a product of resolutions under a cut read one
+/// resolution at a time (so a piece with 10^5 resolutions is read in little memory).
+pub fn for_each_outcome<B>(
+    u: &Universe,
+    a: &Analysis,
+    ordered: bool,
+    mut f: impl FnMut(&Outcome) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    let empty = Cut::with_capacity(u.n_declared);
+    let mut each = |cut: &Cut, n_cuts: usize, r: &Resolution, n_opt: usize| {
+        for w in &r.ways {
+            f(&Outcome {
+                probability: ratio(1, n_cuts * n_opt * r.ways.len()),
+                cut,
+                resolution: r,
+                way: w,
+            })?;
+        }
+        ControlFlow::Continue(())
+    };
+    match &a.cuts {
+        Some(c) => {
+            for (cut, rs) in &c.optimal {
+                rs.for_each_optimal(u, ordered, |r, n_opt| each(cut, c.optimal.len(), r, n_opt))?;
+            }
+            ControlFlow::Continue(())
+        }
+        None => {
+            let opt = optimal(u, &a.resolutions);
+            for r in &opt {
+                each(&empty, 1, r, opt.len())?;
+            }
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+/// How many outcomes [`outcomes`] lists, counted without listing them.
+pub fn count_outcomes(u: &Universe, a: &Analysis) -> usize {
+    match &a.cuts {
+        Some(c) => c.optimal.iter().map(|(_, rs)| rs.optimal_ways(u)).sum(),
+        None => optimal(u, &a.resolutions)
+            .iter()
+            .map(|r| r.ways.len())
+            .sum(),
+    }
 }
 
 /// One reproducible random pick for `seed`, following the contract's uniform choices.
@@ -488,15 +538,39 @@ fn describe_list(
     out: &mut String,
     shown: &mut Shown,
 ) {
-    let best = min_created(u, rs);
     let listed = shown.resolutions.take(rs.len());
-    for (k, r) in rs.iter().take(listed).enumerate() {
+    describe_first(
+        u,
+        &rs[..listed],
+        rs.len(),
+        min_created(u, rs),
+        cut,
+        indent,
+        out,
+        shown,
+    );
+}
+
+/// The first resolutions of a list of `len` whose least |R| - |E| is `best`, and a line
+/// for the rest.
+#[allow(clippy::too_many_arguments)]
+fn describe_first(
+    u: &Universe,
+    first: &[Resolution],
+    len: usize,
+    best: Option<usize>,
+    cut: &Cut,
+    indent: &str,
+    out: &mut String,
+    shown: &mut Shown,
+) {
+    for (k, r) in first.iter().enumerate() {
         let n = r.n_created(u);
         let _ = writeln!(out, "{indent}{}", resolution_heading(k + 1, n));
         let inner = format!("{indent}  ");
         describe_resolution(u, r, cut, Some(n) == best, &inner, out, &mut shown.ways);
     }
-    left_out(out, indent, rs.len() - listed, "resolution", "resolutions");
+    left_out(out, indent, len - first.len(), "resolution", "resolutions");
 }
 
 /// How much of each list a report writes: at most `up_to` optimal cuts, resolutions (all
@@ -644,7 +718,7 @@ fn human(
 ) -> String {
     let mut out = String::new();
     let empty = Cut::with_capacity(u.n_declared);
-    let outs = outcomes(u, a, &empty);
+    let n_outcomes = count_outcomes(u, a);
     let class = a.classification();
     let _ = writeln!(
         out,
@@ -666,7 +740,13 @@ fn human(
         }
     );
     let _ = writeln!(out, "who dies:");
-    for (d, p) in death_distribution(u, &outs) {
+    let mut dist: BTreeMap<Vec<String>, BigRational> = BTreeMap::new();
+    let _ = for_each_outcome(u, a, false, |o| {
+        let d = o.resolution.deaths(u, o.way);
+        *dist.entry(d).or_insert_with(BigRational::zero) += o.probability.clone();
+        ControlFlow::<()>::Continue(())
+    });
+    for (d, p) in dist {
         let _ = writeln!(out, "  {:>7}  {}", p.to_string(), deaths_words(&d));
     }
     if with_effects {
@@ -682,7 +762,17 @@ fn human(
         let listed = shown.cuts.take(c.optimal.len());
         for (f, rs) in c.optimal.iter().take(listed) {
             let _ = writeln!(out, "  cutting {}:", names(u, f.ones()));
-            describe_list(u, rs, f, "    ", &mut out, shown);
+            let k = shown.resolutions.take(rs.len());
+            describe_first(
+                u,
+                &rs.first(k),
+                rs.len(),
+                rs.min_created(u),
+                f,
+                "    ",
+                &mut out,
+                shown,
+            );
         }
         left_out(
             &mut out,
@@ -692,17 +782,23 @@ fn human(
             "optimal cuts",
         );
     }
-    let _ = writeln!(out, "outcomes ({}):", outs.len());
-    let listed = shown.outcomes.take(outs.len());
-    for o in outs.iter().take(listed) {
+    let _ = writeln!(out, "outcomes ({n_outcomes}):");
+    let listed = shown.outcomes.take(n_outcomes);
+    let mut written = 0;
+    let _ = for_each_outcome(u, a, true, |o| {
+        if written == listed {
+            return ControlFlow::Break(());
+        }
+        written += 1;
         let _ = writeln!(
             out,
             "  {:>7}  {}",
             o.probability.to_string(),
             outcome_words(u, o)
         );
-    }
-    left_out(&mut out, "  ", outs.len() - listed, "outcome", "outcomes");
+        ControlFlow::Continue(())
+    });
+    left_out(&mut out, "  ", n_outcomes - listed, "outcome", "outcomes");
     if let Some(seed) = seed {
         if let Some(o) = pick(u, a, &empty, seed) {
             let _ = writeln!(out, "pick (seed {seed}): {}", outcome_words(u, &o));

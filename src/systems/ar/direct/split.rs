@@ -374,9 +374,9 @@ impl Ctx<'_> {
         for k in 0..g.groups.len() {
             budget.check()?;
             let spec = &g.groups[k];
-            let options = if spec.parts.len() < 2 {
+            let factors = if spec.parts.len() < 2 {
                 let sub = self.part(w, &g, spec, &b, clauses, &model);
-                self.enumerate(sub, &model_share(w, spec, &model, levels), budget)?
+                vec![self.enumerate(sub, &model_share(w, spec, &model, levels), budget)?]
             } else {
                 // Each part at its own share (what it costs in the optimal `model`: the
                 // least it can, as parts are independent and costs add), then every
@@ -390,13 +390,13 @@ impl Ctx<'_> {
                         budget,
                     )?);
                 }
-                product_of_labellings(&factors, budget)?
+                factors
             };
             let mut es: Vec<Ix> = g.groups[k].effects.iter().map(|&j| w.comp[j]).collect();
             es.sort_unstable();
             out.product.groups.push(Group {
                 effects: es,
-                options,
+                factors,
             });
         }
         Ok(true)
@@ -906,25 +906,7 @@ fn parts_of(
     parts
 }
 
-/// Every choice of one labelling per factor, each the concatenation of its choices.
-fn product_of_labellings(
-    factors: &[Vec<Labelling>],
-    budget: &Budget,
-) -> Result<Vec<Labelling>, Interrupted> {
-    let sizes: Vec<usize> = factors.iter().map(Vec::len).collect();
-    let mut out = Vec::new();
-    for pick in crate::odometer::Product::new(sizes) {
-        let o: Labelling = factors
-            .iter()
-            .zip(&pick)
-            .flat_map(|(f, &i)| f[i].iter().copied())
-            .collect();
-        budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
-        out.push(o);
-    }
-    Ok(out)
-}
-
+/// What the cut effects of `spec` cost in `model`, per level.
 fn model_share(w: &Written, spec: &Spec, model: &[bool], levels: usize) -> Vec<usize> {
     let mut share = vec![0; levels];
     for &j in spec.effects.iter().filter(|&&j| w.declared[j]) {

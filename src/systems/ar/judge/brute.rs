@@ -86,7 +86,7 @@ pub fn analyse(u: &Universe) -> Option<Analysis> {
                 .into_iter()
                 .filter_map(|f| {
                     let rs = self::resolutions(u, &f)?;
-                    (!rs.is_empty()).then_some((f, rs))
+                    (!rs.is_empty()).then_some((f, rs.into()))
                 })
                 .collect_vec();
             if !optimal.is_empty() {

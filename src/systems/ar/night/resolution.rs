@@ -4,7 +4,9 @@
 //! Invariants: bitsets over the universe have `Universe::len()` bits, cuts have
 //! `n_declared` bits; a [`TargetMap`] has one entry per universe effect, non-empty exactly
 //! for the actions of R that are not cut; after [`Analysis::canonicalize`] every list is
-//! sorted and free of duplicates.
+//! sorted and free of duplicates. The resolutions under a cut ([`Under`]) may be a product
+//! of factors over disjoint effects, kept canonical (what every resolution of a factor
+//! shares moved to one first factor), and read as the list it stands for.
 
 use super::model::{ActionKind, Player};
 use super::universe::Universe;
@@ -137,8 +139,406 @@ pub struct CutAnalysis {
     /// The optimal cost vector: one count per priority level of E, ascending by level.
     pub cost: Vec<usize>,
     /// Every optimal cut with the acceptable resolutions of E[F].
-    pub optimal: Vec<(Cut, Vec<Resolution>)>,
+    pub optimal: Vec<(Cut, Under)>,
 }
+
+/// The acceptable resolutions under one optimal cut: listed, or a product of independent
+/// factors (every choice of one resolution per factor, united, is one resolution: R and S
+/// are unions and the ways the products of the factors' ways, each factor's maps empty
+/// outside its own effects). A product is how a large piece of a deflection-heavy night
+/// holds 10^5 resolutions as a few hundred: once the cut is fixed, the deflections it
+/// decides no longer join the piece's groups.
+///
+/// Reading it as a slice (`Deref`) lists every resolution in canonical order, expanded
+/// once and kept; [`Under::len`], [`Under::n_ways`] and [`Under::for_each`] read a
+/// product without expanding it.
+#[derive(Clone, Debug)]
+pub struct Under {
+    form: Form,
+    expanded: std::sync::OnceLock<Vec<Resolution>>,
+}
+
+#[derive(Clone, Debug)]
+enum Form {
+    Listed(Vec<Resolution>),
+    Product(Box<Factors>),
+}
+
+/// A product's factors and what its canonical order needs without the universe.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Factors {
+    /// Each factor's resolutions (canonical), over disjoint effects.
+    factors: Vec<Vec<Resolution>>,
+    /// Effects below this index are declared (|R| - |E| counts the others).
+    n_declared: usize,
+    /// Each effect's rank when the ids are sorted as strings.
+    rank: std::sync::Arc<[u32]>,
+}
+
+impl From<Vec<Resolution>> for Under {
+    fn from(rs: Vec<Resolution>) -> Under {
+        Under {
+            form: Form::Listed(rs),
+            expanded: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl FromIterator<Resolution> for Under {
+    fn from_iter<I: IntoIterator<Item = Resolution>>(it: I) -> Under {
+        Under::from(it.into_iter().collect::<Vec<_>>())
+    }
+}
+
+impl Default for Under {
+    fn default() -> Under {
+        Under::from(Vec::new())
+    }
+}
+
+impl Under {
+    /// The product of `factors` (each a non-empty list of resolutions of `u` over effects
+    /// no other factor touches), canonical: what all of a factor's resolutions share (bits
+    /// of R and S, final targets of every way) goes to one first factor of one
+    /// resolution, and the other factors, only what varies left in them, are sorted by
+    /// the first effect they touch. So two engines that split a product alike, wherever
+    /// each put what is fixed, hold the same factors. A product of one factor is that
+    /// list.
+    pub fn product(u: &Universe, factors: Vec<Vec<Resolution>>) -> Under {
+        if factors.len() <= 1 {
+            let mut rs = factors.into_iter().next().unwrap_or_default();
+            canonicalize_resolutions(u, &mut rs);
+            return Under::from(rs);
+        }
+        let mut fixed = Resolution {
+            present: FixedBitSet::with_capacity(u.len()),
+            succeeded: FixedBitSet::with_capacity(u.len()),
+            ways: vec![vec![Vec::new(); u.len()]],
+        };
+        let mut varying: Vec<(usize, Vec<Resolution>)> = Vec::new();
+        for mut f in factors {
+            let mut present = f[0].present.clone();
+            let mut succeeded = f[0].succeeded.clone();
+            for r in &f[1..] {
+                present.intersect_with(&r.present);
+                succeeded.intersect_with(&r.succeeded);
+            }
+            let first = f[0].ways[0].clone();
+            let same: Vec<usize> = (0..u.len())
+                .filter(|&i| f.iter().all(|r| r.ways.iter().all(|w| w[i] == first[i])))
+                .collect();
+            fixed.present.union_with(&present);
+            fixed.succeeded.union_with(&succeeded);
+            for &i in &same {
+                if !first[i].is_empty() {
+                    fixed.ways[0][i].clone_from(&first[i]);
+                }
+            }
+            let mut touched: Option<usize> = None;
+            for r in f.iter_mut() {
+                r.present.difference_with(&present);
+                r.succeeded.difference_with(&succeeded);
+                for w in r.ways.iter_mut() {
+                    for &i in &same {
+                        w[i] = Vec::new();
+                    }
+                }
+                let here = r
+                    .present
+                    .ones()
+                    .chain(r.succeeded.ones())
+                    .chain(
+                        r.ways
+                            .iter()
+                            .flat_map(|w| w.iter().position(|t| !t.is_empty())),
+                    )
+                    .min();
+                touched = match (touched, here) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+            if f.len() > 1 || f[0].ways.len() > 1 {
+                canonicalize_resolutions(u, &mut f);
+                varying.push((touched.unwrap_or(usize::MAX), f));
+            }
+        }
+        varying.sort_by_key(|(k, _)| *k);
+        let mut factors: Vec<Vec<Resolution>> = vec![vec![fixed]];
+        factors.extend(varying.into_iter().map(|(_, f)| f));
+        let mut order: Vec<usize> = (0..u.len()).collect();
+        order.sort_by(|&a, &b| u.effects[a].id.cmp(&u.effects[b].id));
+        let mut rank = vec![0u32; u.len()];
+        for (k, &i) in order.iter().enumerate() {
+            rank[i] = k as u32;
+        }
+        Under {
+            form: Form::Product(Box::new(Factors {
+                factors,
+                n_declared: u.n_declared,
+                rank: rank.into(),
+            })),
+            expanded: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether the resolutions are held as a product of several factors.
+    pub fn is_product(&self) -> bool {
+        matches!(&self.form, Form::Product(p) if p.factors.len() > 1)
+    }
+
+    /// Every resolution, canonical (a product is expanded once and kept).
+    pub fn as_slice(&self) -> &[Resolution] {
+        self
+    }
+
+    /// Number of resolutions (saturating).
+    pub fn len(&self) -> usize {
+        match &self.form {
+            Form::Listed(rs) => rs.len(),
+            Form::Product(p) => p
+                .factors
+                .iter()
+                .fold(1usize, |n, f| n.saturating_mul(f.len())),
+        }
+    }
+
+    /// Whether there is no resolution.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of ways of all resolutions together (saturating).
+    pub fn n_ways(&self) -> usize {
+        match &self.form {
+            Form::Listed(rs) => rs.iter().map(|r| r.ways.len()).sum(),
+            Form::Product(p) => p.factors.iter().fold(1usize, |n, f| {
+                n.saturating_mul(f.iter().map(|r| r.ways.len()).sum())
+            }),
+        }
+    }
+
+    /// Calls `f` on every resolution in product order (a list: its order), each built
+    /// when reached and dropped after, so that a product is read in little memory.
+    pub fn for_each<B>(
+        &self,
+        mut f: impl FnMut(&Resolution) -> std::ops::ControlFlow<B>,
+    ) -> std::ops::ControlFlow<B> {
+        match &self.form {
+            Form::Listed(rs) => {
+                for r in rs {
+                    f(r)?;
+                }
+                std::ops::ControlFlow::Continue(())
+            }
+            Form::Product(p) => {
+                let sizes = p.factors.iter().map(Vec::len).collect();
+                for pick in crate::odometer::Product::new(sizes) {
+                    let parts: Vec<&Resolution> =
+                        p.factors.iter().zip(&pick).map(|(fs, &k)| &fs[k]).collect();
+                    f(&unite(&parts))?;
+                }
+                std::ops::ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// Calls `f` with every optimal resolution (least |R|) and how many there are: in
+    /// canonical order when `ordered` (a product expanded for the call, not kept), else
+    /// in product order, each built when reached (a product's optimal resolutions are the
+    /// products of its factors' own, since the factors' created effects add up).
+    pub fn for_each_optimal<B>(
+        &self,
+        u: &Universe,
+        ordered: bool,
+        mut f: impl FnMut(&Resolution, usize) -> std::ops::ControlFlow<B>,
+    ) -> std::ops::ControlFlow<B> {
+        let listed =
+            |rs: &[Resolution],
+             f: &mut dyn FnMut(&Resolution, usize) -> std::ops::ControlFlow<B>| {
+                let best = min_created(u, rs);
+                let opt: Vec<&Resolution> =
+                    rs.iter().filter(|r| Some(r.n_created(u)) == best).collect();
+                for r in &opt {
+                    f(r, opt.len())?;
+                }
+                std::ops::ControlFlow::Continue(())
+            };
+        match &self.form {
+            Form::Listed(rs) => listed(rs, &mut f),
+            Form::Product(_) if ordered => match self.expanded.get() {
+                Some(all) => listed(all, &mut f),
+                None => listed(&self.expand(), &mut f),
+            },
+            Form::Product(p) => {
+                let best: Vec<Vec<&Resolution>> = p
+                    .factors
+                    .iter()
+                    .map(|rs| {
+                        let b = min_created(u, rs);
+                        rs.iter().filter(|r| Some(r.n_created(u)) == b).collect()
+                    })
+                    .collect();
+                let count = best.iter().fold(1usize, |n, b| n.saturating_mul(b.len()));
+                let sizes = best.iter().map(Vec::len).collect();
+                for pick in crate::odometer::Product::new(sizes) {
+                    let parts: Vec<&Resolution> =
+                        best.iter().zip(&pick).map(|(b, &k)| b[k]).collect();
+                    f(&unite(&parts), count)?;
+                }
+                std::ops::ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// Number of ways of the optimal resolutions (least |R|) together (saturating).
+    pub fn optimal_ways(&self, u: &Universe) -> usize {
+        let of = |rs: &[Resolution]| -> usize {
+            let best = min_created(u, rs);
+            rs.iter()
+                .filter(|r| Some(r.n_created(u)) == best)
+                .map(|r| r.ways.len())
+                .sum()
+        };
+        match &self.form {
+            Form::Listed(rs) => of(rs),
+            Form::Product(p) => p
+                .factors
+                .iter()
+                .fold(1usize, |n, rs| n.saturating_mul(of(rs))),
+        }
+    }
+
+    /// The first `k` resolutions in canonical order (a product expanded for the call).
+    pub fn first(&self, k: usize) -> std::borrow::Cow<'_, [Resolution]> {
+        match &self.form {
+            Form::Listed(rs) => std::borrow::Cow::Borrowed(&rs[..k.min(rs.len())]),
+            Form::Product(_) if k == 0 => std::borrow::Cow::Owned(Vec::new()),
+            Form::Product(_) => match self.expanded.get() {
+                Some(all) => std::borrow::Cow::Borrowed(&all[..k.min(all.len())]),
+                None => {
+                    let mut all = self.expand();
+                    all.truncate(k);
+                    std::borrow::Cow::Owned(all)
+                }
+            },
+        }
+    }
+
+    /// The least number of created effects of a resolution, if any.
+    pub fn min_created(&self, u: &Universe) -> Option<usize> {
+        match &self.form {
+            Form::Listed(rs) => min_created(u, rs),
+            Form::Product(p) => p
+                .factors
+                .iter()
+                .map(|rs| min_created(u, rs))
+                .sum::<Option<usize>>(),
+        }
+    }
+
+    /// Puts the list in canonical order (a product is kept canonical when built).
+    pub fn canonicalize(&mut self, u: &Universe) {
+        if let Form::Listed(rs) = &mut self.form {
+            canonicalize_resolutions(u, rs);
+            self.expanded = std::sync::OnceLock::new();
+        }
+    }
+}
+
+/// One resolution of a product: R and S united, the ways the product of the parts' ways
+/// (each map taken entry by entry from the part whose effect it is).
+fn unite(parts: &[&Resolution]) -> Resolution {
+    let mut present = parts[0].present.clone();
+    let mut succeeded = parts[0].succeeded.clone();
+    for r in &parts[1..] {
+        present.union_with(&r.present);
+        succeeded.union_with(&r.succeeded);
+    }
+    let sizes = parts.iter().map(|r| r.ways.len()).collect();
+    let ways = crate::odometer::Product::new(sizes)
+        .map(|pick| {
+            let mut w = parts[0].ways[pick[0]].clone();
+            for (r, &k) in parts.iter().zip(&pick).skip(1) {
+                for (slot, t) in w.iter_mut().zip(&r.ways[k]) {
+                    if !t.is_empty() {
+                        slot.clone_from(t);
+                    }
+                }
+            }
+            w
+        })
+        .collect::<Vec<_>>();
+    let mut ways = ways;
+    ways.sort();
+    ways.dedup();
+    Resolution {
+        present,
+        succeeded,
+        ways,
+    }
+}
+
+impl std::ops::Deref for Under {
+    type Target = [Resolution];
+
+    fn deref(&self) -> &[Resolution] {
+        match &self.form {
+            Form::Listed(rs) => rs,
+            Form::Product(_) => self.expanded.get_or_init(|| self.expand()),
+        }
+    }
+}
+
+impl Under {
+    /// Every resolution of a product in canonical order (a list: a copy).
+    fn expand(&self) -> Vec<Resolution> {
+        let p = match &self.form {
+            Form::Listed(rs) => return rs.clone(),
+            Form::Product(p) => p,
+        };
+        if let Some(all) = self.expanded.get() {
+            return all.clone();
+        }
+        let mut all = Vec::with_capacity(self.len());
+        let _ = self.for_each(|r| {
+            all.push(r.clone());
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        let key = |r: &Resolution| {
+            let created = r.present.ones().filter(|&i| i >= p.n_declared).count();
+            let mut ids: Vec<u32> = r.succeeded.ones().map(|i| p.rank[i]).collect();
+            ids.sort_unstable();
+            (created, ids, r.present.clone())
+        };
+        all.sort_by_cached_key(key);
+        all.dedup();
+        all
+    }
+}
+
+impl<'a> IntoIterator for &'a Under {
+    type Item = &'a Resolution;
+    type IntoIter = std::slice::Iter<'a, Resolution>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl PartialEq for Under {
+    fn eq(&self, other: &Under) -> bool {
+        match (&self.form, &other.form) {
+            (Form::Listed(a), Form::Listed(b)) => a == b,
+            (Form::Product(a), Form::Product(b)) if a == b => true,
+            // Different factorings of one product: compared expanded, one cut at a time
+            // (the expansions are not kept).
+            _ => self.len() == other.len() && self.expand() == other.expand(),
+        }
+    }
+}
+
+impl Eq for Under {}
 
 /// Everything an engine says about one ensemble.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,7 +619,7 @@ impl Analysis {
         canonicalize_resolutions(u, &mut self.resolutions);
         if let Some(c) = &mut self.cuts {
             for (_, rs) in c.optimal.iter_mut() {
-                canonicalize_resolutions(u, rs);
+                rs.canonicalize(u);
             }
             c.optimal
                 .sort_by_cached_key(|(f, _)| sorted_ids(u, f.ones()));
@@ -282,7 +682,7 @@ pub fn analyse_with(u: &Universe, r: &mut impl Resolver) -> Result<Analysis, Int
         let mut optimal = Vec::with_capacity(cuts.len());
         for f in cuts {
             let rs = r.resolutions(&f)?;
-            optimal.push((f, rs));
+            optimal.push((f, rs.into()));
         }
         Some(CutAnalysis { cost, optimal })
     } else {

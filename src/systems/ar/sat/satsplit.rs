@@ -39,8 +39,7 @@
 
 use super::encode::{self, Encoding};
 use crate::sat::{
-    backbone, enumerate_factored, lexmin_cores, EnumerationEnd, Factor, FactorProduct, Lit, Solver,
-    Totalizer,
+    backbone, enumerate_factored, lexmin_cores, EnumerationEnd, Factor, Lit, Solver, Totalizer,
 };
 use crate::systems::ar::answer::collapse::{self, Found};
 use crate::systems::ar::answer::pieces::PartAnswer;
@@ -263,27 +262,37 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
             cost,
             levels: levels_of.len(),
         };
-        let bytes = 48 + 16 * projected.len() as u64;
-        let mut options: Vec<Labelling> = Vec::new();
-        // Past the memory bound the callback stops the enumeration, which then answers
-        // `Interrupted`.
-        group.enumerate(budget, |v| {
-            if budget.charge("group labellings", bytes).is_err() {
-                return ControlFlow::Break(());
-            }
-            options.push(
-                projected
+        // The labels at some positions: a `last` label only when true.
+        let labels = |positions: &mut dyn Iterator<Item = (usize, bool)>| -> Labelling {
+            positions
+                .filter(|&(p, x)| projected[p] < 2 * n || x)
+                .map(|(p, x)| (label[projected[p]], x))
+                .collect()
+        };
+        let (fixed, parts) = group.factors(budget)?;
+        let mut factors: Vec<Vec<Labelling>> = Vec::with_capacity(parts.len() + 1);
+        let fixed = labels(
+            &mut fixed
+                .iter()
+                .enumerate()
+                .filter_map(|(p, x)| x.map(|x| (p, x))),
+        );
+        if !fixed.is_empty() || parts.is_empty() {
+            factors.push(vec![fixed]);
+        }
+        for f in parts {
+            let bytes = 48 + 16 * f.positions.len() as u64;
+            budget.charge("group labellings", bytes * f.rows.len() as u64)?;
+            factors.push(
+                f.rows
                     .iter()
-                    .zip(v)
-                    .filter(|&(&k, &x)| k < 2 * n || x)
-                    .map(|(&k, &x)| (label[k], x))
+                    .map(|row| labels(&mut f.positions.iter().copied().zip(row.iter().copied())))
                     .collect(),
             );
-            ControlFlow::Continue(())
-        })?;
+        }
         groups.push(Group {
             effects: es,
-            options,
+            factors,
         });
     }
     Ok(Product { fixed, groups })
@@ -330,12 +339,10 @@ struct GroupClauses<'a> {
 }
 
 impl GroupClauses<'_> {
-    /// Calls `each` with every optimal labelling of the group, as values of `projection`.
-    fn enumerate(
-        &self,
-        budget: &Budget,
-        each: impl FnMut(&[bool]) -> ControlFlow<()>,
-    ) -> Result<(), Interrupted> {
+    /// Every optimal labelling of the group, as values of `projection`: the values every
+    /// one fixes (`None`: a position of a factor) and the factors, over disjoint
+    /// positions, whose rows combine freely.
+    fn factors(&self, budget: &Budget) -> Result<(Vec<Option<bool>>, Vec<Factor>), Interrupted> {
         let val = self.val;
         let free = |l: &Lit| val[l.index()].is_none();
         // The group's free variables, numbered locally, and their parts.
@@ -395,26 +402,17 @@ impl GroupClauses<'_> {
             parts[k].clauses.push(c);
         }
         let mut factors = Vec::with_capacity(parts.len());
-        let mut charged = 0;
         for part in parts.iter().filter(|p| !p.positions.is_empty()) {
             budget.check()?;
             let projection: Vec<Lit> = part.positions.iter().map(|&p| self.projection[p]).collect();
             let rows = part.enumerate(val, &projection, self.levels, budget)?;
-            let bytes = (24 + projection.len() as u64) * rows.len() as u64;
-            budget.charge("group labellings", bytes)?;
-            charged += bytes;
             factors.push(Factor {
                 positions: part.positions.clone(),
                 rows: rows.into(),
                 group: None,
             });
         }
-        let done = (FactorProduct { fixed, factors }).for_each(each);
-        budget.release(charged);
-        match done {
-            ControlFlow::Continue(()) => Ok(()),
-            ControlFlow::Break(()) => Err(Interrupted),
-        }
+        Ok((fixed, factors))
     }
 }
 
