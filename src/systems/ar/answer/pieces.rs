@@ -19,7 +19,8 @@ use super::expand;
 use super::factor::{Factored, Night, Part, Refined};
 use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::resolution::{
-    cut_cost, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap, Under,
+    cut_cost, group_ways, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap, Under,
+    WaysByResolution,
 };
 use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -657,7 +658,7 @@ fn piece_by_cut(
         }
         let mut factors_here = Vec::with_capacity(lists.len());
         for (es, rows) in lists {
-            let mut by: BTreeMap<(FixedBitSet, FixedBitSet), Vec<TargetMap>> = BTreeMap::new();
+            let mut by = WaysByResolution::new();
             for (o, t) in rows {
                 let mut rho: TargetMap = vec![Vec::new(); pu.len()];
                 for (&i, ps) in es.iter().zip(t) {
@@ -688,19 +689,7 @@ fn piece_by_cut(
                 // absent) empty, wherever its liveness label is.
                 by.entry((present, succeeded)).or_default().push(rho);
             }
-            factors_here.push(
-                by.into_iter()
-                    .map(|((present, succeeded), mut ways)| {
-                        ways.sort();
-                        ways.dedup();
-                        Resolution {
-                            present,
-                            succeeded,
-                            ways,
-                        }
-                    })
-                    .collect(),
-            );
+            factors_here.push(group_ways(&pu, by));
         }
         optimal.push((cut, Under::product(&pu, factors_here)));
     }

@@ -456,7 +456,7 @@ fn unite(parts: &[&Resolution]) -> Resolution {
         succeeded.union_with(&r.succeeded);
     }
     let sizes = parts.iter().map(|r| r.ways.len()).collect();
-    let ways = crate::odometer::Product::new(sizes)
+    let mut ways: Vec<TargetMap> = crate::odometer::Product::new(sizes)
         .map(|pick| {
             let mut w = parts[0].ways[pick[0]].clone();
             for (r, &k) in parts.iter().zip(&pick).skip(1) {
@@ -468,8 +468,7 @@ fn unite(parts: &[&Resolution]) -> Resolution {
             }
             w
         })
-        .collect::<Vec<_>>();
-    let mut ways = ways;
+        .collect();
     ways.sort();
     ways.dedup();
     Resolution {
