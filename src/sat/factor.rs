@@ -84,6 +84,7 @@ impl Product {
     }
 
     /// Calls `each` with every projected model of the product (one value per position).
+    #[cfg(test)]
     pub fn for_each(&self, mut each: impl FnMut(&[bool]) -> ControlFlow<()>) -> ControlFlow<()> {
         let mut values: Vec<bool> = self.fixed.iter().map(|v| v.unwrap_or(false)).collect();
         let sizes = self.factors.iter().map(|f| f.rows.len()).collect();

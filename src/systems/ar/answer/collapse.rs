@@ -199,11 +199,7 @@ impl Collapsed {
                         effects.sort_unstable();
                         Group {
                             effects,
-                            factors: g
-                                .factors
-                                .iter()
-                                .map(|f| f.iter().map(labelling).collect())
-                                .collect(),
+                            factors: g.factors.iter().map(|f| f.map(|o| labelling(o))).collect(),
                         }
                     })
                     .collect(),

@@ -41,11 +41,11 @@ pub type Labelling = Vec<(usize, bool)>;
 pub struct Group {
     /// The effects whose labels vary in this group.
     pub effects: Vec<Ix>,
-    /// Lists of labellings over disjoint variables (at least one list, none empty): every
-    /// labelling of the group's effects (both variables of each effect) is one labelling
-    /// of each factor, united. A group joined only for its answer (an action with the
-    /// deflections that decide where it ends) holds several factors that no nogood joins.
-    pub factors: Vec<Vec<Labelling>>,
+    /// Factors over disjoint variables (at least one, none empty): every labelling of the
+    /// group's effects (both variables of each effect) is one labelling of each factor,
+    /// united. A group joined only for its answer (an action with the deflections that
+    /// decide where it ends) holds several factors that no nogood joins.
+    pub factors: Vec<Factor>,
 }
 
 impl Group {
@@ -56,16 +56,29 @@ impl Group {
             .fold(1usize, |n, f| n.saturating_mul(f.len()))
     }
 
+    /// Whether the labellings are held as more than one flat list (several factors, or a
+    /// factor of several cubes or sub-factors): [`piece_by_cut`] then applies.
+    fn is_structured(&self) -> bool {
+        match self.factors.as_slice() {
+            [only] => !matches!(only.cubes.as_slice(), [c] if c.factors.len() < 2),
+            _ => true,
+        }
+    }
+
     /// Every labelling, in product order (the first factor varies slowest).
     pub fn options(&self, budget: &Budget) -> Result<Vec<Labelling>, Interrupted> {
-        if let [only] = self.factors.as_slice() {
+        let lists: Vec<Vec<Labelling>> = self
+            .factors
+            .iter()
+            .map(|f| f.labellings(budget))
+            .collect::<Result<_, _>>()?;
+        if let [only] = lists.as_slice() {
             return Ok(only.clone());
         }
-        let sizes: Vec<usize> = self.factors.iter().map(Vec::len).collect();
+        let sizes: Vec<usize> = lists.iter().map(Vec::len).collect();
         let mut out = Vec::new();
         for pick in crate::odometer::Product::new(sizes) {
-            let o: Labelling = self
-                .factors
+            let o: Labelling = lists
                 .iter()
                 .zip(&pick)
                 .flat_map(|(f, &i)| f[i].iter().copied())
@@ -74,6 +87,110 @@ impl Group {
             out.push(o);
         }
         Ok(out)
+    }
+}
+
+/// One factor's labellings as a union of products, one per *cube*: the engines split a
+/// part's enumeration on its cut variables, and under one choice of what is cut the
+/// rest may fall apart again. Cubes hold disjoint sets of labellings.
+#[derive(Clone, Debug)]
+pub struct Factor {
+    /// At least one.
+    pub cubes: Vec<Cube>,
+}
+
+/// Labellings as a product: `fixed`, with one labelling of each of `factors` (lists over
+/// disjoint variables, none empty, none of `fixed`'s variables among them).
+#[derive(Clone, Debug)]
+pub struct Cube {
+    pub fixed: Labelling,
+    pub factors: Vec<Vec<Labelling>>,
+}
+
+impl Cube {
+    /// Number of labellings (saturating).
+    pub fn len(&self) -> usize {
+        self.factors
+            .iter()
+            .fold(1usize, |n, f| n.saturating_mul(f.len()))
+    }
+
+    /// Calls `f` with every labelling (`fixed` first, then one of each factor's).
+    fn for_each(
+        &self,
+        mut f: impl FnMut(Labelling) -> Result<(), Interrupted>,
+    ) -> Result<(), Interrupted> {
+        let sizes: Vec<usize> = self.factors.iter().map(Vec::len).collect();
+        for pick in crate::odometer::Product::new(sizes) {
+            let o: Labelling = self
+                .fixed
+                .iter()
+                .copied()
+                .chain(
+                    self.factors
+                        .iter()
+                        .zip(&pick)
+                        .flat_map(|(f, &i)| f[i].iter().copied()),
+                )
+                .collect();
+            f(o)?;
+        }
+        Ok(())
+    }
+}
+
+impl Factor {
+    /// A factor given as one list of labellings (not empty).
+    pub fn flat(rows: Vec<Labelling>) -> Factor {
+        Factor {
+            cubes: vec![Cube {
+                fixed: Vec::new(),
+                factors: vec![rows],
+            }],
+        }
+    }
+
+    /// Number of labellings (saturating).
+    pub fn len(&self) -> usize {
+        self.cubes
+            .iter()
+            .fold(0usize, |n, c| n.saturating_add(c.len()))
+    }
+
+    /// Every labelling, cube by cube.
+    pub fn labellings(&self, budget: &Budget) -> Result<Vec<Labelling>, Interrupted> {
+        if let [c] = self.cubes.as_slice() {
+            if let ([], [only]) = (c.fixed.as_slice(), c.factors.as_slice()) {
+                return Ok(only.clone());
+            }
+        }
+        let mut out = Vec::new();
+        for c in &self.cubes {
+            c.for_each(|o| {
+                budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
+                out.push(o);
+                Ok(())
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Every label mapped by `f` (one labelling to one labelling).
+    pub fn map(&self, f: impl Fn(&Labelling) -> Labelling) -> Factor {
+        Factor {
+            cubes: self
+                .cubes
+                .iter()
+                .map(|c| Cube {
+                    fixed: f(&c.fixed),
+                    factors: c
+                        .factors
+                        .iter()
+                        .map(|rows| rows.iter().map(&f).collect())
+                        .collect(),
+                })
+                .collect(),
+        }
     }
 }
 
@@ -400,7 +517,7 @@ pub fn pieces(u: &Universe, products: &[Product], budget: &Budget) -> Result<Spl
             .collect();
         keep.extend(&context);
         keep.sort_unstable();
-        let by_cut = if g.factors.len() > 1 && g.len() as f64 > BY_CUT_FROM {
+        let by_cut = if g.is_structured() && g.len() as f64 > BY_CUT_FROM {
             piece_by_cut(u, &keep, &g.factors, &extra, &ends, budget)?
         } else {
             None
@@ -441,7 +558,9 @@ const BY_CUT_FROM: f64 = 1.0;
 ///
 /// Why it is exact: every choice of one labelling per factor is an optimal labelling,
 /// so the optimal cuts are every choice of one cut share per factor, and under a cut
-/// the labellings are the product of each factor's labellings with that share. Those
+/// the labellings are the product of each factor's labellings with that share (a cube
+/// whose labellings all cut the same is that share's labellings when no other cube has
+/// it, its product kept). Those
 /// are split further where they are a product ([`Units::of`]: labels they all share are
 /// fixed under the cut, and the rest fall into *units* over disjoint labels whose
 /// labellings combine freely). A unit holding an action is joined with every unit whose
@@ -453,29 +572,55 @@ const BY_CUT_FROM: f64 = 1.0;
 fn piece_by_cut(
     u: &Universe,
     keep: &[Ix],
-    factors: &[Vec<Labelling>],
+    factors: &[Factor],
     extra: &Labelling,
     ends: &Ends,
     budget: &Budget,
 ) -> Result<Option<(Part, Analysis)>, Interrupted> {
     let n = u.len();
     let d = &*u.deflections;
-    // Each factor's labellings by their cut share (the declared effects they cut).
-    let shares: Vec<Vec<(Vec<Ix>, Vec<usize>)>> = factors
-        .iter()
-        .map(|f| {
-            let mut by: BTreeMap<Vec<Ix>, Vec<usize>> = BTreeMap::new();
-            for (k, o) in f.iter().enumerate() {
-                let cut: Vec<Ix> = o
-                    .iter()
-                    .filter(|&&(v, b)| !b && v >= n && v < 2 * n && v - n < u.n_declared)
-                    .map(|&(v, _)| v - n)
-                    .collect();
-                by.entry(cut).or_default().push(k);
+    // The declared effects a labelling cuts, ascending.
+    let cuts = |o: &Labelling| -> Vec<Ix> {
+        let mut c: Vec<Ix> = o
+            .iter()
+            .filter(|&&(v, b)| !b && v >= n && v < 2 * n && v - n < u.n_declared)
+            .map(|&(v, _)| v - n)
+            .collect();
+        c.sort_unstable();
+        c
+    };
+    // Each factor's labellings by their cut share (the declared effects they cut): a
+    // cube all of whose labellings cut the same keeps its product, any other is listed
+    // labelling by labelling.
+    let mut shares: Vec<Vec<(Vec<Ix>, Vec<Source>)>> = Vec::with_capacity(factors.len());
+    for f in factors {
+        let mut by: BTreeMap<Vec<Ix>, Vec<Source>> = BTreeMap::new();
+        for (ci, c) in f.cubes.iter().enumerate() {
+            budget.check()?;
+            let mut cut = cuts(&c.fixed);
+            let mut one = true;
+            for rows in &c.factors {
+                let first = cuts(&rows[0]);
+                if rows.iter().all(|r| cuts(r) == first) {
+                    cut.extend(first);
+                } else {
+                    one = false;
+                    break;
+                }
             }
-            by.into_iter().collect()
-        })
-        .collect();
+            if one {
+                cut.sort_unstable();
+                by.entry(cut).or_default().push(Source::Cube(ci));
+            } else {
+                c.for_each(|o| {
+                    budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
+                    by.entry(cuts(&o)).or_default().push(Source::Row(o));
+                    Ok(())
+                })?;
+            }
+        }
+        shares.push(by.into_iter().collect());
+    }
     if shares.iter().all(|s| s.len() == 1 && s[0].0.is_empty()) {
         return Ok(None);
     }
@@ -484,8 +629,11 @@ fn piece_by_cut(
         .iter()
         .map(|f| {
             let mut es: Vec<Ix> = f
+                .cubes
                 .iter()
-                .flat_map(|o| o.iter().filter(|&&(v, _)| v < 2 * n).map(|&(v, _)| v % n))
+                .flat_map(|c| c.fixed.iter().chain(c.factors.iter().flatten().flatten()))
+                .filter(|&&(v, _)| v < 2 * n)
+                .map(|&(v, _)| v % n)
                 .collect();
             es.sort_unstable();
             es.dedup();
@@ -506,9 +654,24 @@ fn piece_by_cut(
         budget.check()?;
         for (k, &x) in pick.iter().enumerate() {
             if let std::collections::btree_map::Entry::Vacant(e) = units_of.entry((k, x)) {
-                let rows: Vec<&Labelling> =
-                    shares[k][x].1.iter().map(|&i| &factors[k][i]).collect();
-                e.insert(Units::of(n, &rows, budget)?);
+                let units = match shares[k][x].1.as_slice() {
+                    [Source::Cube(ci)] => Units::of_cube(n, &factors[k].cubes[*ci], budget)?,
+                    sources => {
+                        let mut rows: Vec<Labelling> = Vec::new();
+                        for src in sources {
+                            match src {
+                                Source::Cube(ci) => factors[k].cubes[*ci].for_each(|o| {
+                                    budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
+                                    rows.push(o);
+                                    Ok(())
+                                })?,
+                                Source::Row(o) => rows.push(o.clone()),
+                            }
+                        }
+                        Units::of(n, &rows.iter().collect::<Vec<_>>(), budget)?
+                    }
+                };
+                e.insert(units);
             }
         }
         let here: Vec<&Units> = pick
@@ -709,6 +872,13 @@ fn piece_by_cut(
     )))
 }
 
+/// Where a factor's labellings with one cut share come from: a whole cube, or one
+/// labelling of a cube whose labellings cut differently.
+enum Source {
+    Cube(usize),
+    Row(Labelling),
+}
+
 /// Some labellings (of one factor under one cut share) as a product: the labels they
 /// all share, and *units* over disjoint labels whose labellings combine freely (every
 /// choice of one labelling per unit, with the shared labels, is one of them, and each
@@ -723,6 +893,39 @@ struct Units {
 }
 
 impl Units {
+    /// The labellings of `cube` split: each of its factors by [`Units::of`], its fixed
+    /// labels shared (its success and liveness labels carried by the first unit).
+    fn of_cube(n: usize, cube: &Cube, budget: &Budget) -> Result<Units, Interrupted> {
+        let mut all = Units {
+            fixed: Vec::new(),
+            labels: Vec::new(),
+            units: Vec::new(),
+        };
+        for rows in &cube.factors {
+            let us = Units::of(n, &rows.iter().collect::<Vec<_>>(), budget)?;
+            all.fixed.extend(us.fixed);
+            all.labels.extend(us.labels);
+            all.units.extend(us.units);
+        }
+        all.fixed.extend(cube.fixed.iter().copied());
+        let carried: Labelling = cube
+            .fixed
+            .iter()
+            .copied()
+            .filter(|&(v, _)| v < 2 * n)
+            .collect();
+        match all.units.first_mut() {
+            None => {
+                all.units.push(vec![carried]);
+                all.labels.push(Vec::new());
+            }
+            Some(first) => first
+                .iter_mut()
+                .for_each(|o| o.extend(carried.iter().copied())),
+        }
+        Ok(all)
+    }
+
     /// The finest split of `rows` this finds: a unit grows from one varying label by
     /// every label whose values with the unit's are not every combination of both,
     /// until the rows are the product of the unit's values and the others' (a unit

@@ -98,6 +98,7 @@ struct Counted {
 }
 
 /// The problem given to a [`Learner`].
+#[derive(Clone)]
 pub struct Problem {
     /// Number of variables.
     pub vars: usize,

@@ -38,7 +38,13 @@
 //!    with B's values put in, and its share of the cost as the bound). A group joined
 //!    only for its answer (with deflections, an action and what decides where it ends)
 //!    may hold several parts that no nogood nor derivation joins: each is enumerated on
-//!    its own at its own share, and the group's labellings are their product.
+//!    its own at its own share, and the group's labellings are their product. A part
+//!    with more than [`CUBES_FROM`] labellings that still has open cut variables is
+//!    enumerated again split on them: each choice of what is cut (one search each) is a
+//!    *cube*, its values propagated and the part grouped again as in step 3 (nogoods and
+//!    derivations only), and its labellings are the product of those groups' (the same
+//!    argument as below: under a choice the cost is fixed). A deflection-heavy part with
+//!    10^5 labellings over 20 cuts is then a few hundred labellings found.
 //!
 //! Why the product is exact: with values that hold in every optimal labelling put in,
 //! every nogood lives inside one group, and so does every derivation of a created effect
@@ -57,7 +63,7 @@ use super::cuts::{self, unfounded, FixedLabels, Written};
 use super::frame::Frame;
 use super::learn::{lit, neg, Learner, Lit, Problem};
 use super::oll;
-use crate::systems::ar::answer::pieces::{self, Labelling};
+use crate::systems::ar::answer::pieces::{self, Cube, Factor, Labelling};
 pub use crate::systems::ar::answer::pieces::{Group, Product};
 use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::universe::{Ix, Universe};
@@ -369,7 +375,7 @@ impl Ctx<'_> {
             }
         }
         let (b, model) = backbone(w, vars, l, budget)?;
-        let g = self.group(w, lasts, &b, clauses, out)?;
+        let g = self.group(w, lasts, &b, clauses, Some(&out.known))?;
         out.fix(g.fixed.clone());
         for k in 0..g.groups.len() {
             budget.check()?;
@@ -415,7 +421,7 @@ impl Ctx<'_> {
         out: &mut Out,
     ) -> Result<bool, Interrupted> {
         let b = propagate(p.vars, p.clauses, &forced, self.budget)?;
-        let g = self.group(p.w, p.lasts, &b, p.clauses, out)?;
+        let g = self.group(p.w, p.lasts, &b, p.clauses, Some(&out.known))?;
         let free: usize = g.groups.iter().map(|s| s.free.len()).sum();
         if g.groups.len() < 2 && 4 * free > 3 * p.open {
             return Ok(false);
@@ -447,7 +453,7 @@ impl Ctx<'_> {
         lasts: &[(Player, usize)],
         b: &[Option<bool>],
         clauses: &[Vec<Lit>],
-        out: &Out,
+        known: Option<&[Option<bool>]>,
     ) -> Result<Grouping, Interrupted> {
         let (n, m, vars) = (self.n, w.m(), b.len());
         // Created effects that the fixed values alone derive (live, with a derivation
@@ -521,11 +527,22 @@ impl Ctx<'_> {
             }
         }
         let last_var: HashMap<Player, usize> = lasts.iter().copied().collect();
+        // Effects (universe indices) to the part's.
+        let local: HashMap<Ix, usize> = if self.redirected {
+            w.comp.iter().enumerate().map(|(j, &e)| (e, j)).collect()
+        } else {
+            HashMap::new()
+        };
+        for &(p, v) in lasts {
+            // A cycle's choice goes with its member's deflection.
+            let g = self.u.deflector[p as usize].expect("a cycle member deflects");
+            if let Some(&j) = local.get(&g) {
+                uf.union(v, w.s(j));
+            }
+        }
         let mut constraint: Option<UnionFind<usize>> = None;
-        if self.redirected {
+        if let (true, Some(known)) = (self.redirected, known) {
             // Labels (frame numbering) to the part's variables.
-            let local: HashMap<Ix, usize> =
-                w.comp.iter().enumerate().map(|(j, &e)| (e, j)).collect();
             let var_of = |k: usize| -> Option<usize> {
                 if k < n {
                     local.get(&k).map(|&j| w.s(j))
@@ -535,20 +552,13 @@ impl Ctx<'_> {
                     last_var.get(&((k - 2 * n) as Player)).copied()
                 }
             };
-            for &(p, v) in lasts {
-                // A cycle's choice goes with its member's deflection.
-                let g = self.u.deflector[p as usize].expect("a cycle member deflects");
-                if let Some(&j) = local.get(&g) {
-                    uf.union(v, w.s(j));
-                }
-            }
             // What the nogoods and derivations join, before what the answer joins.
             constraint = Some(uf.clone());
             pieces::join_redirected(
                 self.u,
                 |k| match var_of(k) {
                     Some(v) => b[v],
-                    None => out.known[k],
+                    None => known[k],
                 },
                 |p| last_var.contains_key(&p),
                 w.comp.iter().copied(),
@@ -750,26 +760,60 @@ impl Ctx<'_> {
         }
     }
 
-    /// Every labelling of a group's part at its share of the cost, as labels.
+    /// Every labelling of a group's part at its share of the cost, as a factor. A part
+    /// with open cut variables and more than [`CUBES_FROM`] labellings is enumerated
+    /// again split on them ([`Ctx::cubes`]).
     fn enumerate(
         &self,
         part: Part,
         share: &[usize],
         budget: &Budget,
-    ) -> Result<Vec<Labelling>, Interrupted> {
+    ) -> Result<Factor, Interrupted> {
         let w = &part.w;
-        let n = self.n;
         let mut given = vec![false; part.problem.vars];
         part.problem
             .facts
             .iter()
             .for_each(|&f| given[(f >> 1) as usize] = true);
-        let mut l = Learner::new(part.problem, budget)?;
+        let cut_vars: Vec<usize> = (0..w.m())
+            .filter(|&j| w.declared[j])
+            .map(|j| w.live(j))
+            .filter(|&v| !given[v])
+            .collect();
+        if cut_vars.is_empty() {
+            let rows = self.labellings(w, &part.lasts, part.problem, share, usize::MAX, budget)?;
+            return Ok(Factor::flat(rows.expect("no limit")));
+        }
+        let again = part.problem.clone();
+        match self.labellings(w, &part.lasts, part.problem, share, CUBES_FROM, budget)? {
+            Some(rows) => Ok(Factor::flat(rows)),
+            None => self.cubes(w, &part.lasts, again, share, &cut_vars, budget),
+        }
+    }
+
+    /// Every labelling of a part (`w`, `lasts`, `problem`) at its share of the cost, as
+    /// labels; `None` past `limit` labellings.
+    fn labellings(
+        &self,
+        w: &Written,
+        lasts: &[(Player, usize)],
+        problem: Problem,
+        share: &[usize],
+        limit: usize,
+        budget: &Budget,
+    ) -> Result<Option<Vec<Labelling>>, Interrupted> {
+        let n = self.n;
+        let mut given = vec![false; problem.vars];
+        problem
+            .facts
+            .iter()
+            .for_each(|&f| given[(f >> 1) as usize] = true);
+        let mut l = Learner::new(problem, budget)?;
         l.set_bounds(&share.iter().map(|&c| Some(c)).collect::<Vec<_>>());
         let m = w.m();
         // Blocked on the labels that may vary (the facts never do).
         let projected: Vec<usize> = (0..2 * m)
-            .chain(part.lasts.iter().map(|&(_, v)| v))
+            .chain(lasts.iter().map(|&(_, v)| v))
             .filter(|&v| !given[v])
             .collect();
         let bytes = 48 + 16 * projected.len() as u64;
@@ -777,6 +821,9 @@ impl Ctx<'_> {
         let mut check = |l: &Learner| unfounded(w, l);
         let found = (|| {
             while l.solve(budget, &mut check)? {
+                if out.len() == limit {
+                    return Ok(false);
+                }
                 budget.charge("group labellings", bytes)?;
                 out.push(
                     (0..m)
@@ -785,7 +832,7 @@ impl Ctx<'_> {
                             [(e, l.is_true(w.s(j))), (n + e, l.is_true(w.live(j)))]
                         })
                         .chain(
-                            part.lasts
+                            lasts
                                 .iter()
                                 .filter(|&&(_, v)| l.is_true(v))
                                 .map(|&(p, _)| (2 * n + p as usize, true)),
@@ -795,12 +842,96 @@ impl Ctx<'_> {
                 let block = projected.iter().map(|&v| lit(v, !l.is_true(v))).collect();
                 l.block(block, budget)?;
             }
+            Ok(true)
+        })();
+        l.release(budget);
+        if !found? {
+            budget.release(bytes * out.len() as u64);
+            return Ok(None);
+        }
+        Ok(Some(out))
+    }
+
+    /// Every labelling of a part at its share of the cost, split on its open cut
+    /// variables `cut_vars`: one cube per choice of what is cut. Under a choice, its
+    /// values propagated, the part's variables are grouped as in step 3 (nogoods and
+    /// derivations only: no join for the answer), and the labellings there are the
+    /// fixed labels with every choice of one labelling per group, for the reason the
+    /// module doc gives (every labelling with the choice costs the same).
+    fn cubes(
+        &self,
+        w: &Written,
+        lasts: &[(Player, usize)],
+        problem: Problem,
+        share: &[usize],
+        cut_vars: &[usize],
+        budget: &Budget,
+    ) -> Result<Factor, Interrupted> {
+        let n = self.n;
+        let vars = problem.vars;
+        let clauses = problem.clauses.clone();
+        let facts = problem.facts.clone();
+        let mut l = Learner::new(problem, budget)?;
+        l.set_bounds(&share.iter().map(|&c| Some(c)).collect::<Vec<_>>());
+        let mut check = |l: &Learner| unfounded(w, l);
+        // One labelling with each choice of what is cut.
+        let mut models: Vec<Vec<bool>> = Vec::new();
+        let bytes = 24 + vars as u64;
+        let found = (|| {
+            while l.solve(budget, &mut check)? {
+                budget.charge("cut choices", bytes)?;
+                let model: Vec<bool> = (0..vars).map(|v| l.is_true(v)).collect();
+                l.block(
+                    cut_vars.iter().map(|&v| lit(v, !model[v])).collect(),
+                    budget,
+                )?;
+                models.push(model);
+            }
             Ok(())
         })();
         l.release(budget);
-        found.map(|()| out)
+        found?;
+        let mut cubes = Vec::with_capacity(models.len());
+        for model in &models {
+            budget.check()?;
+            let mut at = facts.clone();
+            at.extend(cut_vars.iter().map(|&v| lit(v, model[v])));
+            let b = propagate(vars, &clauses, &at, budget)?;
+            let g = self.group(w, lasts, &b, &clauses, None)?;
+            // The fixed labels of effects in no group (a group's labellings carry both
+            // labels of each of its effects).
+            let grouped: std::collections::HashSet<Ix> = g
+                .groups
+                .iter()
+                .flat_map(|s| s.effects.iter().map(|&j| w.comp[j]))
+                .collect();
+            let fixed: Labelling = g
+                .fixed
+                .iter()
+                .copied()
+                .filter(|&(v, _)| v >= 2 * n || !grouped.contains(&(v % n)))
+                .collect();
+            let mut factors = Vec::with_capacity(g.groups.len());
+            for spec in &g.groups {
+                let sub = self.part(w, &g, spec, &b, &clauses, model);
+                let share = model_share(w, spec, model, self.levels);
+                let rows =
+                    self.labellings(&sub.w, &sub.lasts, sub.problem, &share, usize::MAX, budget)?;
+                factors.push(rows.expect("no limit"));
+            }
+            cubes.push(Cube { fixed, factors });
+        }
+        budget.release(bytes * models.len() as u64);
+        Ok(Factor { cubes })
     }
 }
+
+/// A part with open cut variables and more labellings than this is enumerated cube by
+/// cube ([`Ctx::cubes`]). Tests take every part with more than one that way.
+#[cfg(not(test))]
+const CUBES_FROM: usize = 256;
+#[cfg(test)]
+const CUBES_FROM: usize = 1;
 
 /// Parts of at least this many variables whose least cost at a level is not zero look
 /// for the level's effects that some optimal labelling cuts (see [`cuttable`]).

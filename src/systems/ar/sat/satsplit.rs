@@ -28,7 +28,8 @@
 //!    optimal model (the least it can cost: parts are independent and costs add), split
 //!    on its cut variables ([`crate::sat::enumerate_factored`]: once the cut is chosen,
 //!    what the cost bound joined may fall apart again); the group's labellings are the
-//!    product of its parts'.
+//!    product of its parts', each part's held as one product per choice of what is cut
+//!    ([`pieces::Factor`]'s cubes), as the direct engine holds them.
 //!
 //! The product goes to [`crate::systems::ar::answer::pieces`], like the direct engine's. The two engines may
 //! group differently (their clauses differ); their answers are compared on the common
@@ -39,7 +40,8 @@
 
 use super::encode::{self, Encoding};
 use crate::sat::{
-    backbone, enumerate_factored, lexmin_cores, EnumerationEnd, Factor, Lit, Solver, Totalizer,
+    backbone, enumerate_factored, lexmin_cores, EnumerationEnd, FactorProduct, Lit, Solver,
+    Totalizer,
 };
 use crate::systems::ar::answer::collapse::{self, Found};
 use crate::systems::ar::answer::pieces::PartAnswer;
@@ -270,7 +272,7 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
                 .collect()
         };
         let (fixed, parts) = group.factors(budget)?;
-        let mut factors: Vec<Vec<Labelling>> = Vec::with_capacity(parts.len() + 1);
+        let mut factors: Vec<pieces::Factor> = Vec::with_capacity(parts.len() + 1);
         let fixed = labels(
             &mut fixed
                 .iter()
@@ -278,17 +280,45 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
                 .filter_map(|(p, x)| x.map(|x| (p, x))),
         );
         if !fixed.is_empty() || parts.is_empty() {
-            factors.push(vec![fixed]);
+            factors.push(pieces::Factor::flat(vec![fixed]));
         }
-        for f in parts {
-            let bytes = 48 + 16 * f.positions.len() as u64;
-            budget.charge("group labellings", bytes * f.rows.len() as u64)?;
-            factors.push(
-                f.rows
-                    .iter()
-                    .map(|row| labels(&mut f.positions.iter().copied().zip(row.iter().copied())))
-                    .collect(),
-            );
+        for (positions, products) in parts {
+            // Each cube's product, its positions (the part's) made the group's.
+            let mut cubes = Vec::with_capacity(products.len());
+            for product in products {
+                budget.check()?;
+                let fixed = labels(
+                    &mut product
+                        .fixed
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(p, x)| x.map(|x| (positions[p], x))),
+                );
+                let mut sub = Vec::with_capacity(product.factors.len());
+                for f in &product.factors {
+                    let bytes = 48 + 16 * f.positions.len() as u64;
+                    budget.charge("group labellings", bytes * f.rows.len() as u64)?;
+                    sub.push(
+                        f.rows
+                            .iter()
+                            .map(|row| {
+                                labels(
+                                    &mut f
+                                        .positions
+                                        .iter()
+                                        .map(|&p| positions[p])
+                                        .zip(row.iter().copied()),
+                                )
+                            })
+                            .collect(),
+                    );
+                }
+                cubes.push(pieces::Cube {
+                    fixed,
+                    factors: sub,
+                });
+            }
+            factors.push(pieces::Factor { cubes });
         }
         groups.push(Group {
             effects: es,
@@ -342,7 +372,11 @@ impl GroupClauses<'_> {
     /// Every optimal labelling of the group, as values of `projection`: the values every
     /// one fixes (`None`: a position of a factor) and the factors, over disjoint
     /// positions, whose rows combine freely.
-    fn factors(&self, budget: &Budget) -> Result<(Vec<Option<bool>>, Vec<Factor>), Interrupted> {
+    #[allow(clippy::type_complexity)]
+    fn factors(
+        &self,
+        budget: &Budget,
+    ) -> Result<(Vec<Option<bool>>, Vec<(Vec<usize>, Vec<FactorProduct>)>), Interrupted> {
         let val = self.val;
         let free = |l: &Lit| val[l.index()].is_none();
         // The group's free variables, numbered locally, and their parts.
@@ -405,12 +439,8 @@ impl GroupClauses<'_> {
         for part in parts.iter().filter(|p| !p.positions.is_empty()) {
             budget.check()?;
             let projection: Vec<Lit> = part.positions.iter().map(|&p| self.projection[p]).collect();
-            let rows = part.enumerate(val, &projection, self.levels, budget)?;
-            factors.push(Factor {
-                positions: part.positions.clone(),
-                rows: rows.into(),
-                group: None,
-            });
+            let products = part.enumerate(val, &projection, self.levels, budget)?;
+            factors.push((part.positions.clone(), products));
         }
         Ok((fixed, factors))
     }
@@ -433,7 +463,7 @@ impl PartClauses<'_, '_> {
         projection: &[Lit],
         levels: usize,
         budget: &Budget,
-    ) -> Result<Vec<Vec<bool>>, Interrupted> {
+    ) -> Result<Vec<FactorProduct>, Interrupted> {
         let mut sub = Solver::new();
         sub.set_interrupt(budget.flag());
         let mut var_of: HashMap<usize, Lit> = HashMap::new();
@@ -477,17 +507,14 @@ impl PartClauses<'_, '_> {
         // Under each choice of what is cut, the part may fall apart further (the cost
         // bound is what joins the rest of the part through its cut variables).
         let split: Vec<Lit> = self.cost.iter().map(|c| map(&mut sub, c.cut)).collect();
-        let mut rows = Vec::new();
+        let mut products = Vec::new();
         let e = enumerate_factored(&mut sub, &split, &projection, GROUP_CHUNK, |product| {
-            let _ = product.for_each(|v| {
-                rows.push(v.to_vec());
-                ControlFlow::Continue(())
-            });
+            products.push(product);
             ControlFlow::Continue(())
         });
         budget.release(charged);
         match e {
-            EnumerationEnd::Complete => Ok(rows),
+            EnumerationEnd::Complete => Ok(products),
             _ => Err(Interrupted),
         }
     }
