@@ -19,8 +19,8 @@ use super::expand;
 use super::factor::{Factored, Night, Part, Refined};
 use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::resolution::{
-    cut_cost, group_ways, restrict, Analysis, Cut, CutAnalysis, Resolution, TargetMap, Under,
-    WaysByResolution,
+    cut_cost, restrict, Analysis, Cut, CutAnalysis, Partial, Resolution, SparseWay, TargetMap,
+    Under,
 };
 use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -578,7 +578,6 @@ fn piece_by_cut(
     budget: &Budget,
 ) -> Result<Option<(Part, Analysis)>, Interrupted> {
     let n = u.len();
-    let d = &*u.deflections;
     // The declared effects a labelling cuts, ascending.
     let cuts = |o: &Labelling| -> Vec<Ix> {
         let mut c: Vec<Ix> = o
@@ -640,220 +639,111 @@ fn piece_by_cut(
             es
         })
         .collect();
-    // Each factor's units under each of its shares, found once.
+    // Each factor's units under each of its shares.
     let mut units_of: BTreeMap<(usize, usize), Units> = BTreeMap::new();
-    // Per optimal cut: the cut, and per joined unit group its effects and labellings
-    // with their final targets (universe players), walked under the labels fixed there.
-    type Joined = Vec<(Labelling, Vec<Vec<Player>>)>;
-    /// One optimal cut (its effects) and its joined units (their actions, labellings).
-    type AtCut = (Vec<Ix>, Vec<(Vec<Ix>, Joined)>);
-    let mut found: Vec<AtCut> = Vec::new();
-    let mut also: Vec<Player> = Vec::new();
-    let sizes: Vec<usize> = shares.iter().map(Vec::len).collect();
-    for pick in crate::odometer::Product::new(sizes) {
-        budget.check()?;
-        for (k, &x) in pick.iter().enumerate() {
-            if let std::collections::btree_map::Entry::Vacant(e) = units_of.entry((k, x)) {
-                let units = match shares[k][x].1.as_slice() {
-                    [Source::Cube(ci)] => Units::of_cube(n, &factors[k].cubes[*ci], budget)?,
-                    sources => {
-                        let mut rows: Vec<Labelling> = Vec::new();
-                        for src in sources {
-                            match src {
-                                Source::Cube(ci) => factors[k].cubes[*ci].for_each(|o| {
-                                    budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
-                                    rows.push(o);
-                                    Ok(())
-                                })?,
-                                Source::Row(o) => rows.push(o.clone()),
-                            }
-                        }
-                        Units::of(n, &rows.iter().collect::<Vec<_>>(), budget)?
-                    }
-                };
-                e.insert(units);
-            }
-        }
-        let here: Vec<&Units> = pick
-            .iter()
-            .enumerate()
-            .map(|(k, &x)| &units_of[&(k, x)])
-            .collect();
-        let mut s = ends.fixed_s.to_vec();
-        let mut live = ends.fixed_live.to_vec();
-        let mut last = ends.fixed_last.clone();
-        // Every unit of the cut, numbered; which unit holds each varying label.
-        let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
-        let mut options: Vec<&[Labelling]> = Vec::new();
-        let mut first_of: Vec<usize> = Vec::with_capacity(here.len());
-        for us in &here {
-            for &(v, b) in &us.fixed {
-                match v {
-                    v if v < n => s[v] = Some(b),
-                    v if v < 2 * n => live[v - n] = Some(b),
-                    v => last.set(v - 2 * n, b),
-                }
-            }
-            first_of.push(options.len());
-            for (j, o) in us.units.iter().enumerate() {
-                for &v in &us.labels[j] {
-                    owner.insert(v, options.len());
-                }
-                options.push(o);
-            }
-        }
-        // Each action's unit (its liveness label's, else its success label's, else its
-        // factor's first), joined with the units that decide where it ends.
-        let mut uf = petgraph::unionfind::UnionFind::<usize>::new(options.len());
-        let mut home: Vec<(Ix, usize)> = Vec::new();
-        for (k, effects) in factor_effects.iter().enumerate() {
-            for &i in effects {
-                let e = &u.effects[i];
-                if e.action().is_none() || live[i] == Some(false) {
-                    continue;
-                }
-                // The units deciding where the action's slots end.
-                let mut deciders: Vec<usize> = Vec::new();
-                for &t in &e.targets {
-                    let mut p = t;
-                    for _ in 0..=u.n_players() {
-                        let Some(g) = u.deflector[p as usize] else {
-                            break;
-                        };
-                        if d.next(p) == Some(p) {
-                            break;
-                        }
-                        if let Some(c) = d.cycle_of(p) {
-                            for &q in &d.cycles()[c] {
-                                let g = u.deflector[q as usize].expect("a cycle member deflects");
-                                if let Some(&j) = owner.get(&g) {
-                                    deciders.push(j);
-                                } else if s[g].is_none() {
-                                    return Ok(None);
-                                }
-                                if let Some(&j) = owner.get(&(2 * n + q as usize)) {
-                                    deciders.push(j);
-                                }
-                            }
-                            break;
-                        }
-                        match (s[g], owner.get(&g)) {
-                            (Some(false), _) => break,
-                            (Some(true), _) => {}
-                            (None, Some(&j)) => deciders.push(j),
-                            (None, None) => return Ok(None),
-                        }
-                        match d.next(p) {
-                            Some(q) => p = q,
-                            None => break,
+    for (k, share) in shares.iter().enumerate() {
+        for (x, (_, sources)) in share.iter().enumerate() {
+            budget.check()?;
+            let units = match sources.as_slice() {
+                [Source::Cube(ci)] => Units::of_cube(n, &factors[k].cubes[*ci], budget)?,
+                sources => {
+                    let mut rows: Vec<Labelling> = Vec::new();
+                    for src in sources {
+                        match src {
+                            Source::Cube(ci) => factors[k].cubes[*ci].for_each(|o| {
+                                budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
+                                rows.push(o);
+                                Ok(())
+                            })?,
+                            Source::Row(o) => rows.push(o.clone()),
                         }
                     }
+                    Units::of(n, &rows.iter().collect::<Vec<_>>(), budget)?
                 }
-                // The action's own unit (its liveness label's, else its success label's);
-                // an action whose labels are fixed goes with what decides its end, or
-                // with its factor's first unit when nothing varying does.
-                let h = owner
-                    .get(&(n + i))
-                    .or_else(|| owner.get(&i))
-                    .or(deciders.first())
-                    .copied()
-                    .unwrap_or(first_of[k]);
-                for j in deciders {
-                    uf.union(h, j);
-                }
-                home.push((i, h));
-            }
+            };
+            units_of.insert((k, x), units);
         }
-        let fixed_here = Ends {
-            u,
-            fixed_s: &s,
-            fixed_live: &live,
-            fixed_last: &last,
-        };
-        let mut joined: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for k in 0..options.len() {
-            joined.entry(uf.find(k)).or_default().push(k);
-        }
-        let mut actions: BTreeMap<usize, Vec<Ix>> = BTreeMap::new();
-        for &(i, h) in &home {
-            actions.entry(uf.find(h)).or_default().push(i);
-        }
-        let mut cut: Vec<Ix> = pick
-            .iter()
-            .zip(&shares)
-            .flat_map(|(&k, s)| s[k].0.iter().copied())
-            .collect();
-        cut.sort_unstable();
-        let mut lists = Vec::with_capacity(joined.len());
-        for (first, (root, ks)) in joined.iter().enumerate() {
-            let mut es = actions.remove(root).unwrap_or_default();
-            es.sort_unstable();
-            let sizes: Vec<usize> = ks.iter().map(|&k| options[k].len()).collect();
-            let mut rows: Joined = Vec::new();
-            for sub in crate::odometer::Product::new(sizes) {
-                let mut o: Labelling = ks
-                    .iter()
-                    .zip(&sub)
-                    .flat_map(|(&k, &x)| options[k][x].iter().copied())
-                    .collect();
-                if first == 0 {
-                    o.extend(extra.iter().copied());
-                }
-                let t = fixed_here.targets(&es, &o);
-                also.extend(t.iter().flatten().copied());
-                budget.charge("pieces", 64 + 24 * (es.len() + o.len()) as u64)?;
-                rows.push((o, t));
-            }
-            lists.push((es, rows));
-        }
-        found.push((cut, lists));
     }
-    also.sort_unstable();
-    also.dedup();
+    clear_rows(&mut shares);
+    let plans = |pick: &[usize]| plan(u, ends, &factor_effects, &units_of, pick);
+    let sizes: Vec<usize> = shares.iter().map(Vec::len).collect();
+    // First pass: the players the actions end at, which the piece names.
+    let mut reached = FixedBitSet::with_capacity(u.n_players());
+    for pick in crate::odometer::Product::new(sizes.clone()) {
+        budget.check()?;
+        let Some(plan) = plans(&pick)? else {
+            return Ok(None);
+        };
+        plan.walk(extra, budget, |_, _, t| {
+            t.iter().flatten().for_each(|&q| reached.insert(q as usize));
+        })?;
+    }
+    let also: Vec<Player> = reached.ones().map(|q| q as Player).collect();
     let (pu, players) = u.piece(keep, &also);
     let local: BTreeMap<Ix, usize> = keep.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    let mut optimal: Vec<(Cut, Under)> = Vec::with_capacity(found.len());
-    for (cut_ix, lists) in found {
+    // Second pass: under each optimal cut, each joined unit group's resolutions (their
+    // ways sparse), held as a product.
+    let mut optimal: Vec<(Cut, Under)> = Vec::new();
+    for pick in crate::odometer::Product::new(sizes) {
         budget.check()?;
+        let Some(plan) = plans(&pick)? else {
+            return Ok(None);
+        };
         let mut cut = Cut::with_capacity(pu.n_declared);
-        for i in &cut_ix {
-            cut.insert(local[i]);
+        for (k, &x) in pick.iter().enumerate() {
+            for i in &shares[k][x].0 {
+                cut.insert(local[i]);
+            }
         }
-        let mut factors_here = Vec::with_capacity(lists.len());
-        for (es, rows) in lists {
-            let mut by = WaysByResolution::new();
-            for (o, t) in rows {
-                let mut rho: TargetMap = vec![Vec::new(); pu.len()];
-                for (&i, ps) in es.iter().zip(t) {
-                    rho[local[&i]] = ps
-                        .into_iter()
-                        .map(|q| players.binary_search(&q).expect("named in the piece") as Player)
-                        .collect();
+        type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
+        let mut by: Vec<ByResolution> = vec![BTreeMap::new(); plan.joined.len()];
+        plan.walk(extra, budget, |g, (es, o), t| {
+            let mut present = FixedBitSet::with_capacity(pu.len());
+            let mut succeeded = FixedBitSet::with_capacity(pu.len());
+            for k in 0..pu.n_declared {
+                present.insert(k);
+            }
+            for &(v, b) in o {
+                if v >= 2 * n || !b {
+                    continue;
                 }
-                let mut present = FixedBitSet::with_capacity(pu.len());
-                let mut succeeded = FixedBitSet::with_capacity(pu.len());
-                for k in 0..pu.n_declared {
+                let Some(&k) = local.get(&(v % n)) else {
+                    continue;
+                };
+                if v < n {
+                    succeeded.insert(k);
+                } else if k >= pu.n_declared {
                     present.insert(k);
                 }
-                for &(v, b) in &o {
-                    if v >= 2 * n || !b {
-                        continue;
-                    }
-                    let Some(&k) = local.get(&(v % n)) else {
-                        continue;
-                    };
-                    if v < n {
-                        succeeded.insert(k);
-                    } else if k >= pu.n_declared {
-                        present.insert(k);
-                    }
-                }
-                // `targets` left every action that is not live (cut, or created and
-                // absent) empty, wherever its liveness label is.
-                by.entry((present, succeeded)).or_default().push(rho);
             }
-            factors_here.push(group_ways(&pu, by));
-        }
+            // `targets` left every action that is not live (cut, or created and absent)
+            // empty, wherever its liveness label is.
+            let way: SparseWay = es
+                .iter()
+                .zip(t)
+                .filter(|(_, ps)| !ps.is_empty())
+                .map(|(&i, ps)| {
+                    let ps = ps
+                        .iter()
+                        .map(|q| players.binary_search(q).expect("named in the piece") as Player)
+                        .collect();
+                    (local[&i] as u32, ps)
+                })
+                .collect();
+            by[g].entry((present, succeeded)).or_default().push(way);
+        })?;
+        let factors_here: Vec<Vec<Partial>> = by
+            .into_iter()
+            .map(|rs| {
+                rs.into_iter()
+                    .map(|((present, succeeded), ways)| Partial {
+                        present,
+                        succeeded,
+                        ways,
+                    })
+                    .collect()
+            })
+            .collect();
         optimal.push((cut, Under::product(&pu, factors_here)));
     }
     let cost = cut_cost(&pu, pu.levels(), &optimal[0].0);
@@ -870,6 +760,194 @@ fn piece_by_cut(
         },
         a,
     )))
+}
+
+/// Drops the labellings listed one by one in `shares` (their units are found): only the
+/// cuts are read after.
+fn clear_rows(shares: &mut [Vec<(Vec<Ix>, Vec<Source>)>]) {
+    for share in shares.iter_mut() {
+        for (_, sources) in share.iter_mut() {
+            sources.clear();
+        }
+    }
+}
+
+/// What one optimal cut of [`piece_by_cut`] walks: the labels its units fix, and the
+/// units joined where one decides where another's actions end, each group with its
+/// actions.
+struct Plan<'a> {
+    s: Vec<Option<bool>>,
+    live: Vec<Option<bool>>,
+    last: FixedBitSet,
+    u: &'a Universe,
+    /// Each joined group: its actions (ascending) and its units' labellings.
+    joined: Vec<(Vec<Ix>, Vec<&'a [Labelling]>)>,
+}
+
+impl Plan<'_> {
+    /// Calls `f` with every labelling of every joined group (the group's number, its
+    /// actions and the labelling, `extra` put into the first group's) and the actions'
+    /// final targets (universe players) under it.
+    fn walk(
+        &self,
+        extra: &Labelling,
+        budget: &Budget,
+        mut f: impl FnMut(usize, (&[Ix], &Labelling), Vec<Vec<Player>>),
+    ) -> Result<(), Interrupted> {
+        let ends = Ends {
+            u: self.u,
+            fixed_s: &self.s,
+            fixed_live: &self.live,
+            fixed_last: &self.last,
+        };
+        for (g, (es, options)) in self.joined.iter().enumerate() {
+            let sizes: Vec<usize> = options.iter().map(|o| o.len()).collect();
+            for (k, sub) in crate::odometer::Product::new(sizes).enumerate() {
+                if k % 4096 == 0 {
+                    budget.check()?;
+                }
+                let mut o: Labelling = options
+                    .iter()
+                    .zip(&sub)
+                    .flat_map(|(o, &x)| o[x].iter().copied())
+                    .collect();
+                if g == 0 {
+                    o.extend(extra.iter().copied());
+                }
+                let t = ends.targets(es, &o);
+                f(g, (es, &o), t);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The [`Plan`] of one optimal cut (`pick`: one share per factor); `None` when a final
+/// target there depends on a deflection outside the group.
+fn plan<'a>(
+    u: &'a Universe,
+    ends: &Ends,
+    factor_effects: &[Vec<Ix>],
+    units_of: &'a BTreeMap<(usize, usize), Units>,
+    pick: &[usize],
+) -> Result<Option<Plan<'a>>, Interrupted> {
+    let n = u.len();
+    let d = &*u.deflections;
+    let here: Vec<&Units> = pick
+        .iter()
+        .enumerate()
+        .map(|(k, &x)| &units_of[&(k, x)])
+        .collect();
+    let mut s = ends.fixed_s.to_vec();
+    let mut live = ends.fixed_live.to_vec();
+    let mut last = ends.fixed_last.clone();
+    // Every unit of the cut, numbered; which unit holds each varying label.
+    let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut options: Vec<&'a [Labelling]> = Vec::new();
+    let mut first_of: Vec<usize> = Vec::with_capacity(here.len());
+    for us in &here {
+        for &(v, b) in &us.fixed {
+            match v {
+                v if v < n => s[v] = Some(b),
+                v if v < 2 * n => live[v - n] = Some(b),
+                v => last.set(v - 2 * n, b),
+            }
+        }
+        first_of.push(options.len());
+        for (j, o) in us.units.iter().enumerate() {
+            for &v in &us.labels[j] {
+                owner.insert(v, options.len());
+            }
+            options.push(o);
+        }
+    }
+    // Each action's unit (its liveness label's, else its success label's, else its
+    // factor's first), joined with the units that decide where it ends.
+    let mut uf = petgraph::unionfind::UnionFind::<usize>::new(options.len());
+    let mut home: Vec<(Ix, usize)> = Vec::new();
+    // An effect may have labels in two factors (one fixed, one varying): homed once.
+    let mut homed = FixedBitSet::with_capacity(n);
+    for (k, effects) in factor_effects.iter().enumerate() {
+        for &i in effects {
+            let e = &u.effects[i];
+            if e.action().is_none() || live[i] == Some(false) || homed.put(i) {
+                continue;
+            }
+            // The units deciding where the action's slots end.
+            let mut deciders: Vec<usize> = Vec::new();
+            for &t in &e.targets {
+                let mut p = t;
+                for _ in 0..=u.n_players() {
+                    let Some(g) = u.deflector[p as usize] else {
+                        break;
+                    };
+                    if d.next(p) == Some(p) {
+                        break;
+                    }
+                    if let Some(c) = d.cycle_of(p) {
+                        for &q in &d.cycles()[c] {
+                            let g = u.deflector[q as usize].expect("a cycle member deflects");
+                            if let Some(&j) = owner.get(&g) {
+                                deciders.push(j);
+                            } else if s[g].is_none() {
+                                return Ok(None);
+                            }
+                            if let Some(&j) = owner.get(&(2 * n + q as usize)) {
+                                deciders.push(j);
+                            }
+                        }
+                        break;
+                    }
+                    match (s[g], owner.get(&g)) {
+                        (Some(false), _) => break,
+                        (Some(true), _) => {}
+                        (None, Some(&j)) => deciders.push(j),
+                        (None, None) => return Ok(None),
+                    }
+                    match d.next(p) {
+                        Some(q) => p = q,
+                        None => break,
+                    }
+                }
+            }
+            // The action's own unit (its liveness label's, else its success label's);
+            // an action whose labels are fixed goes with what decides its end, or with
+            // its factor's first unit when nothing varying does.
+            let h = owner
+                .get(&(n + i))
+                .or_else(|| owner.get(&i))
+                .or(deciders.first())
+                .copied()
+                .unwrap_or(first_of[k]);
+            for j in deciders {
+                uf.union(h, j);
+            }
+            home.push((i, h));
+        }
+    }
+    let mut joined: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for k in 0..options.len() {
+        joined.entry(uf.find(k)).or_default().push(k);
+    }
+    let mut actions: BTreeMap<usize, Vec<Ix>> = BTreeMap::new();
+    for &(i, h) in &home {
+        actions.entry(uf.find(h)).or_default().push(i);
+    }
+    let joined = joined
+        .into_iter()
+        .map(|(root, ks)| {
+            let mut es = actions.remove(&root).unwrap_or_default();
+            es.sort_unstable();
+            (es, ks.iter().map(|&k| options[k]).collect())
+        })
+        .collect();
+    Ok(Some(Plan {
+        s,
+        live,
+        last,
+        u,
+        joined,
+    }))
 }
 
 /// Where a factor's labellings with one cut share come from: a whole cube, or one

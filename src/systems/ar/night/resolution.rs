@@ -167,12 +167,50 @@ enum Form {
 /// A product's factors and what its canonical order needs without the universe.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Factors {
-    /// Each factor's resolutions (canonical), over disjoint effects.
-    factors: Vec<Vec<Resolution>>,
+    /// What every resolution shares (one way, a whole map).
+    fixed: Resolution,
+    /// The factors that vary (each at least two resolutions or ways, canonical), over
+    /// disjoint effects, their ways sparse.
+    varying: Vec<Vec<Partial>>,
     /// Effects below this index are declared (|R| - |E| counts the others).
     n_declared: usize,
     /// Each effect's rank when the ids are sorted as strings.
     rank: std::sync::Arc<[u32]>,
+}
+
+/// A way of a product's factor: the final targets of the factor's own effects that have
+/// any (ascending by effect); every other effect's are another factor's.
+pub type SparseWay = Vec<(u32, Vec<Player>)>;
+
+/// One resolution of a product's factor: the bits of R and S it sets and its ways, each
+/// over the factor's own effects only (a whole map would hold every effect of the piece
+/// for each of 10^5 ways).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partial {
+    pub present: FixedBitSet,
+    pub succeeded: FixedBitSet,
+    /// Distinct (sorted once the product is built).
+    pub ways: Vec<SparseWay>,
+}
+
+impl Partial {
+    /// Number of created effects among its bits of R.
+    fn n_created(&self, n_declared: usize) -> usize {
+        self.present.ones().filter(|&i| i >= n_declared).count()
+    }
+}
+
+/// A sparse way's final targets of effect `i` (empty when it has none).
+fn sparse_get(w: &SparseWay, i: u32) -> &[Player] {
+    match w.binary_search_by_key(&i, |e| e.0) {
+        Ok(k) => &w[k].1,
+        Err(_) => &[],
+    }
+}
+
+/// The least number of created effects of a factor's resolutions.
+fn min_created_partial(n_declared: usize, rs: &[Partial]) -> Option<usize> {
+    rs.iter().map(|r| r.n_created(n_declared)).min()
 }
 
 impl From<Vec<Resolution>> for Under {
@@ -198,15 +236,35 @@ impl Default for Under {
 
 impl Under {
     /// The product of `factors` (each a non-empty list of resolutions of `u` over effects
-    /// no other factor touches), canonical: what all of a factor's resolutions share (bits
-    /// of R and S, final targets of every way) goes to one first factor of one
+    /// no other factor touches, their ways sparse), canonical: what all of a factor's
+    /// resolutions share (bits of R and S, final targets of every way) goes to one fixed
     /// resolution, and the other factors, only what varies left in them, are sorted by
     /// the first effect they touch. So two engines that split a product alike, wherever
     /// each put what is fixed, hold the same factors. A product of one factor is that
     /// list.
-    pub fn product(u: &Universe, factors: Vec<Vec<Resolution>>) -> Under {
+    pub fn product(u: &Universe, factors: Vec<Vec<Partial>>) -> Under {
+        let whole = |r: &Partial| -> Vec<TargetMap> {
+            r.ways
+                .iter()
+                .map(|w| {
+                    let mut m = vec![Vec::new(); u.len()];
+                    for (i, t) in w {
+                        m[*i as usize].clone_from(t);
+                    }
+                    m
+                })
+                .collect()
+        };
         if factors.len() <= 1 {
-            let mut rs = factors.into_iter().next().unwrap_or_default();
+            let mut rs: Vec<Resolution> = factors
+                .into_iter()
+                .flatten()
+                .map(|r| Resolution {
+                    ways: whole(&r),
+                    present: r.present,
+                    succeeded: r.succeeded,
+                })
+                .collect();
             canonicalize_resolutions(u, &mut rs);
             return Under::from(rs);
         }
@@ -215,7 +273,7 @@ impl Under {
             succeeded: FixedBitSet::with_capacity(u.len()),
             ways: vec![vec![Vec::new(); u.len()]],
         };
-        let mut varying: Vec<(usize, Vec<Resolution>)> = Vec::new();
+        let mut varying: Vec<(usize, Vec<Partial>)> = Vec::new();
         for mut f in factors {
             let mut present = f[0].present.clone();
             let mut succeeded = f[0].succeeded.clone();
@@ -223,49 +281,62 @@ impl Under {
                 present.intersect_with(&r.present);
                 succeeded.intersect_with(&r.succeeded);
             }
-            let first = f[0].ways[0].clone();
-            let same: Vec<usize> = (0..u.len())
-                .filter(|&i| f.iter().all(|r| r.ways.iter().all(|w| w[i] == first[i])))
+            // The effects whose final targets are the same in every way.
+            let mut touched_effects: Vec<u32> = f
+                .iter()
+                .flat_map(|r| r.ways.iter().flat_map(|w| w.iter().map(|e| e.0)))
                 .collect();
+            touched_effects.sort_unstable();
+            touched_effects.dedup();
+            let first = &f[0].ways[0];
+            let same: Vec<u32> = touched_effects
+                .into_iter()
+                .filter(|&i| {
+                    let t = sparse_get(first, i);
+                    f.iter()
+                        .all(|r| r.ways.iter().all(|w| sparse_get(w, i) == t))
+                })
+                .collect();
+            for &i in &same {
+                fixed.ways[0][i as usize] = sparse_get(first, i).to_vec();
+            }
             fixed.present.union_with(&present);
             fixed.succeeded.union_with(&succeeded);
-            for &i in &same {
-                if !first[i].is_empty() {
-                    fixed.ways[0][i].clone_from(&first[i]);
-                }
-            }
             let mut touched: Option<usize> = None;
             for r in f.iter_mut() {
                 r.present.difference_with(&present);
                 r.succeeded.difference_with(&succeeded);
                 for w in r.ways.iter_mut() {
-                    for &i in &same {
-                        w[i] = Vec::new();
-                    }
+                    w.retain(|e| same.binary_search(&e.0).is_err());
                 }
                 let here = r
                     .present
                     .ones()
                     .chain(r.succeeded.ones())
-                    .chain(
-                        r.ways
-                            .iter()
-                            .flat_map(|w| w.iter().position(|t| !t.is_empty())),
-                    )
+                    .chain(r.ways.iter().flat_map(|w| w.first().map(|e| e.0 as usize)))
                     .min();
                 touched = match (touched, here) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 };
             }
+            for r in f.iter_mut() {
+                r.ways.sort();
+                r.ways.dedup();
+            }
+            f.sort_by_cached_key(|r| {
+                (
+                    r.n_created(u.n_declared),
+                    sorted_ids(u, r.succeeded.ones()),
+                    r.present.clone(),
+                )
+            });
+            f.dedup();
             if f.len() > 1 || f[0].ways.len() > 1 {
-                canonicalize_resolutions(u, &mut f);
                 varying.push((touched.unwrap_or(usize::MAX), f));
             }
         }
         varying.sort_by_key(|(k, _)| *k);
-        let mut factors: Vec<Vec<Resolution>> = vec![vec![fixed]];
-        factors.extend(varying.into_iter().map(|(_, f)| f));
         let mut order: Vec<usize> = (0..u.len()).collect();
         order.sort_by(|&a, &b| u.effects[a].id.cmp(&u.effects[b].id));
         let mut rank = vec![0u32; u.len()];
@@ -274,7 +345,8 @@ impl Under {
         }
         Under {
             form: Form::Product(Box::new(Factors {
-                factors,
+                fixed,
+                varying: varying.into_iter().map(|(_, f)| f).collect(),
                 n_declared: u.n_declared,
                 rank: rank.into(),
             })),
@@ -284,7 +356,7 @@ impl Under {
 
     /// Whether the resolutions are held as a product of several factors.
     pub fn is_product(&self) -> bool {
-        matches!(&self.form, Form::Product(p) if p.factors.len() > 1)
+        matches!(&self.form, Form::Product(p) if !p.varying.is_empty())
     }
 
     /// Every resolution, canonical (a product is expanded once and kept).
@@ -297,7 +369,7 @@ impl Under {
         match &self.form {
             Form::Listed(rs) => rs.len(),
             Form::Product(p) => p
-                .factors
+                .varying
                 .iter()
                 .fold(1usize, |n, f| n.saturating_mul(f.len())),
         }
@@ -312,7 +384,7 @@ impl Under {
     pub fn n_ways(&self) -> usize {
         match &self.form {
             Form::Listed(rs) => rs.iter().map(|r| r.ways.len()).sum(),
-            Form::Product(p) => p.factors.iter().fold(1usize, |n, f| {
+            Form::Product(p) => p.varying.iter().fold(1usize, |n, f| {
                 n.saturating_mul(f.iter().map(|r| r.ways.len()).sum())
             }),
         }
@@ -332,11 +404,11 @@ impl Under {
                 std::ops::ControlFlow::Continue(())
             }
             Form::Product(p) => {
-                let sizes = p.factors.iter().map(Vec::len).collect();
+                let sizes = p.varying.iter().map(Vec::len).collect();
                 for pick in crate::odometer::Product::new(sizes) {
-                    let parts: Vec<&Resolution> =
-                        p.factors.iter().zip(&pick).map(|(fs, &k)| &fs[k]).collect();
-                    f(&unite(&parts))?;
+                    let parts: Vec<&Partial> =
+                        p.varying.iter().zip(&pick).map(|(fs, &k)| &fs[k]).collect();
+                    f(&unite(&p.fixed, &parts))?;
                 }
                 std::ops::ControlFlow::Continue(())
             }
@@ -371,20 +443,21 @@ impl Under {
                 None => listed(&self.expand(), &mut f),
             },
             Form::Product(p) => {
-                let best: Vec<Vec<&Resolution>> = p
-                    .factors
+                let best: Vec<Vec<&Partial>> = p
+                    .varying
                     .iter()
                     .map(|rs| {
-                        let b = min_created(u, rs);
-                        rs.iter().filter(|r| Some(r.n_created(u)) == b).collect()
+                        let b = min_created_partial(p.n_declared, rs);
+                        rs.iter()
+                            .filter(|r| Some(r.n_created(p.n_declared)) == b)
+                            .collect()
                     })
                     .collect();
                 let count = best.iter().fold(1usize, |n, b| n.saturating_mul(b.len()));
                 let sizes = best.iter().map(Vec::len).collect();
                 for pick in crate::odometer::Product::new(sizes) {
-                    let parts: Vec<&Resolution> =
-                        best.iter().zip(&pick).map(|(b, &k)| b[k]).collect();
-                    f(&unite(&parts), count)?;
+                    let parts: Vec<&Partial> = best.iter().zip(&pick).map(|(b, &k)| b[k]).collect();
+                    f(&unite(&p.fixed, &parts), count)?;
                 }
                 std::ops::ControlFlow::Continue(())
             }
@@ -402,10 +475,15 @@ impl Under {
         };
         match &self.form {
             Form::Listed(rs) => of(rs),
-            Form::Product(p) => p
-                .factors
-                .iter()
-                .fold(1usize, |n, rs| n.saturating_mul(of(rs))),
+            Form::Product(p) => p.varying.iter().fold(1usize, |n, rs| {
+                let best = min_created_partial(p.n_declared, rs);
+                n.saturating_mul(
+                    rs.iter()
+                        .filter(|r| Some(r.n_created(p.n_declared)) == best)
+                        .map(|r| r.ways.len())
+                        .sum(),
+                )
+            }),
         }
     }
 
@@ -430,10 +508,11 @@ impl Under {
         match &self.form {
             Form::Listed(rs) => min_created(u, rs),
             Form::Product(p) => p
-                .factors
+                .varying
                 .iter()
-                .map(|rs| min_created(u, rs))
-                .sum::<Option<usize>>(),
+                .map(|rs| min_created_partial(p.n_declared, rs))
+                .sum::<Option<usize>>()
+                .map(|m| m + p.fixed.n_created(u)),
         }
     }
 
@@ -447,23 +526,21 @@ impl Under {
 }
 
 /// One resolution of a product: R and S united, the ways the product of the parts' ways
-/// (each map taken entry by entry from the part whose effect it is).
-fn unite(parts: &[&Resolution]) -> Resolution {
-    let mut present = parts[0].present.clone();
-    let mut succeeded = parts[0].succeeded.clone();
-    for r in &parts[1..] {
+/// (each map the fixed one with the part's entries put in).
+fn unite(fixed: &Resolution, parts: &[&Partial]) -> Resolution {
+    let mut present = fixed.present.clone();
+    let mut succeeded = fixed.succeeded.clone();
+    for r in parts {
         present.union_with(&r.present);
         succeeded.union_with(&r.succeeded);
     }
     let sizes = parts.iter().map(|r| r.ways.len()).collect();
     let mut ways: Vec<TargetMap> = crate::odometer::Product::new(sizes)
         .map(|pick| {
-            let mut w = parts[0].ways[pick[0]].clone();
-            for (r, &k) in parts.iter().zip(&pick).skip(1) {
-                for (slot, t) in w.iter_mut().zip(&r.ways[k]) {
-                    if !t.is_empty() {
-                        slot.clone_from(t);
-                    }
+            let mut w = fixed.ways[0].clone();
+            for (r, &k) in parts.iter().zip(&pick) {
+                for (i, t) in &r.ways[k] {
+                    w[*i as usize].clone_from(t);
                 }
             }
             w
