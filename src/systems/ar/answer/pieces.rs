@@ -696,7 +696,7 @@ fn piece_by_cut(
             }
         }
         type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
-        let mut by: Vec<ByResolution> = vec![BTreeMap::new(); plan.joined.len()];
+        let mut by: Vec<ByResolution> = vec![BTreeMap::new(); plan.joined.len() + 1];
         plan.walk(extra, budget, |g, (es, o), t| {
             let mut present = FixedBitSet::with_capacity(pu.len());
             let mut succeeded = FixedBitSet::with_capacity(pu.len());
@@ -782,12 +782,15 @@ struct Plan<'a> {
     u: &'a Universe,
     /// Each joined group: its actions (ascending) and its units' labellings.
     joined: Vec<(Vec<Ix>, Vec<&'a [Labelling]>)>,
+    /// The live actions whose final targets nothing varying decides (ascending).
+    constant: Vec<Ix>,
 }
 
 impl Plan<'_> {
     /// Calls `f` with every labelling of every joined group (the group's number, its
     /// actions and the labelling, `extra` put into the first group's) and the actions'
-    /// final targets (universe players) under it.
+    /// final targets (universe players) under it; then once more, as group number
+    /// `joined.len()`, with the constant actions and no labels.
     fn walk(
         &self,
         extra: &Labelling,
@@ -818,6 +821,9 @@ impl Plan<'_> {
                 f(g, (es, &o), t);
             }
         }
+        let none = Labelling::new();
+        let t = ends.targets(&self.constant, &none);
+        f(self.joined.len(), (&self.constant, &none), t);
         Ok(())
     }
 }
@@ -865,6 +871,7 @@ fn plan<'a>(
     // factor's first), joined with the units that decide where it ends.
     let mut uf = petgraph::unionfind::UnionFind::<usize>::new(options.len());
     let mut home: Vec<(Ix, usize)> = Vec::new();
+    let mut constant: Vec<Ix> = Vec::new();
     // An effect may have labels in two factors (one fixed, one varying): homed once.
     let mut homed = FixedBitSet::with_capacity(n);
     for (k, effects) in factor_effects.iter().enumerate() {
@@ -910,6 +917,12 @@ fn plan<'a>(
                     }
                 }
             }
+            // A live action nothing varying decides ends where it ends in every
+            // labelling of the cut: its targets are walked once.
+            if deciders.is_empty() && live[i] == Some(true) {
+                constant.push(i);
+                continue;
+            }
             // The action's own unit (its liveness label's, else its success label's);
             // an action whose labels are fixed goes with what decides its end, or with
             // its factor's first unit when nothing varying does.
@@ -941,12 +954,14 @@ fn plan<'a>(
             (es, ks.iter().map(|&k| options[k]).collect())
         })
         .collect();
+    constant.sort_unstable();
     Ok(Some(Plan {
         s,
         live,
         last,
         u,
         joined,
+        constant,
     }))
 }
 

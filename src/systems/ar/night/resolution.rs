@@ -308,6 +308,7 @@ impl Under {
                 r.succeeded.difference_with(&succeeded);
                 for w in r.ways.iter_mut() {
                     w.retain(|e| same.binary_search(&e.0).is_err());
+                    w.shrink_to_fit();
                 }
                 let here = r
                     .present
