@@ -1074,3 +1074,91 @@ proptest! {
         prop_assert_eq!(&s, &written);
     }
 }
+
+#[test]
+fn a_product_is_canonical_wherever_its_constant_targets_sit() {
+    use crate::systems::ar::night::model::Player;
+    use fixedbitset::FixedBitSet;
+    use resolution::{Partial, SparseWay, Under};
+    // Three kills: e1 (A kills P), e2 (B kills Q), e3 (C kills R). Worked by hand: the
+    // product of "e1 succeeds or not" and "e2 succeeds or not", e3's targets shared by
+    // every way, is four resolutions (R = all three, S = {}, {e1}, {e2}, {e1, e2}), each
+    // with one way: e1 -> P, e2 -> Q, e3 -> R.
+    let (ens, _) = parsed("players: A B C P Q R\nA kill P\nB kill Q\nC kill R\n");
+    let u = Universe::new(&ens);
+    assert_eq!(u.len(), 3);
+    let ix = |id: &str| u.effects.iter().position(|e| e.id == id).unwrap();
+    let player = |name: &str| {
+        (0..u.n_players() as Player)
+            .find(|&p| u.player_name(p) == name)
+            .unwrap()
+    };
+    let bits = |on: &[usize]| {
+        let mut b = FixedBitSet::with_capacity(u.len());
+        on.iter().for_each(|&i| b.insert(i));
+        b
+    };
+    let all = bits(&[0, 1, 2]);
+    let way = |entries: &[(&str, &str)]| -> SparseWay {
+        let mut w: SparseWay = entries
+            .iter()
+            .map(|&(e, p)| (ix(e) as u32, vec![player(p)]))
+            .collect();
+        w.sort();
+        w
+    };
+    let partial = |s: &[&str], w: SparseWay| Partial {
+        present: all.clone(),
+        succeeded: bits(&s.iter().map(|e| ix(e)).collect::<Vec<_>>()),
+        ways: vec![w],
+    };
+    // e3's targets with e1's factor, then with e2's (and the factors in the other order).
+    let one = Under::product(
+        &u,
+        vec![
+            vec![
+                partial(&["e1"], way(&[("e1", "P"), ("e3", "R")])),
+                partial(&[], way(&[("e1", "P"), ("e3", "R")])),
+            ],
+            vec![
+                partial(&["e2"], way(&[("e2", "Q")])),
+                partial(&[], way(&[("e2", "Q")])),
+            ],
+        ],
+    );
+    let other = Under::product(
+        &u,
+        vec![
+            vec![
+                partial(&[], way(&[("e2", "Q"), ("e3", "R")])),
+                partial(&["e2"], way(&[("e2", "Q"), ("e3", "R")])),
+            ],
+            vec![
+                partial(&[], way(&[("e1", "P")])),
+                partial(&["e1"], way(&[("e1", "P")])),
+            ],
+        ],
+    );
+    // The same factors, not only the same expansion: so the engines' answers compare
+    // without expanding.
+    assert!(one.same_form(&other));
+    assert!(one.is_product() && other.is_product());
+    assert_eq!(one.len(), 4);
+    assert_eq!(one.n_ways(), 4);
+    assert_eq!(one, other);
+    let mut map = vec![Vec::new(); u.len()];
+    map[ix("e1")] = vec![player("P")];
+    map[ix("e2")] = vec![player("Q")];
+    map[ix("e3")] = vec![player("R")];
+    let mut want: Vec<Resolution> = [vec![], vec!["e1"], vec!["e2"], vec!["e1", "e2"]]
+        .iter()
+        .map(|s| Resolution {
+            present: all.clone(),
+            succeeded: bits(&s.iter().map(|e| ix(e)).collect::<Vec<_>>()),
+            ways: vec![map.clone()],
+        })
+        .collect();
+    resolution::canonicalize_resolutions(&u, &mut want);
+    assert_eq!(one.as_slice(), want.as_slice());
+    assert_eq!(one, Under::from(want));
+}

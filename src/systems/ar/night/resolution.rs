@@ -6,7 +6,8 @@
 //! for the actions of R that are not cut; after [`Analysis::canonicalize`] every list is
 //! sorted and free of duplicates. The resolutions under a cut ([`Under`]) may be a product
 //! of factors over disjoint effects, kept canonical (what every resolution of a factor
-//! shares moved to one first factor), and read as the list it stands for.
+//! shares moved to one fixed resolution, the rest as [`Partial`]s whose ways hold only
+//! the factor's own effects), and read as the list it stands for.
 
 use super::model::{ActionKind, Player};
 use super::universe::Universe;
@@ -352,6 +353,17 @@ impl Under {
                 rank: rank.into(),
             })),
             expanded: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether both are held alike: the same list, or the same fixed part and factors
+    /// (what `==` compares without expanding).
+    #[cfg(test)]
+    pub fn same_form(&self, other: &Under) -> bool {
+        match (&self.form, &other.form) {
+            (Form::Listed(a), Form::Listed(b)) => a == b,
+            (Form::Product(a), Form::Product(b)) => a == b,
+            _ => false,
         }
     }
 
