@@ -1063,49 +1063,62 @@ impl Units {
             .collect();
         table.sort_unstable();
         table.dedup();
-        let distinct = |table: &[Vec<u64>], vars: &[usize]| -> usize {
-            let mut seen: std::collections::HashSet<Vec<u64>> = Default::default();
-            for r in table {
-                let mut key = vec![0u64; words];
-                for &k in vars {
-                    key[k / 64] |= r[k / 64] & (1 << (k % 64));
-                }
-                seen.insert(key);
-            }
-            seen.len()
-        };
         let mut blocks: Vec<Vec<usize>> = Vec::new();
         let mut units: Vec<Vec<Labelling>> = Vec::new();
         let mut left: Vec<usize> = (0..vary.len()).collect();
         while !left.is_empty() {
             budget.check()?;
             let mut unit = vec![left[0]];
+            let mut member = vec![false; vary.len()];
+            member[left[0]] = true;
             loop {
-                let rest: Vec<usize> = left.iter().copied().filter(|k| !unit.contains(k)).collect();
+                let rest: Vec<usize> = left.iter().copied().filter(|&k| !member[k]).collect();
                 if rest.is_empty() {
                     break;
                 }
-                let here = distinct(&table, &unit);
-                if here * distinct(&table, &rest) == table.len() {
+                let (class, here) = classes(&table, &member, words);
+                let mut outside = member.clone();
+                outside.iter_mut().for_each(|m| *m = !*m);
+                let (_, there) = classes(&table, &outside, words);
+                if here * there == table.len() {
                     break;
+                }
+                // A label y joins unless every class of the unit's values meets both of
+                // y's values (y takes both in the table: it varies, and the table is the
+                // projection of rows where it does): bit y of `free` stays set exactly then.
+                let mut one = vec![0u64; here * words];
+                let mut zero = vec![0u64; here * words];
+                for (r, &c) in table.iter().zip(&class) {
+                    let at = c * words;
+                    for w in 0..words {
+                        one[at + w] |= r[w];
+                        zero[at + w] |= !r[w];
+                    }
+                }
+                let mut free = vec![!0u64; words];
+                for c in 0..here {
+                    for w in 0..words {
+                        free[w] &= one[c * words + w] & zero[c * words + w];
+                    }
                 }
                 let grow: Vec<usize> = rest
                     .iter()
                     .copied()
-                    .filter(|&y| {
-                        let mut with = unit.clone();
-                        with.push(y);
-                        distinct(&table, &with) < here * distinct(&table, &[y])
-                    })
+                    .filter(|&y| free[y / 64] & (1 << (y % 64)) == 0)
                     .collect();
                 if grow.is_empty() {
                     unit = left.clone();
                     break;
                 }
+                for &y in &grow {
+                    member[y] = true;
+                }
                 unit.extend(grow);
             }
             unit.sort_unstable();
-            left.retain(|k| !unit.contains(k));
+            let mut member = vec![false; vary.len()];
+            unit.iter().for_each(|&k| member[k] = true);
+            left.retain(|&k| !member[k]);
             // The rows of what is left: the product's other side.
             let mut next: Vec<Vec<u64>> = table
                 .iter()
@@ -1163,6 +1176,25 @@ impl Units {
             units,
         })
     }
+}
+
+/// Each row's class by its values on the labels `member` marks (rows alike there share a
+/// class; classes numbered from 0 in order of first appearance), and how many classes.
+fn classes(table: &[Vec<u64>], member: &[bool], words: usize) -> (Vec<usize>, usize) {
+    let mut mask = vec![0u64; words];
+    for (k, _) in member.iter().enumerate().filter(|(_, &m)| m) {
+        mask[k / 64] |= 1 << (k % 64);
+    }
+    let mut ids: std::collections::HashMap<Vec<u64>, usize> = Default::default();
+    let class = table
+        .iter()
+        .map(|r| {
+            let key: Vec<u64> = r.iter().zip(&mask).map(|(x, m)| x & m).collect();
+            let next = ids.len();
+            *ids.entry(key).or_insert(next)
+        })
+        .collect();
+    (class, ids.len())
 }
 
 /// What decides final targets outside one option's labels: the fixed success of every
@@ -1329,4 +1361,125 @@ fn piece(
         players,
     };
     Ok((part, a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    /// Every labelling `units` stands for: its fixed labels with one labelling of each
+    /// unit, as sorted sets.
+    fn expand(units: &Units) -> BTreeSet<Vec<(usize, bool)>> {
+        let mut all: Vec<Vec<(usize, bool)>> = vec![units.fixed.clone()];
+        for options in &units.units {
+            all = all
+                .iter()
+                .flat_map(|a| {
+                    options.iter().map(move |o| {
+                        let mut x = a.clone();
+                        x.extend(o.iter().copied());
+                        x
+                    })
+                })
+                .collect();
+        }
+        all.into_iter()
+            .map(|mut x| {
+                x.sort_unstable();
+                x.dedup();
+                x
+            })
+            .collect()
+    }
+
+    /// Rows over `labels` from bit patterns (label k of the row is bit k of its pattern).
+    fn rows_of(labels: &[usize], patterns: &[u32]) -> Vec<Labelling> {
+        patterns
+            .iter()
+            .map(|p| {
+                labels
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| (v, p >> k & 1 == 1))
+                    .collect()
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Whatever the rows, the units and fixed labels stand for exactly those rows.
+        #[test]
+        fn units_stand_for_exactly_their_rows(
+            width in 1usize..9,
+            patterns in prop::collection::vec(0u32..256, 1..40),
+        ) {
+            let n = 8;
+            let labels: Vec<usize> = (0..width).map(|k| if k % 2 == 0 { k / 2 } else { n + k / 2 }).collect();
+            let rows = rows_of(&labels, &patterns);
+            let units = Units::of(n, &rows.iter().collect::<Vec<_>>(), &Budget::new()).unwrap();
+            let want: BTreeSet<Vec<(usize, bool)>> = rows
+                .into_iter()
+                .map(|mut r| {
+                    r.sort_unstable();
+                    r
+                })
+                .collect();
+            prop_assert_eq!(expand(&units), want);
+        }
+
+        /// Rows built as a product of blocks over disjoint labels, one or two labels each:
+        /// the units stand for exactly them, and no unit mixes two blocks. (Over three or
+        /// more labels a block can defeat the pairwise test, as a parity does: its labels
+        /// are pairwise free but not free together, and the unit then takes every label
+        /// left, coarser but still exact.)
+        #[test]
+        fn a_product_of_blocks_is_split_no_coarser_than_its_blocks(
+            blocks in prop::collection::vec(
+                (1usize..3, prop::collection::vec(0u32..4, 1..5)),
+                1..5,
+            ),
+        ) {
+            let n = 16;
+            let mut next = 0;
+            let mut rows: Vec<Labelling> = vec![Vec::new()];
+            let mut home: BTreeMap<usize, usize> = BTreeMap::new();
+            for (b, (width, patterns)) in blocks.iter().enumerate() {
+                let labels: Vec<usize> = (next..next + width).collect();
+                next += width;
+                labels.iter().for_each(|&v| {
+                    home.insert(v, b);
+                });
+                let mine = rows_of(&labels, patterns);
+                rows = rows
+                    .iter()
+                    .flat_map(|r| {
+                        mine.iter().map(move |m| {
+                            let mut x = r.clone();
+                            x.extend(m.iter().copied());
+                            x
+                        })
+                    })
+                    .collect();
+            }
+            let units = Units::of(n, &rows.iter().collect::<Vec<_>>(), &Budget::new()).unwrap();
+            let want: BTreeSet<Vec<(usize, bool)>> = rows
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r.sort_unstable();
+                    r.dedup();
+                    r
+                })
+                .collect();
+            prop_assert_eq!(expand(&units), want);
+            for labels in &units.labels {
+                let homes: BTreeSet<usize> = labels.iter().map(|v| home[v]).collect();
+                prop_assert!(homes.len() <= 1, "a unit over labels {:?} mixes blocks {:?}", labels, homes);
+            }
+        }
+    }
 }
