@@ -94,7 +94,7 @@ pub fn enumerate_in_cubes(
         let (mut active, split) = match tasks.pop() {
             None => break EnumerationEnd::Complete,
             Some(Task::Retire(act)) => {
-                solver.add_clause(&[!act]);
+                solver.retire(act);
                 continue;
             }
             Some(Task::Cube { assumed, split }) => (assumed, split),
@@ -141,12 +141,12 @@ pub fn enumerate_in_cubes(
                 continue 'all;
             }
         };
-        solver.add_clause(&[!activation]);
+        solver.retire(activation);
         if let Some(end) = end {
             // Retire every cube still waiting for its halves.
             for t in tasks.drain(..) {
                 if let Task::Retire(act) = t {
-                    solver.add_clause(&[!act]);
+                    solver.retire(act);
                 }
             }
             break end;

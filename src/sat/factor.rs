@@ -308,6 +308,8 @@ impl Group {
             },
             var_of: Default::default(),
         };
+        // Enumerated and dropped: its clauses are never read back.
+        group.solver.hide_retired();
         for clause in clauses {
             let lits: Vec<Lit> = clause
                 .iter()

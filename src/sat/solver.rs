@@ -69,6 +69,11 @@ pub struct Solver {
     /// Set once varisat reported an error (an interrupted search among them): varisat
     /// refuses every later solve then, so this wrapper answers [`SatResult::Unknown`].
     dead: bool,
+    /// Whether [`Solver::retire`] hides variables ([`Solver::hide_retired`]).
+    hide: bool,
+    /// Variables [`Solver::retire`]d and not yet hidden from varisat (a variable among the
+    /// last solve's assumptions cannot be hidden until the next solve replaces them).
+    retired: Vec<Var>,
 }
 
 /// The write end of varisat's proof output, used as a cancellation hook: varisat 0.2 has
@@ -143,6 +148,8 @@ impl Solver {
             interrupt: None,
             tripwire,
             dead: false,
+            hide: false,
+            retired: Vec::new(),
         };
         solver.add_clause(&[true_lit]);
         solver
@@ -207,6 +214,26 @@ impl Solver {
         self.inner.add_clause(lits);
         self.clause_lits.extend_from_slice(lits);
         self.clause_ends.push(self.clause_lits.len());
+    }
+
+    /// Adds the unit clause `!lit` for an activation literal that is done with (its
+    /// clauses are satisfied from now on); with [`Solver::hide_retired`], also hides its
+    /// variable from varisat's models from the next solve on.
+    pub fn retire(&mut self, lit: Lit) {
+        self.add_clause(&[!lit]);
+        if self.hide {
+            self.retired.push(lit.var());
+        }
+    }
+
+    /// From now on [`Solver::retire`] hides the retired variable too. varisat builds each
+    /// model over every variable it shows, so an enumeration that retires thousands of
+    /// activation literals would otherwise pay for all of them in every model. varisat
+    /// then hands a hidden variable's index out again as a new variable, while the
+    /// clauses kept here ([`Solver::clauses`]) still say `!lit` of it: for a solver whose
+    /// clauses are not read back, such as one that only enumerates and is dropped.
+    pub fn hide_retired(&mut self) {
+        self.hide = true;
     }
 
     /// Adds the clause `premises[0] ∧ … ⇒ conclusions[0] ∨ …`, i.e. the disjunction of the
@@ -284,6 +311,13 @@ impl Solver {
             self.num_vars = self.num_vars.max(lit.index() + 1);
         }
         self.inner.assume(assumptions);
+        for var in std::mem::take(&mut self.retired) {
+            if assumptions.iter().any(|a| a.var() == var) {
+                self.retired.push(var);
+            } else {
+                self.inner.hide_var(var);
+            }
+        }
         match self.inner.solve() {
             Ok(true) => {
                 // After a Sat answer varisat always has a model; unassigned variables

@@ -803,6 +803,7 @@ impl Plan<'_> {
             fixed_live: &self.live,
             fixed_last: &self.last,
         };
+        let mut scratch = ends.scratch();
         for (g, (es, options)) in self.joined.iter().enumerate() {
             let sizes: Vec<usize> = options.iter().map(|o| o.len()).collect();
             for (k, sub) in crate::odometer::Product::new(sizes).enumerate() {
@@ -817,12 +818,12 @@ impl Plan<'_> {
                 if g == 0 {
                     o.extend(extra.iter().copied());
                 }
-                let t = ends.targets(es, &o);
+                let t = ends.targets_in(es, &o, &mut scratch);
                 f(g, (es, &o), t);
             }
         }
         let none = Labelling::new();
-        let t = ends.targets(&self.constant, &none);
+        let t = ends.targets_in(&self.constant, &none, &mut scratch);
         f(self.joined.len(), (&self.constant, &none), t);
         Ok(())
     }
@@ -1207,29 +1208,55 @@ struct Ends<'a> {
 }
 
 impl Ends<'_> {
+    /// The fixed labels as [`Ends::targets_in`] reads them, for many calls.
+    fn scratch(&self) -> Scratch {
+        Scratch {
+            s: self.fixed_s.to_vec(),
+            live: self.fixed_live.to_vec(),
+            last: self.fixed_last.clone(),
+            touched: Vec::new(),
+            memo: Default::default(),
+        }
+    }
+
     /// The final targets of each effect of `keep` under the fixed labels with `labels`
     /// put in: empty for passives and for effects not live (cut, or created and absent),
-    /// whose final targets no answer shows.
-    fn targets(&self, keep: &[Ix], labels: &Labelling) -> Vec<Vec<Player>> {
+    /// whose final targets no answer shows. `scratch` (from [`Ends::scratch`]) holds the
+    /// fixed labels; `labels` are written over them and undone before this returns, so
+    /// one scratch serves every call.
+    fn targets_in(
+        &self,
+        keep: &[Ix],
+        labels: &Labelling,
+        scratch: &mut Scratch,
+    ) -> Vec<Vec<Player>> {
         let u = self.u;
         let n = u.len();
         let d = &*u.deflections;
-        let mut s_of: BTreeMap<Ix, bool> = BTreeMap::new();
-        let mut live_of: BTreeMap<Ix, bool> = BTreeMap::new();
-        let mut last = self.fixed_last.clone();
         for &(v, b) in labels {
             if v < n {
-                s_of.insert(v, b);
+                scratch.s[v] = Some(b);
             } else if v < 2 * n {
-                live_of.insert(v - n, b);
+                scratch.live[v - n] = Some(b);
             } else {
-                last.set(v - 2 * n, b);
+                scratch.last.set(v - 2 * n, b);
             }
+            scratch.touched.push(v);
         }
+        scratch.memo.clear();
+        let Scratch {
+            s,
+            live,
+            last,
+            memo,
+            ..
+        } = scratch;
         let on = |p: Player| {
             u.deflector[p as usize].is_some_and(|g| {
-                s_of.get(&g).copied().or(self.fixed_s[g]).unwrap_or_else(|| {
-                    panic!("bug in gordian: a final target depends on a deflection outside its piece")
+                s[g].unwrap_or_else(|| {
+                    panic!(
+                        "bug in gordian: a final target depends on a deflection outside its piece"
+                    )
                 })
             })
         };
@@ -1241,21 +1268,42 @@ impl Ends<'_> {
                     members[0] == p && members.iter().all(|&q| !last.contains(q as usize))
                 })
         };
-        let mut memo: std::collections::HashMap<Player, Player> = Default::default();
-        keep.iter()
+        let out = keep
+            .iter()
             .map(|&i| {
                 let e = &u.effects[i];
-                let live = live_of.get(&i).copied().or(self.fixed_live[i]) == Some(true);
-                if e.action().is_none() || !live {
+                if e.action().is_none() || live[i] != Some(true) {
                     return Vec::new();
                 }
                 e.targets
                     .iter()
-                    .map(|&t| d.end_of_memo(t, |p| d.stops_at(p, on, is_last), &mut memo))
+                    .map(|&t| d.end_of_memo(t, |p| d.stops_at(p, on, is_last), memo))
                     .collect()
             })
-            .collect()
+            .collect();
+        for v in scratch.touched.drain(..) {
+            if v < n {
+                scratch.s[v] = self.fixed_s[v];
+            } else if v < 2 * n {
+                scratch.live[v - n] = self.fixed_live[v - n];
+            } else {
+                scratch
+                    .last
+                    .set(v - 2 * n, self.fixed_last.contains(v - 2 * n));
+            }
+        }
+        out
     }
+}
+
+/// [`Ends::targets_in`]'s working copy of the fixed labels, and the labels it wrote over
+/// them.
+struct Scratch {
+    s: Vec<Option<bool>>,
+    live: Vec<Option<bool>>,
+    last: FixedBitSet,
+    touched: Vec<usize>,
+    memo: std::collections::HashMap<Player, Player>,
 }
 
 /// One piece: the view of `keep` and its analysis from its labellings (frame numbering
@@ -1270,9 +1318,10 @@ fn piece(
     let n = u.len();
     let mut targets = Vec::with_capacity(options.len());
     let mut also: Vec<Player> = Vec::new();
+    let mut scratch = ends.scratch();
     for o in options {
         budget.check()?;
-        let t = ends.targets(keep, o);
+        let t = ends.targets_in(keep, o, &mut scratch);
         also.extend(t.iter().flatten().copied());
         targets.push(t);
     }
