@@ -1421,24 +1421,28 @@ mod tests {
     /// Every labelling `units` stands for: its fixed labels with one labelling of each
     /// unit, as sorted sets.
     fn expand(units: &Units) -> BTreeSet<Vec<(usize, bool)>> {
-        let mut all: Vec<Vec<(usize, bool)>> = vec![units.fixed.clone()];
+        let mut all: Vec<Labelling> = vec![units.fixed.clone()];
         for options in &units.units {
-            all = all
-                .iter()
-                .flat_map(|a| {
-                    options.iter().map(move |o| {
-                        let mut x = a.clone();
-                        x.extend(o.iter().copied());
-                        x
-                    })
-                })
-                .collect();
+            all = times(&all, options);
         }
         all.into_iter()
             .map(|mut x| {
                 x.sort_unstable();
                 x.dedup();
                 x
+            })
+            .collect()
+    }
+
+    /// Every row of `rows` joined with every one of `options`.
+    fn times(rows: &[Labelling], options: &[Labelling]) -> Vec<Labelling> {
+        rows.iter()
+            .flat_map(|r| {
+                options.iter().map(move |o| {
+                    let mut x = r.clone();
+                    x.extend(o.iter().copied());
+                    x
+                })
             })
             .collect()
     }
@@ -1502,17 +1506,7 @@ mod tests {
                 labels.iter().for_each(|&v| {
                     home.insert(v, b);
                 });
-                let mine = rows_of(&labels, patterns);
-                rows = rows
-                    .iter()
-                    .flat_map(|r| {
-                        mine.iter().map(move |m| {
-                            let mut x = r.clone();
-                            x.extend(m.iter().copied());
-                            x
-                        })
-                    })
-                    .collect();
+                rows = times(&rows, &rows_of(&labels, patterns));
             }
             let units = Units::of(n, &rows.iter().collect::<Vec<_>>(), &Budget::new()).unwrap();
             let want: BTreeSet<Vec<(usize, bool)>> = rows
