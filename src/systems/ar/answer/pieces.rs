@@ -1109,6 +1109,7 @@ impl Units {
                     .collect();
                 if grow.is_empty() {
                     unit = left.clone();
+                    unit.iter().for_each(|&k| member[k] = true);
                     break;
                 }
                 for &y in &grow {
@@ -1117,8 +1118,6 @@ impl Units {
                 unit.extend(grow);
             }
             unit.sort_unstable();
-            let mut member = vec![false; vary.len()];
-            unit.iter().for_each(|&k| member[k] = true);
             left.retain(|&k| !member[k]);
             // The rows of what is left: the product's other side.
             let mut next: Vec<Vec<u64>> = table
@@ -1186,7 +1185,7 @@ fn classes(table: &[Vec<u64>], member: &[bool], words: usize) -> (Vec<usize>, us
     for (k, _) in member.iter().enumerate().filter(|(_, &m)| m) {
         mask[k / 64] |= 1 << (k % 64);
     }
-    let mut ids: std::collections::HashMap<Vec<u64>, usize> = Default::default();
+    let mut ids: rustc_hash::FxHashMap<Vec<u64>, usize> = Default::default();
     let class = table
         .iter()
         .map(|r| {
