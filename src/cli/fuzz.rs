@@ -54,7 +54,8 @@ pub struct Args {
     #[arg(long, default_value = "fuzz-failures")]
     out: PathBuf,
     /// Seconds one case may take; slower cases (some random scenarios have millions of
-    /// runs) are cancelled and counted as skipped, never as failures.
+    /// runs) are cancelled, run once more alone after the others (cases run in
+    /// parallel), and counted as skipped if over it again, never as failures.
     #[arg(long, default_value = "2", value_parser = parse_seconds)]
     case_timeout: Duration,
     /// Memory bound on each engine's state in one case, in MiB (as `resolve --max-memory`);
@@ -250,7 +251,14 @@ fn ask(pool: &Pool, request: &Request, stop: &std::sync::atomic::AtomicBool) -> 
 fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path, pool: &Pool) -> ExitCode {
     let signals = Signals::install();
     let bar = progress_bar(cfg);
-    let summary = fuzz::run_with::<S>(gen, cfg, &signals.any, &|| bar.inc(1), |_, seed| {
+    let retry = |n: u64| {
+        bar.println(format!(
+            "{n} case(s) over --case-timeout beside other cases: running them again, one at a time"
+        ));
+        bar.reset();
+        bar.set_length(n);
+    };
+    let summary = fuzz::run_with::<S>(gen, cfg, &signals.any, &|| bar.inc(1), &retry, |_, seed| {
         ask(pool, &Request::Seed(seed), &signals.any)
     });
     bar.finish_and_clear();
@@ -277,6 +285,12 @@ fn fuzz_system<S: System>(gen: &S::GenArgs, cfg: &Config, out: &Path, pool: &Poo
         },
         engines.join(", ")
     );
+    if summary.retried > 0 {
+        line.push_str(&format!(
+            "; {} over --case-timeout beside other cases answered when run again alone",
+            summary.retried
+        ));
+    }
     if summary.skipped > 0 {
         line.push_str(&format!(
             "; {} skipped (over --case-timeout)",

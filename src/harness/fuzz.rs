@@ -8,7 +8,9 @@
 //! handed out in index order, and stop at the first failure, the limit, or a stop request;
 //! when several cases fail before the others notice, the one with the lowest index is
 //! kept; a case over the per-case timeout or memory bound is counted as skipped (each
-//! reason on its own), never as a failure.
+//! reason on its own), never as a failure. A case over the timeout while other cases ran
+//! beside it is run once more after them, alone ([`run_with`]): it is skipped only if it
+//! is over the timeout with the machine to itself.
 //!
 //! A case is solved by a function the caller gives ([`run_with`]): in this process
 //! ([`solve_case`], [`run`]), or in a worker process (`gordian fuzz` does that, so a case
@@ -177,8 +179,11 @@ pub struct Summary<I> {
     pub labels: BTreeMap<String, u64>,
     /// How many cases each engine ran on.
     pub engine_runs: BTreeMap<String, u64>,
-    /// Cases cancelled by the per-case timeout.
+    /// Cases cancelled by the per-case timeout (when run alone, if they were retried).
     pub skipped: u64,
+    /// Cases over the per-case timeout beside other cases that were answered when run
+    /// again alone (and are counted as answered, not in `skipped`).
+    pub retried: u64,
     /// Cases stopped at the memory bound (some engine hit it, so nothing was compared).
     pub over_memory: u64,
     /// The indices of the cases counted in `skipped`, ascending.
@@ -200,6 +205,7 @@ impl<I> Default for Summary<I> {
             labels: BTreeMap::new(),
             engine_runs: BTreeMap::new(),
             skipped: 0,
+            retried: 0,
             over_memory: 0,
             skipped_cases: Vec::new(),
             over_memory_cases: Vec::new(),
@@ -214,6 +220,7 @@ impl<I> Summary<I> {
     fn merge(mut self, other: Summary<I>) -> Summary<I> {
         self.cases += other.cases;
         self.skipped += other.skipped;
+        self.retried += other.retried;
         self.over_memory += other.over_memory;
         self.skipped_cases.extend(other.skipped_cases);
         self.over_memory_cases.extend(other.over_memory_cases);
@@ -290,7 +297,7 @@ pub fn run<S: System>(
     stop: &AtomicBool,
     on_case: &(dyn Fn() + Sync),
 ) -> Summary<S::Instance> {
-    run_with::<S>(gen, cfg, stop, on_case, |_, seed| {
+    run_with::<S>(gen, cfg, stop, on_case, &|_| {}, |_, seed| {
         Some(solve_case(&S::generate(gen, seed), diff, cfg))
     })
 }
@@ -298,11 +305,19 @@ pub fn run<S: System>(
 /// Runs the cases in parallel, each solved by `solve(index, generator seed)` (`None`: the
 /// run was stopped, the case has no answer); the instance of a failing case is
 /// generated here, from its seed.
+///
+/// A case over the per-case timeout shared the machine with the cases beside it, so
+/// when the parallel run ends (with no failure and no stop) the timed-out cases are
+/// solved once more, one at a time, in index order: each is skipped only if it is over
+/// the timeout again. `on_retry(n)` is called before the `n` of them are, and `on_case`
+/// after each, as in the parallel run. A run limited
+/// by time retries them for at most a tenth of its time past its end.
 pub fn run_with<S: System>(
     gen: &S::GenArgs,
     cfg: &Config,
     stop: &AtomicBool,
     on_case: &(dyn Fn() + Sync),
+    on_retry: &(dyn Fn(u64) + Sync),
     solve: impl Fn(u64, u64) -> Option<Case> + Sync,
 ) -> Summary<S::Instance> {
     let one = |i: u64, seed: u64| {
@@ -323,6 +338,9 @@ pub fn run_with<S: System>(
                 s.over_memory_cases.push(i);
             }
             Outcome::TimedOut | Outcome::Unreadable(_) => {
+                // The engines of a cancelled case gave no answer: they are counted if
+                // it is retried and answered, not here.
+                s.engine_runs.clear();
                 s.skipped = 1;
                 s.skipped_cases.push(i);
             }
@@ -338,12 +356,52 @@ pub fn run_with<S: System>(
         let failed = s.failure.is_some();
         Some((s, failed))
     };
-    let (mut summary, elapsed) = cases(cfg, stop, on_case, one, Summary::default, Summary::merge);
+    let start = Instant::now();
+    let (mut summary, _) = cases(cfg, stop, on_case, one, Summary::default, Summary::merge);
     // Cases finish in any order: the indices are sorted once, here.
     summary.skipped_cases.sort_unstable();
     summary.over_memory_cases.sort_unstable();
+    // Alone, the timed-out cases again (not with a single thread: they ran alone).
+    let retry_until = match cfg.limit {
+        Limit::Cases(_) => None,
+        Limit::Time(t) => start.checked_add(t + t / 10),
+    };
+    if summary.failure.is_none()
+        && !stop.load(Ordering::Relaxed)
+        && !summary.skipped_cases.is_empty()
+        && rayon::current_num_threads() > 1
+    {
+        let slow = std::mem::take(&mut summary.skipped_cases);
+        on_retry(slow.len() as u64);
+        for (k, &i) in slow.iter().enumerate() {
+            let late = retry_until.is_some_and(|at| Instant::now() >= at);
+            let again = if late || stop.load(Ordering::Relaxed) {
+                None
+            } else {
+                one(i, case_seed(cfg.seed, i))
+            };
+            let Some((mut s, failed)) = again else {
+                // Not run again: the rest stay skipped as they were.
+                summary.skipped_cases.extend(&slow[k..]);
+                break;
+            };
+            on_case();
+            // Over the timeout again: it stays skipped (its index comes back in `s`).
+            if s.skipped == 0 {
+                summary.retried += 1;
+            }
+            summary.skipped -= 1;
+            s.cases = 0;
+            summary = summary.merge(s);
+            if failed {
+                break;
+            }
+        }
+        summary.skipped_cases.sort_unstable();
+        summary.over_memory_cases.sort_unstable();
+    }
     summary.stopped = stop.load(Ordering::Relaxed);
-    summary.elapsed = elapsed;
+    summary.elapsed = start.elapsed();
     summary
 }
 
@@ -511,9 +569,14 @@ mod tests {
                 Outcome::Agree("sum".into())
             })
         };
-        let s = run_with::<Toy>(&gen, &cfg, &AtomicBool::new(false), &|| {}, |_, seed| {
-            Some(solve(&Toy::generate(&gen, seed)))
-        });
+        let s = run_with::<Toy>(
+            &gen,
+            &cfg,
+            &AtomicBool::new(false),
+            &|| {},
+            &|_| {},
+            |_, seed| Some(solve(&Toy::generate(&gen, seed))),
+        );
         let f = s.failure.expect("a list with a 7 turns up");
         assert!(f.crashed());
         assert_eq!(f.case.lines(), vec!["killed by signal 11".to_string()]);
@@ -575,9 +638,14 @@ mod tests {
                 Outcome::Agree("sum".into())
             }
         };
-        let s = run_with::<Toy>(&gen, &cfg, &AtomicBool::new(false), &|| {}, |_, seed| {
-            Some(Case::bare(outcome(&Toy::generate(&gen, seed))))
-        });
+        let s = run_with::<Toy>(
+            &gen,
+            &cfg,
+            &AtomicBool::new(false),
+            &|| {},
+            &|_| {},
+            |_, seed| Some(Case::bare(outcome(&Toy::generate(&gen, seed)))),
+        );
         let of = |want: fn(&Outcome) -> bool| -> Vec<u64> {
             (0..300)
                 .filter(|&i| want(&outcome(&Toy::generate(&gen, case_seed(5, i)))))
@@ -590,6 +658,72 @@ mod tests {
         assert_eq!(s.skipped, slow.len() as u64);
         assert_eq!(s.over_memory_cases, big);
         assert_eq!(s.over_memory, big.len() as u64);
+    }
+
+    #[test]
+    fn cases_over_the_timeout_are_run_again_alone() {
+        // Lists holding a 3 are over the timeout the first time they are solved and
+        // answered the second; lists holding a 5 (and no 3) are over it every time. Run
+        // again alone, the first kind is answered (and counted once), the second stays
+        // skipped; nothing else is solved twice.
+        let gen = ToyGen { len: 4 };
+        let cfg = Config {
+            seed: 8,
+            limit: Limit::Cases(300),
+            case_timeout: None,
+            max_memory: None,
+        };
+        let seen = std::sync::Mutex::new(std::collections::HashMap::<u64, u32>::new());
+        let announced = std::sync::Mutex::new(Vec::new());
+        let solve = |i: u64, seed: u64| {
+            let l = Toy::generate(&gen, seed);
+            let mut seen = seen.lock().expect("not poisoned");
+            let n = seen.entry(i).or_default();
+            *n += 1;
+            Some(Case::bare(
+                if l.contains(&3) && *n == 1 || l.contains(&5) && !l.contains(&3) {
+                    Outcome::TimedOut
+                } else {
+                    Outcome::Agree("sum".into())
+                },
+            ))
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool");
+        let s = pool.install(|| {
+            run_with::<Toy>(
+                &gen,
+                &cfg,
+                &AtomicBool::new(false),
+                &|| {},
+                &|n| announced.lock().expect("not poisoned").push(n),
+                solve,
+            )
+        });
+        let lists: Vec<Vec<u32>> = (0..300)
+            .map(|i| Toy::generate(&gen, case_seed(8, i)))
+            .collect();
+        let flaky = lists.iter().filter(|l| l.contains(&3)).count() as u64;
+        let slow: Vec<u64> = (0..300u64)
+            .filter(|&i| lists[i as usize].contains(&5) && !lists[i as usize].contains(&3))
+            .collect();
+        assert!(flaky > 0 && !slow.is_empty(), "{flaky} {slow:?}");
+        assert_eq!(s.cases, 300);
+        assert_eq!(s.retried, flaky);
+        assert_eq!(s.skipped_cases, slow);
+        assert_eq!(s.skipped, slow.len() as u64);
+        assert_eq!(s.labels.get("sum"), Some(&(300 - slow.len() as u64)));
+        assert_eq!(
+            *announced.lock().expect("not poisoned"),
+            vec![flaky + slow.len() as u64]
+        );
+        let seen = seen.into_inner().expect("not poisoned");
+        for (i, l) in lists.iter().enumerate() {
+            let twice = l.contains(&3) || l.contains(&5);
+            assert_eq!(seen[&(i as u64)], 1 + u32::from(twice), "case {i}: {l:?}");
+        }
     }
 
     #[test]
