@@ -75,19 +75,38 @@ impl Group {
         if let [only] = lists.as_slice() {
             return Ok(only.clone());
         }
-        let sizes: Vec<usize> = lists.iter().map(Vec::len).collect();
         let mut out = Vec::new();
-        for pick in crate::odometer::Product::new(sizes) {
-            let o: Labelling = lists
-                .iter()
-                .zip(&pick)
-                .flat_map(|(f, &i)| f[i].iter().copied())
-                .collect();
+        each_concatenation(&[], &lists, |o| {
             budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
             out.push(o);
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
+}
+
+/// Calls `f` with `prefix` followed by one labelling of each of `lists`, for every
+/// choice, in product order (the first list varies slowest).
+fn each_concatenation(
+    prefix: &[(usize, bool)],
+    lists: &[Vec<Labelling>],
+    mut f: impl FnMut(Labelling) -> Result<(), Interrupted>,
+) -> Result<(), Interrupted> {
+    let sizes: Vec<usize> = lists.iter().map(Vec::len).collect();
+    for pick in crate::odometer::Product::new(sizes) {
+        let o: Labelling = prefix
+            .iter()
+            .copied()
+            .chain(
+                lists
+                    .iter()
+                    .zip(&pick)
+                    .flat_map(|(l, &i)| l[i].iter().copied()),
+            )
+            .collect();
+        f(o)?;
+    }
+    Ok(())
 }
 
 /// One factor's labellings as a union of products, one per *cube*: the engines split a
@@ -118,24 +137,9 @@ impl Cube {
     /// Calls `f` with every labelling (`fixed` first, then one of each factor's).
     fn for_each(
         &self,
-        mut f: impl FnMut(Labelling) -> Result<(), Interrupted>,
+        f: impl FnMut(Labelling) -> Result<(), Interrupted>,
     ) -> Result<(), Interrupted> {
-        let sizes: Vec<usize> = self.factors.iter().map(Vec::len).collect();
-        for pick in crate::odometer::Product::new(sizes) {
-            let o: Labelling = self
-                .fixed
-                .iter()
-                .copied()
-                .chain(
-                    self.factors
-                        .iter()
-                        .zip(&pick)
-                        .flat_map(|(f, &i)| f[i].iter().copied()),
-                )
-                .collect();
-            f(o)?;
-        }
-        Ok(())
+        each_concatenation(&self.fixed, &self.factors, f)
     }
 }
 
@@ -667,40 +671,34 @@ fn piece_by_cut(
     clear_rows(&mut shares);
     let plans = |pick: &[usize]| plan(u, ends, &factor_effects, &units_of, pick);
     let sizes: Vec<usize> = shares.iter().map(Vec::len).collect();
-    // First pass: the players the actions end at, which the piece names.
-    let mut reached = FixedBitSet::with_capacity(u.n_players());
-    for pick in crate::odometer::Product::new(sizes.clone()) {
-        budget.check()?;
-        let Some(plan) = plans(&pick)? else {
-            return Ok(None);
-        };
-        plan.walk(extra, budget, |_, _, t| {
-            t.iter().flatten().for_each(|&q| reached.insert(q as usize));
-        })?;
-    }
-    let also: Vec<Player> = reached.ones().map(|q| q as Player).collect();
-    let (pu, players) = u.piece(keep, &also);
+    // The piece's effects are `keep` in order, its declared ones first.
+    let n_declared = keep
+        .iter()
+        .filter(|&&i| matches!(u.effects[i].origin, Origin::Declared(_)))
+        .count();
     let local: BTreeMap<Ix, usize> = keep.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    // Second pass: under each optimal cut, each joined unit group's resolutions (their
-    // ways sparse), held as a product.
-    let mut optimal: Vec<(Cut, Under)> = Vec::new();
+    // Under each optimal cut, each joined unit group's resolutions, their ways sparse
+    // and in universe players; and the players the actions end at, which the piece
+    // names (its players are known only once every cut is walked).
+    type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
+    let mut reached = FixedBitSet::with_capacity(u.n_players());
+    let mut walked: Vec<(Cut, Vec<ByResolution>)> = Vec::new();
     for pick in crate::odometer::Product::new(sizes) {
         budget.check()?;
         let Some(plan) = plans(&pick)? else {
             return Ok(None);
         };
-        let mut cut = Cut::with_capacity(pu.n_declared);
+        let mut cut = Cut::with_capacity(n_declared);
         for (k, &x) in pick.iter().enumerate() {
             for i in &shares[k][x].0 {
                 cut.insert(local[i]);
             }
         }
-        type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
         let mut by: Vec<ByResolution> = vec![BTreeMap::new(); plan.joined.len() + 1];
         plan.walk(extra, budget, |g, (es, o), t| {
-            let mut present = FixedBitSet::with_capacity(pu.len());
-            let mut succeeded = FixedBitSet::with_capacity(pu.len());
-            for k in 0..pu.n_declared {
+            let mut present = FixedBitSet::with_capacity(keep.len());
+            let mut succeeded = FixedBitSet::with_capacity(keep.len());
+            for k in 0..n_declared {
                 present.insert(k);
             }
             for &(v, b) in o {
@@ -712,7 +710,7 @@ fn piece_by_cut(
                 };
                 if v < n {
                     succeeded.insert(k);
-                } else if k >= pu.n_declared {
+                } else if k >= n_declared {
                     present.insert(k);
                 }
             }
@@ -723,23 +721,37 @@ fn piece_by_cut(
                 .zip(t)
                 .filter(|(_, ps)| !ps.is_empty())
                 .map(|(&i, ps)| {
-                    let ps = ps
-                        .iter()
-                        .map(|q| players.binary_search(q).expect("named in the piece") as Player)
-                        .collect();
+                    ps.iter().for_each(|&q| reached.insert(q as usize));
                     (local[&i] as u32, ps)
                 })
                 .collect();
             by[g].entry((present, succeeded)).or_default().push(way);
         })?;
+        walked.push((cut, by));
+    }
+    let also: Vec<Player> = reached.ones().map(|q| q as Player).collect();
+    let (pu, players) = u.piece(keep, &also);
+    assert_eq!((pu.len(), pu.n_declared), (keep.len(), n_declared));
+    // The ways in the piece's players (numbered in the same order: sorted stays sorted).
+    let mut optimal: Vec<(Cut, Under)> = Vec::with_capacity(walked.len());
+    for (cut, by) in walked {
+        budget.check()?;
         let factors_here: Vec<Vec<Partial>> = by
             .into_iter()
             .map(|rs| {
                 rs.into_iter()
-                    .map(|((present, succeeded), ways)| Partial {
-                        present,
-                        succeeded,
-                        ways,
+                    .map(|((present, succeeded), mut ways)| {
+                        for (_, ps) in ways.iter_mut().flatten() {
+                            for q in ps.iter_mut() {
+                                *q =
+                                    players.binary_search(q).expect("named in the piece") as Player;
+                            }
+                        }
+                        Partial {
+                            present,
+                            succeeded,
+                            ways,
+                        }
                     })
                     .collect()
             })
