@@ -221,6 +221,46 @@ fn independent_components_are_answered_in_factorised_form() {
     assert_eq!(j["cuts"]["optimal"].as_array().map(Vec::len), Some(1));
     assert_eq!(j["totals"]["outcomes"], "6");
 
+    // And each component's own lists when the flat ones are not written: each list is
+    // the first item of the unlimited one; the counts and the death probabilities (of
+    // every outcome) stay exact.
+    let (_, full) = resolve_json(&[&file, "--expand=never"]);
+    let (code, j) = resolve_json(&[&file, "--expand=never", "--limit", "1"]);
+    assert_eq!(code, Some(5));
+    assert_eq!(j["truncated"], true);
+    assert_eq!(j["totals"], full["totals"]);
+    let (comps, whole) = (
+        j["components"].as_array().unwrap(),
+        full["components"].as_array().unwrap(),
+    );
+    // The quasi-paradox's 2 resolutions, the paradox's 3 optimal cuts: one of each.
+    assert_eq!(comps[0]["resolutions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        comps[2]["cuts"]["optimal"].as_array().map(Vec::len),
+        Some(1)
+    );
+    for (c, w) in comps.iter().zip(whole) {
+        assert_eq!(c["totals"], w["totals"]);
+        assert_eq!(c["death_probabilities"], w["death_probabilities"]);
+        for list in ["resolutions", "outcomes"] {
+            let (a, b) = (c[list].as_array().unwrap(), w[list].as_array().unwrap());
+            assert_eq!(a.len(), b.len().min(1), "{list}");
+            assert_eq!(a[..], b[..a.len()], "{list}");
+        }
+        if let (Some(a), Some(b)) = (
+            c["cuts"]["optimal"].as_array(),
+            w["cuts"]["optimal"].as_array(),
+        ) {
+            assert_eq!(a[0]["cut"], b[0]["cut"]);
+            assert_eq!(
+                a[0]["resolutions"].as_array().unwrap()[..],
+                b[0]["resolutions"].as_array().unwrap()[..1]
+            );
+        }
+    }
+    // Without a limit the lists are whole and nothing is cut short.
+    assert_eq!(full["truncated"], false);
+
     // `--expand` takes its value only with `=`: a night named right after it is the night.
     let (code, j) = resolve_json(&["--expand", &file]);
     assert_eq!(code, Some(0));

@@ -53,9 +53,11 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "auto", num_args = 0..=1, require_equals = true,
           default_missing_value = "always", value_name = "WHEN")]
     expand: ExpandArg,
-    /// Stop each list after N items: the flat lists, and in the human report each
-    /// component's optimal cuts, resolutions, ways and outcomes, which are otherwise
-    /// shortened at 32 (exit 5 when a list was cut short; the totals stay exact).
+    /// Stop each list after N items: the flat lists; each component's own lists in the
+    /// JSON when the flat ones are not written (resolutions, optimal cuts, each cut's
+    /// resolutions, outcomes); and in the human report each component's optimal cuts,
+    /// resolutions, ways and outcomes, which are otherwise shortened at 32 (exit 5 when
+    /// a list was cut short; the totals stay exact).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     limit: Option<u64>,
     #[command(flatten)]

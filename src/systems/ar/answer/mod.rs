@@ -62,7 +62,8 @@ pub struct Options {
     pub seed: Option<u64>,
     /// Whether to write the flat lists.
     pub expand: Expand,
-    /// Stop each flat list after this many items.
+    /// Stop each flat list after this many items (and each component's own lists when
+    /// the flat ones are not written).
     pub limit: Option<u64>,
 }
 
@@ -437,48 +438,129 @@ fn component_totals(a: &Analysis, outcomes: usize) -> Value {
 
 /// A component with its own flat lists, as [`component_json`] with `lists` gives it (the
 /// same keys in the same order, the same bytes), serialised without building its optimal
-/// cuts and outcomes as one tree: each is built and written in turn ([`report::Lazy`]),
-/// so a component with thousands of optimal cuts is written in little memory.
+/// cuts and outcomes as one tree: each is built and written in turn,
+/// so a component with thousands of optimal cuts is written in little memory; a cut's
+/// resolutions held as a product are expanded for the writing and dropped after. With a
+/// `limit`, each list (resolutions, optimal cuts, each cut's resolutions, outcomes) holds
+/// its first `limit` items in canonical order and `truncated` is set when one was cut
+/// short; the totals and the death probabilities stay exact.
 struct ComponentLists<'a> {
     n: &'a Night,
     part: &'a Part,
     a: &'a Analysis,
     /// The component's `component` key, when the answer names owners.
     owner: Option<usize>,
+    limit: Option<u64>,
+    truncated: &'a std::cell::Cell<bool>,
+}
+
+impl ComponentLists<'_> {
+    /// The first `limit` of `len` items (all without a limit), noting a cut.
+    fn first(&self, len: usize) -> usize {
+        let k = self
+            .limit
+            .map_or(len, |l| len.min(l.try_into().unwrap_or(usize::MAX)));
+        if k < len {
+            self.truncated.set(true);
+        }
+        k
+    }
+}
+
+/// The first `k` outcomes of a component, in [`report::outcomes`]' order, read as a
+/// stream ([`report::for_each_outcome`]).
+struct OutcomesList<'a> {
+    u: &'a Universe,
+    a: &'a Analysis,
+    k: usize,
+}
+
+impl Serialize for OutcomesList<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.k))?;
+        let mut written = 0;
+        if self.k > 0 {
+            let end = report::for_each_outcome(self.u, self.a, true, |o| {
+                if let Err(e) = seq.serialize_element(&report::outcome_view(self.u, o)) {
+                    return std::ops::ControlFlow::Break(Err(e));
+                }
+                written += 1;
+                if written == self.k {
+                    return std::ops::ControlFlow::Break(Ok(()));
+                }
+                std::ops::ControlFlow::Continue(())
+            });
+            if let std::ops::ControlFlow::Break(Err(e)) = end {
+                return Err(e);
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Optimal cuts, each with its resolutions, up to a limit (see [`ComponentLists`]).
+struct CutsLists<'c, 'a> {
+    lists: &'c ComponentLists<'a>,
+    optimal: &'a [(Cut, Under)],
+}
+
+impl Serialize for CutsLists<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let u = &self.lists.part.universe;
+        let optimal = &self.optimal[..self.lists.first(self.optimal.len())];
+        let mut seq = s.serialize_seq(Some(optimal.len()))?;
+        for (cut, under) in optimal {
+            // In canonical order; a product is expanded here, not kept.
+            let rs = under.first(self.lists.first(under.len()));
+            seq.serialize_element(&report::optimal_cut_view(u, cut, &rs))?;
+        }
+        seq.end()
+    }
 }
 
 impl Serialize for ComponentLists<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let (u, a) = (&self.part.universe, self.a);
-        let empty = Cut::with_capacity(u.n_declared);
-        let outs = report::outcomes(u, a, &empty);
+        // The outcomes are read as a stream (twice: their deaths, then the first ones
+        // listed), never held: a product of resolutions is not expanded for them.
+        let n_outcomes = report::count_outcomes(u, a);
         let cost = a.cuts.as_ref().map(|c| component_cost(self.n, u, &c.cost));
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("classification", a.classification().name())?;
-        m.serialize_entry("death_probabilities", &report::deaths_json(u, &outs))?;
+        m.serialize_entry("death_probabilities", &report::streamed_deaths_json(u, a))?;
         m.serialize_entry("effects", &effect_ids(u))?;
+        // Canonical order puts the fewest created effects first: a prefix marks the
+        // same resolutions optimal as the whole list.
         let resolutions = report::ResolutionsView {
             u,
-            rs: &a.resolutions,
+            rs: &a.resolutions[..self.first(a.resolutions.len())],
         };
         m.serialize_entry("resolutions", &resolutions)?;
         match (&a.cuts, &cost) {
             (Some(c), Some(cost)) => {
                 #[derive(Serialize)]
-                struct Cuts<'c, 'l> {
+                struct Cuts<'c, 'l, 'a> {
                     cost: &'c Value,
-                    optimal: report::Lazy<'l, (Cut, Under), report::CutJson<'l>>,
+                    optimal: CutsLists<'l, 'a>,
                 }
-                let optimal =
-                    report::Lazy::new(&c.optimal, |(f, rs)| report::optimal_cut_view(u, f, rs));
+                let optimal = CutsLists {
+                    lists: self,
+                    optimal: &c.optimal,
+                };
                 m.serialize_entry("cuts", &Cuts { cost, optimal })?;
             }
             _ => m.serialize_entry("cuts", &Value::Null)?,
         }
-        let outcomes = report::Lazy::new(&outs, |o| report::outcome_view(u, o));
+        let outcomes = OutcomesList {
+            u,
+            a,
+            k: self.first(n_outcomes),
+        };
         m.serialize_entry("outcomes", &outcomes)?;
-        m.serialize_entry("totals", &component_totals(a, outs.len()))?;
+        m.serialize_entry("totals", &component_totals(a, n_outcomes))?;
         m.serialize_entry("cut_cost", cost.as_ref().unwrap_or(&Value::Null))?;
         if let Some(o) = self.owner {
             m.serialize_entry("component", &o)?;
@@ -600,6 +682,7 @@ pub fn write_json(
     key(w, "components")?;
     let mut s = Stream::open(w, "  ", None)?;
     let owner = owners(f);
+    let cut_short = std::cell::Cell::new(false);
     for (k, (p, a)) in n.parts.iter().zip(&f.parts).enumerate() {
         if !expanded {
             s.item(&ComponentLists {
@@ -607,6 +690,8 @@ pub fn write_json(
                 part: p,
                 a,
                 owner: owner.as_ref().map(|o| o[k]),
+                limit: opts.limit,
+                truncated: &cut_short,
             })?;
             continue;
         }
@@ -617,6 +702,7 @@ pub fn write_json(
         s.item(&v)?;
     }
     s.close()?;
+    truncated |= cut_short.get();
     key(w, "expanded")?;
     w.write_all(if expanded { b"true" } else { b"false" })?;
     if let Some(seed) = opts.seed {

@@ -151,6 +151,7 @@ pub fn pick<'a>(u: &Universe, a: &'a Analysis, empty: &'a Cut, seed: u64) -> Opt
 }
 
 /// The probability of each distinct set of deaths, sorted by the dead players' names.
+#[cfg(test)]
 pub fn death_distribution(u: &Universe, outs: &[Outcome]) -> Vec<(Vec<String>, BigRational)> {
     let mut m: BTreeMap<Vec<String>, BigRational> = BTreeMap::new();
     for o in outs {
@@ -158,6 +159,20 @@ pub fn death_distribution(u: &Universe, outs: &[Outcome]) -> Vec<(Vec<String>, B
         *m.entry(d).or_insert_with(BigRational::zero) += o.probability.clone();
     }
     m.into_iter().collect()
+}
+
+/// [`deaths_json`] of every outcome of `a`, read as a stream ([`for_each_outcome`]): a
+/// product of resolutions is not expanded.
+pub fn streamed_deaths_json(u: &Universe, a: &Analysis) -> Vec<Value> {
+    let mut m: BTreeMap<Vec<String>, BigRational> = BTreeMap::new();
+    let _ = for_each_outcome(u, a, false, |o| {
+        *m.entry(o.resolution.deaths(u, o.way))
+            .or_insert_with(BigRational::zero) += o.probability.clone();
+        ControlFlow::<()>::Continue(())
+    });
+    m.into_iter()
+        .map(|(d, p)| json!({"deaths": d, "probability": p.to_string()}))
+        .collect()
 }
 
 /// A way's final targets as a JSON object keyed by effect id (sorted), written straight
@@ -365,30 +380,8 @@ pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
     obj
 }
 
-/// A list serialised one item at a time: each item's JSON view is built, written and
-/// dropped before the next, so a long list (a paradox's thousands of optimal cuts) is
-/// never held as one tree. Serialises exactly as the `Vec` of the same items would.
-pub struct Lazy<'a, T, V> {
-    items: &'a [T],
-    json: Box<dyn Fn(&'a T) -> V + 'a>,
-}
-
-impl<'a, T, V> Lazy<'a, T, V> {
-    pub fn new(items: &'a [T], json: impl Fn(&'a T) -> V + 'a) -> Self {
-        Lazy {
-            items,
-            json: Box::new(json),
-        }
-    }
-}
-
-impl<T, V: Serialize> Serialize for Lazy<'_, T, V> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.items.iter().map(|item| (self.json)(item)))
-    }
-}
-
 /// The death probabilities of `outs`, as `to_json` lists them.
+#[cfg(test)]
 pub fn deaths_json(u: &Universe, outs: &[Outcome]) -> Vec<Value> {
     death_distribution(u, outs)
         .into_iter()
