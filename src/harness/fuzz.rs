@@ -496,6 +496,25 @@ mod tests {
     use super::*;
     use crate::harness::toy::{Toy, ToyGen, WrongOnSeven};
 
+    /// [`run_with`] never stopped, with no progress shown.
+    fn quietly(
+        gen: &ToyGen,
+        cfg: &Config,
+        solve: impl Fn(u64, u64) -> Option<Case> + Sync,
+    ) -> Summary<Vec<u32>> {
+        run_with::<Toy>(gen, cfg, &AtomicBool::new(false), &|| {}, &|_| {}, solve)
+    }
+
+    /// A run's settings with no per-case timeout or memory bound.
+    fn plain(seed: u64, limit: Limit) -> Config {
+        Config {
+            seed,
+            limit,
+            case_timeout: None,
+            max_memory: None,
+        }
+    }
+
     fn planted() -> Differential<Toy> {
         let mut d = Differential::<Toy>::only(&["direct"]).expect("toy has direct");
         d.engines.push(Box::new(WrongOnSeven));
@@ -504,12 +523,7 @@ mod tests {
 
     #[test]
     fn honest_engines_agree_on_every_case() {
-        let cfg = Config {
-            seed: 3,
-            limit: Limit::Cases(200),
-            case_timeout: None,
-            max_memory: None,
-        };
+        let cfg = plain(3, Limit::Cases(200));
         let s = run::<Toy>(
             &ToyGen { len: 6 },
             &Differential::all(),
@@ -525,12 +539,7 @@ mod tests {
 
     #[test]
     fn a_planted_bug_is_found_and_shrunk_to_its_core() {
-        let cfg = Config {
-            seed: 1,
-            limit: Limit::Cases(10_000),
-            case_timeout: None,
-            max_memory: None,
-        };
+        let cfg = plain(1, Limit::Cases(10_000));
         let gen = ToyGen { len: 8 };
         let diff = planted();
         let s = run::<Toy>(&gen, &diff, &cfg, &AtomicBool::new(false), &|| {});
@@ -556,12 +565,7 @@ mod tests {
         // worker; the rest agree. The first crash is kept (lowest index) and shrunk to
         // the 7 alone; a disagreement would not count as the same failure.
         let gen = ToyGen { len: 8 };
-        let cfg = Config {
-            seed: 1,
-            limit: Limit::Cases(10_000),
-            case_timeout: None,
-            max_memory: None,
-        };
+        let cfg = plain(1, Limit::Cases(10_000));
         let solve = |i: &Vec<u32>| {
             Case::bare(if i.contains(&7) {
                 Outcome::Crashed("killed by signal 11".into())
@@ -569,14 +573,9 @@ mod tests {
                 Outcome::Agree("sum".into())
             })
         };
-        let s = run_with::<Toy>(
-            &gen,
-            &cfg,
-            &AtomicBool::new(false),
-            &|| {},
-            &|_| {},
-            |_, seed| Some(solve(&Toy::generate(&gen, seed))),
-        );
+        let s = quietly(&gen, &cfg, |_, seed| {
+            Some(solve(&Toy::generate(&gen, seed)))
+        });
         let f = s.failure.expect("a list with a 7 turns up");
         assert!(f.crashed());
         assert_eq!(f.case.lines(), vec!["killed by signal 11".to_string()]);
@@ -603,10 +602,8 @@ mod tests {
         let gen = ToyGen { len: 6 };
         let stop = AtomicBool::new(false);
         let cfg = |max_memory| Config {
-            seed: 3,
-            limit: Limit::Cases(50),
-            case_timeout: None,
             max_memory,
+            ..plain(3, Limit::Cases(50))
         };
         let tight = run::<Toy>(&gen, &diff, &cfg(Some(4 << 20)), &stop, &|| {});
         assert_eq!((tight.cases, tight.over_memory, tight.skipped), (50, 50, 0));
@@ -623,12 +620,7 @@ mod tests {
         // Lists holding a 3 run out of time, the others holding a 5 out of memory; the
         // indices expected are found from the generated cases themselves.
         let gen = ToyGen { len: 4 };
-        let cfg = Config {
-            seed: 5,
-            limit: Limit::Cases(300),
-            case_timeout: None,
-            max_memory: None,
-        };
+        let cfg = plain(5, Limit::Cases(300));
         let outcome = |l: &Vec<u32>| {
             if l.contains(&3) {
                 Outcome::TimedOut
@@ -638,14 +630,9 @@ mod tests {
                 Outcome::Agree("sum".into())
             }
         };
-        let s = run_with::<Toy>(
-            &gen,
-            &cfg,
-            &AtomicBool::new(false),
-            &|| {},
-            &|_| {},
-            |_, seed| Some(Case::bare(outcome(&Toy::generate(&gen, seed)))),
-        );
+        let s = quietly(&gen, &cfg, |_, seed| {
+            Some(Case::bare(outcome(&Toy::generate(&gen, seed))))
+        });
         let of = |want: fn(&Outcome) -> bool| -> Vec<u64> {
             (0..300)
                 .filter(|&i| want(&outcome(&Toy::generate(&gen, case_seed(5, i)))))
@@ -667,12 +654,7 @@ mod tests {
         // again alone, the first kind is answered (and counted once), the second stays
         // skipped; nothing else is solved twice.
         let gen = ToyGen { len: 4 };
-        let cfg = Config {
-            seed: 8,
-            limit: Limit::Cases(300),
-            case_timeout: None,
-            max_memory: None,
-        };
+        let cfg = plain(8, Limit::Cases(300));
         let seen = std::sync::Mutex::new(std::collections::HashMap::<u64, u32>::new());
         let announced = std::sync::Mutex::new(Vec::new());
         let solve = |i: u64, seed: u64| {
@@ -728,12 +710,7 @@ mod tests {
 
     #[test]
     fn a_stop_request_ends_the_run() {
-        let cfg = Config {
-            seed: 0,
-            limit: Limit::Cases(u64::MAX),
-            case_timeout: None,
-            max_memory: None,
-        };
+        let cfg = plain(0, Limit::Cases(u64::MAX));
         let stop = AtomicBool::new(true);
         let s = run::<Toy>(
             &ToyGen { len: 3 },
