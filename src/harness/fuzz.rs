@@ -386,14 +386,17 @@ pub fn run_with<S: System>(
                 break;
             };
             on_case();
-            // Over the timeout again: it stays skipped (its index comes back in `s`).
-            if s.skipped == 0 {
+            // Answered now, or not: over the timeout again (its index comes back in
+            // `s`), over the memory bound, or a failure, each counted as such.
+            if !s.labels.is_empty() {
                 summary.retried += 1;
             }
             summary.skipped -= 1;
             s.cases = 0;
             summary = summary.merge(s);
             if failed {
+                // The run ends at a failure: the cases not tried again stay skipped.
+                summary.skipped_cases.extend(&slow[k + 1..]);
                 break;
             }
         }
@@ -503,6 +506,16 @@ mod tests {
         solve: impl Fn(u64, u64) -> Option<Case> + Sync,
     ) -> Summary<Vec<u32>> {
         run_with::<Toy>(gen, cfg, &AtomicBool::new(false), &|| {}, &|_| {}, solve)
+    }
+
+    /// `f` in a pool of two threads, whatever the machine (a second try needs cases to
+    /// have run beside each other).
+    fn on_two_threads<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool")
+            .install(f)
     }
 
     /// A run's settings with no per-case timeout or memory bound.
@@ -670,11 +683,7 @@ mod tests {
                 },
             ))
         };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("a pool");
-        let s = pool.install(|| {
+        let s = on_two_threads(|| {
             run_with::<Toy>(
                 &gen,
                 &cfg,
@@ -706,6 +715,49 @@ mod tests {
             let twice = l.contains(&3) || l.contains(&5);
             assert_eq!(seen[&(i as u64)], 1 + u32::from(twice), "case {i}: {l:?}");
         }
+    }
+
+    #[test]
+    fn a_case_run_again_is_counted_as_what_it_gives_then() {
+        // Every case is over the timeout the first time. The second time, lists holding
+        // a 3 disagree, lists holding a 6 (and no 3) are over the memory bound, the
+        // others are answered. The first list with a 3, in index order, ends the run as
+        // its failure; the cases after it are not run again and stay skipped.
+        let gen = ToyGen { len: 3 };
+        let cfg = plain(9, Limit::Cases(200));
+        let seen = std::sync::Mutex::new(std::collections::HashSet::<u64>::new());
+        let solve = |i: u64, seed: u64| {
+            let l = Toy::generate(&gen, seed);
+            if seen.lock().expect("not poisoned").insert(i) {
+                return Some(Case::bare(Outcome::TimedOut));
+            }
+            Some(Case::bare(if l.contains(&3) {
+                Outcome::Disagree(vec!["a".into(), "b".into()])
+            } else if l.contains(&6) {
+                Outcome::OverMemory
+            } else {
+                Outcome::Agree("sum".into())
+            }))
+        };
+        let s = on_two_threads(|| quietly(&gen, &cfg, solve));
+        let lists: Vec<Vec<u32>> = (0..200)
+            .map(|i| Toy::generate(&gen, case_seed(9, i)))
+            .collect();
+        let bad = lists
+            .iter()
+            .position(|l| l.contains(&3))
+            .expect("a 3 turns up") as u64;
+        let before = |want: fn(&Vec<u32>) -> bool| {
+            lists[..bad as usize].iter().filter(|l| want(l)).count() as u64
+        };
+        let big = before(|l| l.contains(&6));
+        assert!(big > 0, "a 6 before the first 3");
+        assert_eq!(s.failure.as_ref().map(|f| f.index), Some(bad));
+        assert_eq!(s.retried, bad - big);
+        assert_eq!(s.over_memory, big);
+        assert_eq!(s.skipped_cases, (bad + 1..200).collect::<Vec<u64>>());
+        assert_eq!(s.skipped, 199 - bad);
+        assert_eq!(s.cases, 200);
     }
 
     #[test]
