@@ -411,11 +411,10 @@ fn summary_json<'a>(n: &'a Night, f: &'a Factored) -> Vec<(&'static str, Entry<'
 /// [`ComponentLists`] is the same with the component's own lists.
 fn component_json(n: &Night, part: &Part, a: &Analysis) -> Value {
     let u = &part.universe;
-    let empty = Cut::with_capacity(u.n_declared);
     json!({
         "classification": a.classification().name(),
         "effects": effect_ids(u),
-        "totals": component_totals(a, report::outcomes(u, a, &empty).len()),
+        "totals": component_totals(a, report::count_outcomes(u, a)),
         "cut_cost": a.cuts.as_ref().map_or(Value::Null, |c| component_cost(n, u, &c.cost)),
     })
 }
@@ -436,10 +435,10 @@ fn component_totals(a: &Analysis, outcomes: usize) -> Value {
     })
 }
 
-/// A component with its own flat lists, as [`component_json`] with `lists` gives it (the
-/// same keys in the same order, the same bytes), serialised without building its optimal
-/// cuts and outcomes as one tree: each is built and written in turn,
-/// so a component with thousands of optimal cuts is written in little memory; a cut's
+/// A component with its own lists: [`component_json`]'s keys and the component's
+/// resolutions, optimal cuts, outcomes and death probabilities, serialised without
+/// building them as one tree: each item is built and written in turn, so a component
+/// with thousands of optimal cuts is written in little memory; a cut's
 /// resolutions held as a product are expanded for the writing and dropped after. With a
 /// `limit`, each list (resolutions, optimal cuts, each cut's resolutions, outcomes) holds
 /// its first `limit` items in canonical order and `truncated` is set when one was cut

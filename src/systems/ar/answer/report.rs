@@ -153,26 +153,36 @@ pub fn pick<'a>(u: &Universe, a: &'a Analysis, empty: &'a Cut, seed: u64) -> Opt
 /// The probability of each distinct set of deaths, sorted by the dead players' names.
 #[cfg(test)]
 pub fn death_distribution(u: &Universe, outs: &[Outcome]) -> Vec<(Vec<String>, BigRational)> {
-    let mut m: BTreeMap<Vec<String>, BigRational> = BTreeMap::new();
-    for o in outs {
-        let d = o.resolution.deaths(u, o.way);
-        *m.entry(d).or_insert_with(BigRational::zero) += o.probability.clone();
-    }
+    let mut m = Deaths::new();
+    outs.iter().for_each(|o| tally_deaths(&mut m, u, o));
     m.into_iter().collect()
+}
+
+/// Probability by set of dead players (sorted names).
+type Deaths = BTreeMap<Vec<String>, BigRational>;
+
+/// Adds `o`'s probability to its set of deaths.
+fn tally_deaths(m: &mut Deaths, u: &Universe, o: &Outcome) {
+    *m.entry(o.resolution.deaths(u, o.way))
+        .or_insert_with(BigRational::zero) += o.probability.clone();
+}
+
+/// A death distribution as the JSON lists it.
+fn deaths_values(d: impl IntoIterator<Item = (Vec<String>, BigRational)>) -> Vec<Value> {
+    d.into_iter()
+        .map(|(d, p)| json!({"deaths": d, "probability": p.to_string()}))
+        .collect()
 }
 
 /// [`deaths_json`] of every outcome of `a`, read as a stream ([`for_each_outcome`]): a
 /// product of resolutions is not expanded.
 pub fn streamed_deaths_json(u: &Universe, a: &Analysis) -> Vec<Value> {
-    let mut m: BTreeMap<Vec<String>, BigRational> = BTreeMap::new();
+    let mut m = Deaths::new();
     let _ = for_each_outcome(u, a, false, |o| {
-        *m.entry(o.resolution.deaths(u, o.way))
-            .or_insert_with(BigRational::zero) += o.probability.clone();
+        tally_deaths(&mut m, u, o);
         ControlFlow::<()>::Continue(())
     });
-    m.into_iter()
-        .map(|(d, p)| json!({"deaths": d, "probability": p.to_string()}))
-        .collect()
+    deaths_values(m)
 }
 
 /// A way's final targets as a JSON object keyed by effect id (sorted), written straight
@@ -383,10 +393,7 @@ pub fn to_json(u: &Universe, a: &Analysis, seed: Option<u64>) -> Value {
 /// The death probabilities of `outs`, as `to_json` lists them.
 #[cfg(test)]
 pub fn deaths_json(u: &Universe, outs: &[Outcome]) -> Vec<Value> {
-    death_distribution(u, outs)
-        .into_iter()
-        .map(|(d, p)| json!({"deaths": d, "probability": p.to_string()}))
-        .collect()
+    deaths_values(death_distribution(u, outs))
 }
 
 /// An optimal cut with its resolutions, as `to_json` lists it.
