@@ -360,7 +360,7 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
             ),
         ));
     }
-    let c = diff.compare(&u, budget);
+    let mut c = diff.compare(&u, budget);
     let analysis = match c.verdict() {
         Verdict::Agree(a) | Verdict::Alone(a) => a,
         Verdict::Interrupted => return Err(stopped(what, budget, c.limit_hit(), how.timeout)),
@@ -440,8 +440,14 @@ pub(super) fn solve(what: &str, u: Night, how: &How, budget: &Budget) -> Result<
         answered.join("+")
     };
     let extras = why(how, what, &u, analysis)?;
+    // The answer moved out of the comparison, not copied: the verdict's answer is the
+    // first one given (the others equal it), and it may be large.
+    let given = c.runs.iter().position(|r| r.result.is_ok());
+    let Some(Ok(analysis)) = given.map(|k| c.runs.swap_remove(k).result) else {
+        unreachable!("the verdict named an answer")
+    };
     Ok(Solved {
-        analysis: analysis.clone(),
+        analysis,
         night: u,
         engine,
         cross_checked,

@@ -87,26 +87,155 @@ impl Group {
 
 /// Calls `f` with `prefix` followed by one labelling of each of `lists`, for every
 /// choice, in product order (the first list varies slowest).
-fn each_concatenation(
+fn each_concatenation<L: List>(
     prefix: &[(usize, bool)],
-    lists: &[Vec<Labelling>],
+    lists: &[L],
     mut f: impl FnMut(Labelling) -> Result<(), Interrupted>,
 ) -> Result<(), Interrupted> {
-    let sizes: Vec<usize> = lists.iter().map(Vec::len).collect();
+    let sizes: Vec<usize> = lists.iter().map(List::len).collect();
     for pick in crate::odometer::Product::new(sizes) {
-        let o: Labelling = prefix
-            .iter()
-            .copied()
-            .chain(
-                lists
-                    .iter()
-                    .zip(&pick)
-                    .flat_map(|(l, &i)| l[i].iter().copied()),
-            )
-            .collect();
+        let mut o: Labelling = prefix.to_vec();
+        for (l, &i) in lists.iter().zip(&pick) {
+            l.extend_with(i, &mut o);
+        }
         f(o)?;
     }
     Ok(())
+}
+
+/// A list of labellings, however held.
+trait List {
+    fn len(&self) -> usize;
+    /// Appends the labels of labelling `i` to `out`.
+    fn extend_with(&self, i: usize, out: &mut Labelling);
+}
+
+impl List for Vec<Labelling> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    fn extend_with(&self, i: usize, out: &mut Labelling) {
+        out.extend_from_slice(&self[i]);
+    }
+}
+
+/// A list of labellings held as bits: the variables any of them labels, in order of
+/// first appearance, and for each labelling two bits a variable (whether it labels it,
+/// and the value). A labelling of 165 variables takes 48 bytes, not the 2,640 of a
+/// [`Labelling`]: a factor of 35,328 of them takes 1.7 MB.
+///
+/// Invariants: `has` and `val` hold `words` words a labelling; no labelling labels a
+/// variable twice; a labelling comes back ([`Rows::get`]) with its labels in the order of
+/// `vars` (the order of a labelling's labels means nothing).
+#[derive(Clone, Debug, Default)]
+pub struct Rows {
+    vars: Vec<usize>,
+    at: rustc_hash::FxHashMap<usize, usize>,
+    words: usize,
+    has: Vec<u64>,
+    val: Vec<u64>,
+    len: usize,
+}
+
+impl Rows {
+    /// Number of labellings.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Adds one labelling.
+    pub fn push(&mut self, o: &[(usize, bool)]) {
+        for &(v, _) in o {
+            if !self.at.contains_key(&v) {
+                self.at.insert(v, self.vars.len());
+                self.vars.push(v);
+            }
+        }
+        let words = self.vars.len().div_ceil(64);
+        if words > self.words {
+            // More variables than the rows have room for: every row widened.
+            let widen = |bits: &[u64]| -> Vec<u64> {
+                let mut out = vec![0u64; words * self.len];
+                for (r, row) in bits.chunks(self.words.max(1)).enumerate().take(self.len) {
+                    out[r * words..r * words + row.len()].copy_from_slice(row);
+                }
+                out
+            };
+            self.has = widen(&self.has);
+            self.val = widen(&self.val);
+            self.words = words;
+        }
+        let start = self.has.len();
+        self.has.resize(start + self.words, 0);
+        self.val.resize(start + self.words, 0);
+        for &(v, b) in o {
+            let k = self.at[&v];
+            self.has[start + k / 64] |= 1 << (k % 64);
+            if b {
+                self.val[start + k / 64] |= 1 << (k % 64);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Labelling `i`.
+    pub fn get(&self, i: usize) -> Labelling {
+        let mut o = Labelling::new();
+        self.extend_with(i, &mut o);
+        o
+    }
+
+    /// Every labelling, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Labelling> + '_ {
+        (0..self.len).map(|i| self.get(i))
+    }
+
+    /// Every variable some labelling labels.
+    pub fn vars(&self) -> &[usize] {
+        &self.vars
+    }
+
+    /// Bytes held (an estimate, for the memory bound).
+    pub fn bytes(&self) -> u64 {
+        (48 + 24 * self.vars.len() + 16 * self.has.len()) as u64
+    }
+}
+
+impl List for Rows {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn extend_with(&self, i: usize, out: &mut Labelling) {
+        let row = i * self.words;
+        for (k, &v) in self.vars.iter().enumerate() {
+            let (w, bit) = (row + k / 64, 1u64 << (k % 64));
+            if self.has[w] & bit != 0 {
+                out.push((v, self.val[w] & bit != 0));
+            }
+        }
+    }
+}
+
+impl FromIterator<Labelling> for Rows {
+    fn from_iter<I: IntoIterator<Item = Labelling>>(it: I) -> Rows {
+        let mut rows = Rows::default();
+        for o in it {
+            rows.push(&o);
+        }
+        rows
+    }
+}
+
+impl<'a> FromIterator<&'a Labelling> for Rows {
+    fn from_iter<I: IntoIterator<Item = &'a Labelling>>(it: I) -> Rows {
+        let mut rows = Rows::default();
+        for o in it {
+            rows.push(o);
+        }
+        rows
+    }
 }
 
 /// One factor's labellings as a union of products, one per *cube*: the engines split a
@@ -123,7 +252,7 @@ pub struct Factor {
 #[derive(Clone, Debug)]
 pub struct Cube {
     pub fixed: Labelling,
-    pub factors: Vec<Vec<Labelling>>,
+    pub factors: Vec<Rows>,
 }
 
 impl Cube {
@@ -145,7 +274,7 @@ impl Cube {
 
 impl Factor {
     /// A factor given as one list of labellings (not empty).
-    pub fn flat(rows: Vec<Labelling>) -> Factor {
+    pub fn flat(rows: Rows) -> Factor {
         Factor {
             cubes: vec![Cube {
                 fixed: Vec::new(),
@@ -165,7 +294,7 @@ impl Factor {
     pub fn labellings(&self, budget: &Budget) -> Result<Vec<Labelling>, Interrupted> {
         if let [c] = self.cubes.as_slice() {
             if let ([], [only]) = (c.fixed.as_slice(), c.factors.as_slice()) {
-                return Ok(only.clone());
+                return Ok(only.iter().collect());
             }
         }
         let mut out = Vec::new();
@@ -190,7 +319,7 @@ impl Factor {
                     factors: c
                         .factors
                         .iter()
-                        .map(|rows| rows.iter().map(&f).collect())
+                        .map(|rows| rows.iter().map(|o| f(&o)).collect())
                         .collect(),
                 })
                 .collect(),
@@ -603,8 +732,8 @@ fn piece_by_cut(
             let mut cut = cuts(&c.fixed);
             let mut one = true;
             for rows in &c.factors {
-                let first = cuts(&rows[0]);
-                if rows.iter().all(|r| cuts(r) == first) {
+                let first = cuts(&rows.get(0));
+                if rows.iter().all(|r| cuts(&r) == first) {
                     cut.extend(first);
                 } else {
                     one = false;
@@ -631,16 +760,16 @@ fn piece_by_cut(
     let factor_effects: Vec<Vec<Ix>> = factors
         .iter()
         .map(|f| {
-            let mut es: Vec<Ix> = f
-                .cubes
-                .iter()
-                .flat_map(|c| c.fixed.iter().chain(c.factors.iter().flatten().flatten()))
-                .filter(|&&(v, _)| v < 2 * n)
-                .map(|&(v, _)| v % n)
-                .collect();
-            es.sort_unstable();
-            es.dedup();
-            es
+            let mut es = FixedBitSet::with_capacity(n);
+            for c in &f.cubes {
+                let labelled = c.fixed.iter().map(|&(v, _)| v);
+                for v in labelled.chain(c.factors.iter().flat_map(|r| r.vars().iter().copied())) {
+                    if v < 2 * n {
+                        es.insert(v % n);
+                    }
+                }
+            }
+            es.ones().collect()
         })
         .collect();
     // Each factor's units under each of its shares.
@@ -651,18 +780,18 @@ fn piece_by_cut(
             let units = match sources.as_slice() {
                 [Source::Cube(ci)] => Units::of_cube(n, &factors[k].cubes[*ci], budget)?,
                 sources => {
-                    let mut rows: Vec<Labelling> = Vec::new();
+                    let mut rows = Rows::default();
                     for src in sources {
                         match src {
                             Source::Cube(ci) => factors[k].cubes[*ci].for_each(|o| {
-                                budget.charge("group labellings", 48 + 16 * o.len() as u64)?;
-                                rows.push(o);
+                                rows.push(&o);
                                 Ok(())
                             })?,
-                            Source::Row(o) => rows.push(o.clone()),
+                            Source::Row(o) => rows.push(o),
                         }
                     }
-                    Units::of(n, &rows.iter().collect::<Vec<_>>(), budget)?
+                    budget.charge("group labellings", rows.bytes())?;
+                    Units::of(n, &rows, budget)?
                 }
             };
             units_of.insert((k, x), units);
@@ -682,7 +811,7 @@ fn piece_by_cut(
     // names (its players are known only once every cut is walked).
     type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
     let mut reached = FixedBitSet::with_capacity(u.n_players());
-    let mut walked: Vec<(Cut, Vec<ByResolution>)> = Vec::new();
+    let mut walked: Vec<(Cut, Vec<ByResolution>, SparseWay)> = Vec::new();
     for pick in crate::odometer::Product::new(sizes) {
         budget.check()?;
         let Some(plan) = plans(&pick)? else {
@@ -695,7 +824,11 @@ fn piece_by_cut(
             }
         }
         let mut by: Vec<ByResolution> = vec![BTreeMap::new(); plan.joined.len() + 1];
-        plan.walk(extra, budget, |g, (es, o), t| {
+        // Each group's first targets (one list per action of the group), and whether each
+        // action's differ from them in some way.
+        let mut first: Vec<Option<Vec<Vec<Player>>>> = vec![None; by.len()];
+        let mut varies: Vec<Vec<bool>> = vec![Vec::new(); by.len()];
+        plan.walk(extra, budget, |g, (_, o), t| {
             let mut present = FixedBitSet::with_capacity(keep.len());
             let mut succeeded = FixedBitSet::with_capacity(keep.len());
             for k in 0..n_declared {
@@ -716,36 +849,75 @@ fn piece_by_cut(
             }
             // `targets` left every action that is not live (cut, or created and absent)
             // empty, wherever its liveness label is.
-            let way: SparseWay = es
-                .iter()
-                .zip(t)
-                .filter(|(_, ps)| !ps.is_empty())
-                .map(|(&i, ps)| {
-                    ps.iter().for_each(|&q| reached.insert(q as usize));
-                    (local[&i] as u32, ps)
+            t.iter().flatten().for_each(|&q| reached.insert(q as usize));
+            // Only what differs from the group's first targets is kept here (by position
+            // in `es`, an empty list where this way has none): most of a large group's
+            // actions end alike in all its ways.
+            let reference = first[g].get_or_insert_with(|| {
+                varies[g] = vec![false; t.len()];
+                t.clone()
+            });
+            let way: SparseWay = t
+                .into_iter()
+                .enumerate()
+                .filter(|(j, ps)| *ps != reference[*j])
+                .map(|(j, ps)| {
+                    varies[g][j] = true;
+                    (j as u32, ps)
                 })
                 .collect();
             by[g].entry((present, succeeded)).or_default().push(way);
         })?;
-        walked.push((cut, by));
+        // The ways made whole again over the actions whose targets vary, in the piece's
+        // effects (the first targets where a way kept none); the other actions' targets
+        // are the same in every way, and held once.
+        let mut constant: SparseWay = Vec::new();
+        for (g, rs) in by.iter_mut().enumerate() {
+            let es = plan.joined.get(g).map_or(&plan.constant, |j| &j.0);
+            let Some(reference) = &first[g] else {
+                continue;
+            };
+            for (j, &i) in es.iter().enumerate() {
+                if !varies[g][j] && !reference[j].is_empty() {
+                    constant.push((local[&i] as u32, reference[j].clone()));
+                }
+            }
+            for w in rs.values_mut().flatten() {
+                let mut kept = std::mem::take(w).into_iter().peekable();
+                for (j, &i) in es.iter().enumerate().filter(|&(j, _)| varies[g][j]) {
+                    let ps = match kept.next_if(|e| e.0 as usize == j) {
+                        Some((_, ps)) => ps,
+                        None => reference[j].clone(),
+                    };
+                    if !ps.is_empty() {
+                        w.push((local[&i] as u32, ps));
+                    }
+                }
+            }
+        }
+        constant.sort_unstable_by_key(|e| e.0);
+        walked.push((cut, by, constant));
     }
     let also: Vec<Player> = reached.ones().map(|q| q as Player).collect();
     let (pu, players) = u.piece(keep, &also);
     assert_eq!((pu.len(), pu.n_declared), (keep.len(), n_declared));
     // The ways in the piece's players (numbered in the same order: sorted stays sorted).
     let mut optimal: Vec<(Cut, Under)> = Vec::with_capacity(walked.len());
-    for (cut, by) in walked {
+    let local_players = |ps: &mut Vec<Player>| {
+        for q in ps.iter_mut() {
+            *q = players.binary_search(q).expect("named in the piece") as Player;
+        }
+    };
+    for (cut, by, mut constant) in walked {
         budget.check()?;
+        constant.iter_mut().for_each(|(_, ps)| local_players(ps));
         let factors_here: Vec<Vec<Partial>> = by
             .into_iter()
             .map(|rs| {
                 rs.into_iter()
                     .map(|((present, succeeded), mut ways)| {
                         for (_, ps) in ways.iter_mut().flatten() {
-                            for q in ps.iter_mut() {
-                                *q =
-                                    players.binary_search(q).expect("named in the piece") as Player;
-                            }
+                            local_players(ps);
                         }
                         Partial {
                             present,
@@ -756,7 +928,7 @@ fn piece_by_cut(
                     .collect()
             })
             .collect();
-        optimal.push((cut, Under::product(&pu, factors_here)));
+        optimal.push((cut, Under::product(&pu, factors_here, &constant)));
     }
     let cost = cut_cost(&pu, pu.levels(), &optimal[0].0);
     let mut a = Analysis {
@@ -1008,7 +1180,7 @@ impl Units {
             units: Vec::new(),
         };
         for rows in &cube.factors {
-            let us = Units::of(n, &rows.iter().collect::<Vec<_>>(), budget)?;
+            let us = Units::of(n, rows, budget)?;
             all.fixed.extend(us.fixed);
             all.labels.extend(us.labels);
             all.units.extend(us.units);
@@ -1037,9 +1209,9 @@ impl Units {
     /// until the rows are the product of the unit's values and the others' (a unit
     /// that stops growing before that takes every label left: a product still, only
     /// coarser).
-    fn of(n: usize, rows: &[&Labelling], budget: &Budget) -> Result<Units, Interrupted> {
+    fn of(n: usize, rows: &Rows, budget: &Budget) -> Result<Units, Interrupted> {
         let mut count: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
-        for o in rows {
+        for o in rows.iter() {
             for &(v, b) in o.iter() {
                 let e = count.entry(v).or_insert((0, 0));
                 if b {
@@ -1475,6 +1647,45 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
+        /// Rows give back every labelling pushed, in order, each with the same labels
+        /// (its labels in the order the variables first appeared): over more than 64
+        /// variables, and with labels some labellings lack (as a cycle's `last` label,
+        /// present only when true).
+        #[test]
+        fn rows_give_back_what_was_pushed(
+            labellings in prop::collection::vec(
+                prop::collection::btree_map(0usize..150, any::<bool>(), 0..90),
+                0..12,
+            ),
+        ) {
+            let labellings: Vec<Labelling> = labellings
+                .into_iter()
+                .map(|m| m.into_iter().rev().collect())
+                .collect();
+            let rows: Rows = labellings.iter().collect();
+            prop_assert_eq!(rows.len(), labellings.len());
+            let sorted = |mut o: Labelling| {
+                o.sort_unstable();
+                o
+            };
+            for (k, o) in labellings.iter().enumerate() {
+                prop_assert_eq!(sorted(rows.get(k)), sorted(o.clone()));
+            }
+            let firsts: Vec<usize> = {
+                let mut seen = BTreeSet::new();
+                labellings.iter().flatten().map(|&(v, _)| v).filter(|&v| seen.insert(v)).collect()
+            };
+            prop_assert_eq!(rows.vars(), firsts.as_slice());
+            let again: Vec<Labelling> = rows.iter().collect();
+            prop_assert_eq!(again.len(), labellings.len());
+            for (k, o) in again.into_iter().enumerate() {
+                let order: Vec<usize> = o.iter().map(|&(v, _)| v).collect();
+                let mut want: Vec<usize> = labellings[k].iter().map(|&(v, _)| v).collect();
+                want.sort_by_key(|v| firsts.iter().position(|f| f == v));
+                prop_assert_eq!(order, want);
+            }
+        }
+
         /// Whatever the rows, the units and fixed labels stand for exactly those rows.
         #[test]
         fn units_stand_for_exactly_their_rows(
@@ -1484,7 +1695,7 @@ mod tests {
             let n = 8;
             let labels: Vec<usize> = (0..width).map(|k| if k % 2 == 0 { k / 2 } else { n + k / 2 }).collect();
             let rows = rows_of(&labels, &patterns);
-            let units = Units::of(n, &rows.iter().collect::<Vec<_>>(), &Budget::new()).unwrap();
+            let units = Units::of(n, &rows.iter().collect::<Rows>(), &Budget::new()).unwrap();
             let want: BTreeSet<Vec<(usize, bool)>> = rows
                 .into_iter()
                 .map(|mut r| {
@@ -1519,7 +1730,7 @@ mod tests {
                 });
                 rows = times(&rows, &rows_of(&labels, patterns));
             }
-            let units = Units::of(n, &rows.iter().collect::<Vec<_>>(), &Budget::new()).unwrap();
+            let units = Units::of(n, &rows.iter().collect::<Rows>(), &Budget::new()).unwrap();
             let want: BTreeSet<Vec<(usize, bool)>> = rows
                 .iter()
                 .map(|r| {

@@ -63,7 +63,7 @@ use super::cuts::{self, unfounded, FixedLabels, Written};
 use super::frame::Frame;
 use super::learn::{lit, neg, Learner, Lit, Problem};
 use super::oll;
-use crate::systems::ar::answer::pieces::{self, Cube, Factor, Labelling};
+use crate::systems::ar::answer::pieces::{self, Cube, Factor, Labelling, Rows};
 pub use crate::systems::ar::answer::pieces::{Group, Product};
 use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::universe::{Ix, Universe};
@@ -801,7 +801,7 @@ impl Ctx<'_> {
         share: &[usize],
         limit: usize,
         budget: &Budget,
-    ) -> Result<Option<Vec<Labelling>>, Interrupted> {
+    ) -> Result<Option<Rows>, Interrupted> {
         let n = self.n;
         let mut given = vec![false; problem.vars];
         problem
@@ -816,8 +816,9 @@ impl Ctx<'_> {
             .chain(lasts.iter().map(|&(_, v)| v))
             .filter(|&v| !given[v])
             .collect();
-        let bytes = 48 + 16 * projected.len() as u64;
-        let mut out = Vec::new();
+        // Two bits a label ([`Rows`]).
+        let bytes = 16 * (2 * m + lasts.len()).div_ceil(64) as u64;
+        let mut out = Rows::default();
         let mut check = |l: &Learner| unfounded(w, l);
         let found = (|| {
             while l.solve(budget, &mut check)? {
@@ -825,20 +826,19 @@ impl Ctx<'_> {
                     return Ok(false);
                 }
                 budget.charge("group labellings", bytes)?;
-                out.push(
-                    (0..m)
-                        .flat_map(|j| {
-                            let e = w.comp[j];
-                            [(e, l.is_true(w.s(j))), (n + e, l.is_true(w.live(j)))]
-                        })
-                        .chain(
-                            lasts
-                                .iter()
-                                .filter(|&&(_, v)| l.is_true(v))
-                                .map(|&(p, _)| (2 * n + p as usize, true)),
-                        )
-                        .collect(),
-                );
+                let labels: Labelling = (0..m)
+                    .flat_map(|j| {
+                        let e = w.comp[j];
+                        [(e, l.is_true(w.s(j))), (n + e, l.is_true(w.live(j)))]
+                    })
+                    .chain(
+                        lasts
+                            .iter()
+                            .filter(|&&(_, v)| l.is_true(v))
+                            .map(|&(p, _)| (2 * n + p as usize, true)),
+                    )
+                    .collect();
+                out.push(&labels);
                 let block = projected.iter().map(|&v| lit(v, !l.is_true(v))).collect();
                 l.block(block, budget)?;
             }

@@ -201,6 +201,35 @@ impl Partial {
     }
 }
 
+/// The entries of `w` that `unite` must lay over a fixed way holding `base`'s targets
+/// (both sorted by effect): those that differ from `base`'s, and an empty list for each
+/// effect `base` has targets for and `w` has none.
+fn difference(w: &SparseWay, base: &SparseWay) -> SparseWay {
+    let mut out = Vec::new();
+    let (mut a, mut b) = (w.iter().peekable(), base.iter().peekable());
+    loop {
+        let from_w = match (a.peek(), b.peek()) {
+            (None, None) => return out,
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                if x.1 != y.1 {
+                    out.push((*x).clone());
+                }
+                a.next();
+                b.next();
+                continue;
+            }
+            (Some(x), Some(y)) => x.0 < y.0,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+        };
+        if from_w {
+            out.extend(a.next().cloned());
+        } else {
+            out.extend(b.next().map(|y| (y.0, Vec::new())));
+        }
+    }
+}
+
 /// A sparse way's final targets of effect `i` (empty when it has none).
 fn sparse_get(w: &SparseWay, i: u32) -> &[Player] {
     match w.binary_search_by_key(&i, |e| e.0) {
@@ -235,20 +264,38 @@ impl Default for Under {
     }
 }
 
+/// The most resolutions a product of one factor is listed with ([`Under::product`]).
+/// Tests keep every product of one factor held as a product, so that they cover it.
+#[cfg(not(test))]
+const LIST_UP_TO: usize = 256;
+#[cfg(test)]
+const LIST_UP_TO: usize = 1;
+
 impl Under {
     /// The product of `factors` (each a non-empty list of resolutions of `u` over effects
     /// no other factor touches, their ways sparse), canonical: what all of a factor's
     /// resolutions share (bits of R and S, final targets of every way) goes to one fixed
     /// resolution, and the other factors, only what varies left in them, are sorted by
     /// the first effect they touch. So two engines that split a product alike, wherever
-    /// each put what is fixed, hold the same factors. A product of one factor is that
-    /// list.
-    pub fn product(u: &Universe, factors: Vec<Vec<Partial>>) -> Under {
+    /// each put what is fixed, hold the same factors. A product of one factor of at most
+    /// [`LIST_UP_TO`] resolutions is that list; a longer one stays a product, so that
+    /// each resolution holds only the final targets that vary (a whole map per
+    /// resolution holds every effect of the piece: 35,328 of them under one cut of a
+    /// 700-effect piece take 600 MB).
+    ///
+    /// `constant` holds final targets that are the same in every way of every
+    /// resolution (sorted by effect, none in a factor's ways): the caller may leave
+    /// them out of the factors, which then hold only what varies.
+    pub fn product(u: &Universe, factors: Vec<Vec<Partial>>, constant: &SparseWay) -> Under {
+        let mut base: TargetMap = vec![Vec::new(); u.len()];
+        for (i, t) in constant {
+            base[*i as usize].clone_from(t);
+        }
         let whole = |r: &Partial| -> Vec<TargetMap> {
             r.ways
                 .iter()
                 .map(|w| {
-                    let mut m = vec![Vec::new(); u.len()];
+                    let mut m = base.clone();
                     for (i, t) in w {
                         m[*i as usize].clone_from(t);
                     }
@@ -256,7 +303,7 @@ impl Under {
                 })
                 .collect()
         };
-        if factors.len() <= 1 {
+        if factors.is_empty() || factors.len() == 1 && factors[0].len() <= LIST_UP_TO {
             let mut rs: Vec<Resolution> = factors
                 .into_iter()
                 .flatten()
@@ -272,7 +319,7 @@ impl Under {
         let mut fixed = Resolution {
             present: FixedBitSet::with_capacity(u.len()),
             succeeded: FixedBitSet::with_capacity(u.len()),
-            ways: vec![vec![Vec::new(); u.len()]],
+            ways: vec![base],
         };
         let mut varying: Vec<(usize, Vec<Partial>)> = Vec::new();
         for mut f in factors {
@@ -335,6 +382,20 @@ impl Under {
             });
             f.dedup();
             if f.len() > 1 || f[0].ways.len() > 1 {
+                // Each way kept as its difference from the factor's first (the list is
+                // canonical, so the first is too), whose targets go to the fixed way:
+                // `unite` lays a way over the fixed one. A large factor's ways differ
+                // from one another in a few actions out of the many whose targets vary.
+                let first = f[0].ways[0].clone();
+                for (i, t) in &first {
+                    fixed.ways[0][*i as usize].clone_from(t);
+                }
+                for r in f.iter_mut() {
+                    for w in r.ways.iter_mut() {
+                        *w = difference(w, &first);
+                    }
+                    r.ways.sort();
+                }
                 varying.push((touched.unwrap_or(usize::MAX), f));
             }
         }

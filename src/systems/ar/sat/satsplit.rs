@@ -280,7 +280,7 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
                 .filter_map(|(p, x)| x.map(|x| (p, x))),
         );
         if !fixed.is_empty() || parts.is_empty() {
-            factors.push(pieces::Factor::flat(vec![fixed]));
+            factors.push(pieces::Factor::flat(std::iter::once(fixed).collect()));
         }
         for (positions, products) in parts {
             // Each cube's product, its positions (the part's) made the group's.
@@ -296,7 +296,8 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
                 );
                 let mut sub = Vec::with_capacity(product.factors.len());
                 for f in &product.factors {
-                    let bytes = 48 + 16 * f.positions.len() as u64;
+                    // Two bits a label ([`pieces::Rows`]).
+                    let bytes = 16 * f.positions.len().div_ceil(64) as u64;
                     budget.charge("group labellings", bytes * f.rows.len() as u64)?;
                     sub.push(
                         f.rows
@@ -310,7 +311,7 @@ fn product(u: &Universe, enc: &mut Encoding, budget: &Budget) -> Result<Product,
                                         .zip(row.iter().copied()),
                                 )
                             })
-                            .collect(),
+                            .collect::<pieces::Rows>(),
                     );
                 }
                 cubes.push(pieces::Cube {
