@@ -1112,35 +1112,44 @@ fn a_product_is_canonical_wherever_its_constant_targets_sit() {
         succeeded: bits(&s.iter().map(|e| ix(e)).collect::<Vec<_>>()),
         ways: vec![w],
     };
-    // e3's targets with e1's factor, then given apart (and the factors in the other order).
+    // e3's targets with e1's factor, then with e2's as its base (and the factors in the
+    // other order).
     let one = Under::product(
         &u,
         vec![
-            vec![
-                partial(&["e1"], way(&[("e1", "P"), ("e3", "R")])),
-                partial(&[], way(&[("e1", "P"), ("e3", "R")])),
-            ],
-            vec![
-                partial(&["e2"], way(&[("e2", "Q")])),
-                partial(&[], way(&[("e2", "Q")])),
-            ],
+            (
+                Vec::new(),
+                vec![
+                    partial(&["e1"], way(&[("e1", "P"), ("e3", "R")])),
+                    partial(&[], way(&[("e1", "P"), ("e3", "R")])),
+                ],
+            ),
+            (
+                Vec::new(),
+                vec![
+                    partial(&["e2"], way(&[("e2", "Q")])),
+                    partial(&[], way(&[("e2", "Q")])),
+                ],
+            ),
         ],
-        &Vec::new(),
     );
+    // e3's targets and e2's given as the base of e2's factor, its ways holding nothing of
+    // their own; e1's factor with e1's targets as its base, one way saying so again.
     let other = Under::product(
         &u,
         vec![
-            vec![
-                partial(&[], way(&[("e2", "Q")])),
-                partial(&["e2"], way(&[("e2", "Q")])),
-            ],
-            vec![
-                partial(&[], way(&[("e1", "P")])),
-                partial(&["e1"], way(&[("e1", "P")])),
-            ],
+            (
+                way(&[("e2", "Q"), ("e3", "R")]),
+                vec![partial(&[], Vec::new()), partial(&["e2"], Vec::new())],
+            ),
+            (
+                way(&[("e1", "P")]),
+                vec![
+                    partial(&[], way(&[("e1", "P")])),
+                    partial(&["e1"], Vec::new()),
+                ],
+            ),
         ],
-        // e3's targets, the same in every way, given apart.
-        &way(&[("e3", "R")]),
     );
     // The same factors, not only the same expansion: so the engines' answers compare
     // without expanding.

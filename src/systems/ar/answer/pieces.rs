@@ -811,7 +811,7 @@ fn piece_by_cut(
     // names (its players are known only once every cut is walked).
     type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
     let mut reached = FixedBitSet::with_capacity(u.n_players());
-    let mut walked: Vec<(Cut, Vec<ByResolution>, SparseWay)> = Vec::new();
+    let mut walked: Vec<(Cut, Vec<ByResolution>, Vec<SparseWay>)> = Vec::new();
     for pick in crate::odometer::Product::new(sizes) {
         budget.check()?;
         let Some(plan) = plans(&pick)? else {
@@ -824,10 +824,8 @@ fn piece_by_cut(
             }
         }
         let mut by: Vec<ByResolution> = vec![BTreeMap::new(); plan.joined.len() + 1];
-        // Each group's first targets (one list per action of the group), and whether each
-        // action's differ from them in some way.
+        // Each group's first targets (one list per action of the group).
         let mut first: Vec<Option<Vec<Vec<Player>>>> = vec![None; by.len()];
-        let mut varies: Vec<Vec<bool>> = vec![Vec::new(); by.len()];
         plan.walk(extra, budget, |g, (_, o), t| {
             let mut present = FixedBitSet::with_capacity(keep.len());
             let mut succeeded = FixedBitSet::with_capacity(keep.len());
@@ -853,50 +851,35 @@ fn piece_by_cut(
             // Only what differs from the group's first targets is kept here (by position
             // in `es`, an empty list where this way has none): most of a large group's
             // actions end alike in all its ways.
-            let reference = first[g].get_or_insert_with(|| {
-                varies[g] = vec![false; t.len()];
-                t.clone()
-            });
+            let reference = first[g].get_or_insert_with(|| t.clone());
             let way: SparseWay = t
                 .into_iter()
                 .enumerate()
                 .filter(|(j, ps)| *ps != reference[*j])
-                .map(|(j, ps)| {
-                    varies[g][j] = true;
-                    (j as u32, ps)
-                })
+                .map(|(j, ps)| (j as u32, ps))
                 .collect();
             by[g].entry((present, succeeded)).or_default().push(way);
         })?;
-        // The ways made whole again over the actions whose targets vary, in the piece's
-        // effects (the first targets where a way kept none); the other actions' targets
-        // are the same in every way, and held once.
-        let mut constant: SparseWay = Vec::new();
+        // In the piece's effects: each group's first targets become its base, and a way
+        // holds only where it differs from them ([`Under::product`]).
+        let mut bases: Vec<SparseWay> = Vec::with_capacity(by.len());
         for (g, rs) in by.iter_mut().enumerate() {
             let es = plan.joined.get(g).map_or(&plan.constant, |j| &j.0);
-            let Some(reference) = &first[g] else {
-                continue;
-            };
-            for (j, &i) in es.iter().enumerate() {
-                if !varies[g][j] && !reference[j].is_empty() {
-                    constant.push((local[&i] as u32, reference[j].clone()));
-                }
-            }
+            let at = |j: u32| local[&es[j as usize]] as u32;
             for w in rs.values_mut().flatten() {
-                let mut kept = std::mem::take(w).into_iter().peekable();
-                for (j, &i) in es.iter().enumerate().filter(|&(j, _)| varies[g][j]) {
-                    let ps = match kept.next_if(|e| e.0 as usize == j) {
-                        Some((_, ps)) => ps,
-                        None => reference[j].clone(),
-                    };
-                    if !ps.is_empty() {
-                        w.push((local[&i] as u32, ps));
-                    }
-                }
+                w.iter_mut().for_each(|e| e.0 = at(e.0));
             }
+            bases.push(match first[g].take() {
+                Some(reference) => reference
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, ps)| !ps.is_empty())
+                    .map(|(j, ps)| (at(j as u32), ps))
+                    .collect(),
+                None => Vec::new(),
+            });
         }
-        constant.sort_unstable_by_key(|e| e.0);
-        walked.push((cut, by, constant));
+        walked.push((cut, by, bases));
     }
     let also: Vec<Player> = reached.ones().map(|q| q as Player).collect();
     let (pu, players) = u.piece(keep, &also);
@@ -908,13 +891,15 @@ fn piece_by_cut(
             *q = players.binary_search(q).expect("named in the piece") as Player;
         }
     };
-    for (cut, by, mut constant) in walked {
+    for (cut, by, bases) in walked {
         budget.check()?;
-        constant.iter_mut().for_each(|(_, ps)| local_players(ps));
-        let factors_here: Vec<Vec<Partial>> = by
+        let factors_here: Vec<(SparseWay, Vec<Partial>)> = by
             .into_iter()
-            .map(|rs| {
-                rs.into_iter()
+            .zip(bases)
+            .map(|(rs, mut base)| {
+                base.iter_mut().for_each(|(_, ps)| local_players(ps));
+                let rs = rs
+                    .into_iter()
                     .map(|((present, succeeded), mut ways)| {
                         for (_, ps) in ways.iter_mut().flatten() {
                             local_players(ps);
@@ -925,10 +910,11 @@ fn piece_by_cut(
                             ways,
                         }
                     })
-                    .collect()
+                    .collect();
+                (base, rs)
             })
             .collect();
-        optimal.push((cut, Under::product(&pu, factors_here, &constant)));
+        optimal.push((cut, Under::product(&pu, factors_here)));
     }
     let cost = cut_cost(&pu, pu.levels(), &optimal[0].0);
     let mut a = Analysis {

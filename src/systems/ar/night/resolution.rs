@@ -283,95 +283,118 @@ impl Under {
     /// resolution holds every effect of the piece: 35,328 of them under one cut of a
     /// 700-effect piece take 600 MB).
     ///
-    /// `constant` holds final targets that are the same in every way of every
-    /// resolution (sorted by effect, none in a factor's ways): the caller may leave
-    /// them out of the factors, which then hold only what varies.
-    pub fn product(u: &Universe, factors: Vec<Vec<Partial>>, constant: &SparseWay) -> Under {
-        let mut base: TargetMap = vec![Vec::new(); u.len()];
-        for (i, t) in constant {
-            base[*i as usize].clone_from(t);
-        }
-        let whole = |r: &Partial| -> Vec<TargetMap> {
-            r.ways
-                .iter()
-                .map(|w| {
-                    let mut m = base.clone();
-                    for (i, t) in w {
-                        m[*i as usize].clone_from(t);
+    /// Each factor comes with a *base* (sorted by effect): the final targets a way has
+    /// for the effects it holds no entry for, so that a way may hold only where it
+    /// differs from the base (an empty list where it has no targets and the base has
+    /// some). An empty base: a way's entries are all its targets.
+    pub fn product(u: &Universe, factors: Vec<(SparseWay, Vec<Partial>)>) -> Under {
+        if factors.is_empty() || factors.len() == 1 && factors[0].1.len() <= LIST_UP_TO {
+            let mut rs: Vec<Resolution> = Vec::new();
+            for (base, f) in factors {
+                let mut m: TargetMap = vec![Vec::new(); u.len()];
+                for (i, t) in &base {
+                    m[*i as usize].clone_from(t);
+                }
+                rs.extend(f.into_iter().map(|r| {
+                    Resolution {
+                        ways: r
+                            .ways
+                            .iter()
+                            .map(|w| {
+                                let mut m = m.clone();
+                                for (i, t) in w {
+                                    m[*i as usize].clone_from(t);
+                                }
+                                m
+                            })
+                            .collect(),
+                        present: r.present,
+                        succeeded: r.succeeded,
                     }
-                    m
-                })
-                .collect()
-        };
-        if factors.is_empty() || factors.len() == 1 && factors[0].len() <= LIST_UP_TO {
-            let mut rs: Vec<Resolution> = factors
-                .into_iter()
-                .flatten()
-                .map(|r| Resolution {
-                    ways: whole(&r),
-                    present: r.present,
-                    succeeded: r.succeeded,
-                })
-                .collect();
+                }));
+            }
             canonicalize_resolutions(u, &mut rs);
             return Under::from(rs);
         }
         let mut fixed = Resolution {
             present: FixedBitSet::with_capacity(u.len()),
             succeeded: FixedBitSet::with_capacity(u.len()),
-            ways: vec![base],
+            ways: vec![vec![Vec::new(); u.len()]],
         };
         let mut varying: Vec<(usize, Vec<Partial>)> = Vec::new();
-        for mut f in factors {
+        for (base, mut f) in factors {
+            // A way's targets of effect i.
+            let targets = |w: &SparseWay, i: u32| -> Vec<Player> {
+                match w.binary_search_by_key(&i, |e| e.0) {
+                    Ok(k) => w[k].1.clone(),
+                    Err(_) => sparse_get(&base, i).to_vec(),
+                }
+            };
             let mut present = f[0].present.clone();
             let mut succeeded = f[0].succeeded.clone();
             for r in &f[1..] {
                 present.intersect_with(&r.present);
                 succeeded.intersect_with(&r.succeeded);
             }
-            // The effects whose final targets are the same in every way.
-            let mut touched_effects: Vec<u32> = f
+            // The effects whose final targets are the same in every way, and the others.
+            let mut mentioned: Vec<u32> = f
                 .iter()
                 .flat_map(|r| r.ways.iter().flat_map(|w| w.iter().map(|e| e.0)))
+                .chain(base.iter().map(|e| e.0))
                 .collect();
-            touched_effects.sort_unstable();
-            touched_effects.dedup();
-            let first = &f[0].ways[0];
-            let same: Vec<u32> = touched_effects
-                .into_iter()
-                .filter(|&i| {
-                    let t = sparse_get(first, i);
-                    f.iter()
-                        .all(|r| r.ways.iter().all(|w| sparse_get(w, i) == t))
-                })
+            mentioned.sort_unstable();
+            mentioned.dedup();
+            let first: Vec<Vec<Player>> = mentioned
+                .iter()
+                .map(|&i| targets(&f[0].ways[0], i))
                 .collect();
-            for &i in &same {
-                fixed.ways[0][i as usize] = sparse_get(first, i).to_vec();
+            let mut varies = vec![false; mentioned.len()];
+            for w in f.iter().flat_map(|r| &r.ways) {
+                for (k, &i) in mentioned.iter().enumerate() {
+                    if !varies[k] && targets(w, i) != first[k] {
+                        varies[k] = true;
+                    }
+                }
             }
+            for (k, &i) in mentioned.iter().enumerate() {
+                if !varies[k] {
+                    fixed.ways[0][i as usize].clone_from(&first[k]);
+                }
+            }
+            let varying_effects: Vec<u32> = mentioned
+                .iter()
+                .zip(&varies)
+                .filter(|(_, &v)| v)
+                .map(|(&i, _)| i)
+                .collect();
+            // A way's targets of the effects whose targets vary (those it has).
+            let whole = |w: &SparseWay| -> SparseWay {
+                varying_effects
+                    .iter()
+                    .map(|&i| (i, targets(w, i)))
+                    .filter(|e| !e.1.is_empty())
+                    .collect()
+            };
             fixed.present.union_with(&present);
             fixed.succeeded.union_with(&succeeded);
             let mut touched: Option<usize> = None;
             for r in f.iter_mut() {
                 r.present.difference_with(&present);
                 r.succeeded.difference_with(&succeeded);
-                for w in r.ways.iter_mut() {
-                    w.retain(|e| same.binary_search(&e.0).is_err());
-                    w.shrink_to_fit();
-                }
                 let here = r
                     .present
                     .ones()
                     .chain(r.succeeded.ones())
-                    .chain(r.ways.iter().flat_map(|w| w.first().map(|e| e.0 as usize)))
+                    .chain(
+                        r.ways
+                            .iter()
+                            .flat_map(|w| whole(w).first().map(|e| e.0 as usize)),
+                    )
                     .min();
                 touched = match (touched, here) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 };
-            }
-            for r in f.iter_mut() {
-                r.ways.sort();
-                r.ways.dedup();
             }
             f.sort_by_cached_key(|r| {
                 (
@@ -380,22 +403,23 @@ impl Under {
                     r.present.clone(),
                 )
             });
+            // Each way kept as its difference from the factor's first (the least way of
+            // its first resolution: canonical), whose targets go to the fixed way:
+            // `unite` lays a way over the fixed one. A large factor's ways differ from
+            // one another in a few actions out of the many whose targets vary.
+            let first = f[0].ways.iter().map(whole).min().expect("a way");
+            for (i, t) in &first {
+                fixed.ways[0][*i as usize].clone_from(t);
+            }
+            for r in f.iter_mut() {
+                for w in r.ways.iter_mut() {
+                    *w = difference(&whole(w), &first);
+                }
+                r.ways.sort();
+                r.ways.dedup();
+            }
             f.dedup();
             if f.len() > 1 || f[0].ways.len() > 1 {
-                // Each way kept as its difference from the factor's first (the list is
-                // canonical, so the first is too), whose targets go to the fixed way:
-                // `unite` lays a way over the fixed one. A large factor's ways differ
-                // from one another in a few actions out of the many whose targets vary.
-                let first = f[0].ways[0].clone();
-                for (i, t) in &first {
-                    fixed.ways[0][*i as usize].clone_from(t);
-                }
-                for r in f.iter_mut() {
-                    for w in r.ways.iter_mut() {
-                        *w = difference(w, &first);
-                    }
-                    r.ways.sort();
-                }
                 varying.push((touched.unwrap_or(usize::MAX), f));
             }
         }
