@@ -171,8 +171,11 @@ struct Factors {
     /// What every resolution shares (one way, a whole map).
     fixed: Resolution,
     /// The factors that vary (each at least two resolutions or ways, canonical), over
-    /// disjoint effects, their ways sparse.
-    varying: Vec<Vec<Partial>>,
+    /// disjoint effects, their ways sparse, each target list a number in `targets`.
+    varying: Vec<Vec<Stored>>,
+    /// Every target list the ways hold, once each, ascending (so the numbers compare as
+    /// the lists do, and two products built alike hold the same numbers).
+    targets: Vec<Vec<Player>>,
     /// Effects below this index are declared (|R| - |E| counts the others).
     n_declared: usize,
     /// Each effect's rank when the ids are sorted as strings.
@@ -192,6 +195,24 @@ pub struct Partial {
     pub succeeded: FixedBitSet,
     /// Distinct (sorted once the product is built).
     pub ways: Vec<SparseWay>,
+}
+
+/// A [`Partial`] as a product holds it: each way's entries an effect and the number of
+/// its target list in [`Factors`]' table (8 bytes an entry, where a list of its own
+/// takes about 50: a factor of 10^5 ways over 100 varying actions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Stored {
+    present: FixedBitSet,
+    succeeded: FixedBitSet,
+    /// Distinct, sorted.
+    ways: Vec<Vec<(u32, u32)>>,
+}
+
+impl Stored {
+    /// Number of created effects among its bits of R.
+    fn n_created(&self, n_declared: usize) -> usize {
+        self.present.ones().filter(|&i| i >= n_declared).count()
+    }
 }
 
 impl Partial {
@@ -239,7 +260,7 @@ fn sparse_get(w: &SparseWay, i: u32) -> &[Player] {
 }
 
 /// The least number of created effects of a factor's resolutions.
-fn min_created_partial(n_declared: usize, rs: &[Partial]) -> Option<usize> {
+fn min_created_partial(n_declared: usize, rs: &[Stored]) -> Option<usize> {
     rs.iter().map(|r| r.n_created(n_declared)).min()
 }
 
@@ -321,7 +342,13 @@ impl Under {
             succeeded: FixedBitSet::with_capacity(u.len()),
             ways: vec![vec![Vec::new(); u.len()]],
         };
-        let mut varying: Vec<(usize, Vec<Partial>)> = Vec::new();
+        let mut varying: Vec<(usize, Vec<Stored>)> = Vec::new();
+        // Target lists numbered as met, renumbered in ascending order at the end.
+        let mut numbers: rustc_hash::FxHashMap<Vec<Player>, u32> = Default::default();
+        let mut number = |t: Vec<Player>| -> u32 {
+            let next = numbers.len() as u32;
+            *numbers.entry(t).or_insert(next)
+        };
         for (base, mut f) in factors {
             // A way's targets of effect i.
             let targets = |w: &SparseWay, i: u32| -> Vec<Player> {
@@ -411,19 +438,46 @@ impl Under {
             for (i, t) in &first {
                 fixed.ways[0][*i as usize].clone_from(t);
             }
-            for r in f.iter_mut() {
-                for w in r.ways.iter_mut() {
-                    *w = difference(&whole(w), &first);
-                }
-                r.ways.sort();
-                r.ways.dedup();
-            }
-            f.dedup();
-            if f.len() > 1 || f[0].ways.len() > 1 {
-                varying.push((touched.unwrap_or(usize::MAX), f));
+            let mut stored: Vec<Stored> = f
+                .into_iter()
+                .map(|r| {
+                    let mut ways: Vec<Vec<(u32, u32)>> = r
+                        .ways
+                        .iter()
+                        .map(|w| {
+                            difference(&whole(w), &first)
+                                .into_iter()
+                                .map(|(i, t)| (i, number(t)))
+                                .collect()
+                        })
+                        .collect();
+                    ways.sort();
+                    ways.dedup();
+                    Stored {
+                        present: r.present,
+                        succeeded: r.succeeded,
+                        ways,
+                    }
+                })
+                .collect();
+            stored.dedup();
+            if stored.len() > 1 || stored[0].ways.len() > 1 {
+                varying.push((touched.unwrap_or(usize::MAX), stored));
             }
         }
         varying.sort_by_key(|(k, _)| *k);
+        let mut targets: Vec<(Vec<Player>, u32)> = numbers.into_iter().collect();
+        targets.sort_unstable();
+        let mut renumber = vec![0u32; targets.len()];
+        for (k, (_, was)) in targets.iter().enumerate() {
+            renumber[*was as usize] = k as u32;
+        }
+        for r in varying.iter_mut().flat_map(|(_, f)| f) {
+            for e in r.ways.iter_mut().flatten() {
+                e.1 = renumber[e.1 as usize];
+            }
+            r.ways.sort();
+        }
         let mut order: Vec<usize> = (0..u.len()).collect();
         order.sort_by(|&a, &b| u.effects[a].id.cmp(&u.effects[b].id));
         let mut rank = vec![0u32; u.len()];
@@ -434,6 +488,7 @@ impl Under {
             form: Form::Product(Box::new(Factors {
                 fixed,
                 varying: varying.into_iter().map(|(_, f)| f).collect(),
+                targets: targets.into_iter().map(|(t, _)| t).collect(),
                 n_declared: u.n_declared,
                 rank: rank.into(),
             })),
@@ -504,9 +559,9 @@ impl Under {
             Form::Product(p) => {
                 let sizes = p.varying.iter().map(Vec::len).collect();
                 for pick in crate::odometer::Product::new(sizes) {
-                    let parts: Vec<&Partial> =
+                    let parts: Vec<&Stored> =
                         p.varying.iter().zip(&pick).map(|(fs, &k)| &fs[k]).collect();
-                    f(&unite(&p.fixed, &parts))?;
+                    f(&unite(&p.fixed, &parts, &p.targets))?;
                 }
                 std::ops::ControlFlow::Continue(())
             }
@@ -541,7 +596,7 @@ impl Under {
                 None => listed(&self.expand(), &mut f),
             },
             Form::Product(p) => {
-                let best: Vec<Vec<&Partial>> = p
+                let best: Vec<Vec<&Stored>> = p
                     .varying
                     .iter()
                     .map(|rs| {
@@ -554,8 +609,8 @@ impl Under {
                 let count = best.iter().fold(1usize, |n, b| n.saturating_mul(b.len()));
                 let sizes = best.iter().map(Vec::len).collect();
                 for pick in crate::odometer::Product::new(sizes) {
-                    let parts: Vec<&Partial> = best.iter().zip(&pick).map(|(b, &k)| b[k]).collect();
-                    f(&unite(&p.fixed, &parts), count)?;
+                    let parts: Vec<&Stored> = best.iter().zip(&pick).map(|(b, &k)| b[k]).collect();
+                    f(&unite(&p.fixed, &parts, &p.targets), count)?;
                 }
                 std::ops::ControlFlow::Continue(())
             }
@@ -625,7 +680,7 @@ impl Under {
 
 /// One resolution of a product: R and S united, the ways the product of the parts' ways
 /// (each map the fixed one with the part's entries put in).
-fn unite(fixed: &Resolution, parts: &[&Partial]) -> Resolution {
+fn unite(fixed: &Resolution, parts: &[&Stored], targets: &[Vec<Player>]) -> Resolution {
     let mut present = fixed.present.clone();
     let mut succeeded = fixed.succeeded.clone();
     for r in parts {
@@ -637,8 +692,8 @@ fn unite(fixed: &Resolution, parts: &[&Partial]) -> Resolution {
         .map(|pick| {
             let mut w = fixed.ways[0].clone();
             for (r, &k) in parts.iter().zip(&pick) {
-                for (i, t) in &r.ways[k] {
-                    w[*i as usize].clone_from(t);
+                for &(i, t) in &r.ways[k] {
+                    w[i as usize].clone_from(&targets[t as usize]);
                 }
             }
             w
