@@ -6,8 +6,10 @@
 //! for the actions of R that are not cut; after [`Analysis::canonicalize`] every list is
 //! sorted and free of duplicates. The resolutions under a cut ([`Under`]) may be a product
 //! of factors over disjoint effects, kept canonical (what every resolution of a factor
-//! shares moved to one fixed resolution, the rest as [`Partial`]s whose ways hold only
-//! the factor's own effects), and read as the list it stands for.
+//! shares moved to one fixed resolution, the rest held with ways over the factor's own
+//! effects only, each as its difference from the factor's first way, laid over the fixed
+//! one, and each list of targets a number in one table), and read as the list it stands
+//! for.
 
 use super::model::{ActionKind, Player};
 use super::universe::Universe;
