@@ -826,7 +826,7 @@ fn piece_by_cut(
         let mut by: Vec<ByResolution> = vec![BTreeMap::new(); plan.joined.len() + 1];
         // Each group's first targets (one list per action of the group).
         let mut first: Vec<Option<Vec<Vec<Player>>>> = vec![None; by.len()];
-        plan.walk(extra, budget, |g, (_, o), t| {
+        plan.walk(extra, budget, |g, o, t| {
             let mut present = FixedBitSet::with_capacity(keep.len());
             let mut succeeded = FixedBitSet::with_capacity(keep.len());
             for k in 0..n_declared {
@@ -957,15 +957,16 @@ struct Plan<'a> {
 }
 
 impl Plan<'_> {
-    /// Calls `f` with every labelling of every joined group (the group's number, its
-    /// actions and the labelling, `extra` put into the first group's) and the actions'
-    /// final targets (universe players) under it; then once more, as group number
-    /// `joined.len()`, with the constant actions and no labels.
+    /// Calls `f` with every labelling of every joined group (the group's number and the
+    /// labelling, `extra` put into the first group's) and the final targets (universe
+    /// players) of the group's actions under it, in the order of its actions; then once
+    /// more, as group number `joined.len()`, with no labels and the constant actions'
+    /// targets.
     fn walk(
         &self,
         extra: &Labelling,
         budget: &Budget,
-        mut f: impl FnMut(usize, (&[Ix], &Labelling), Vec<Vec<Player>>),
+        mut f: impl FnMut(usize, &Labelling, Vec<Vec<Player>>),
     ) -> Result<(), Interrupted> {
         let ends = Ends {
             u: self.u,
@@ -989,12 +990,12 @@ impl Plan<'_> {
                     o.extend(extra.iter().copied());
                 }
                 let t = ends.targets_in(es, &o, &mut scratch);
-                f(g, (es, &o), t);
+                f(g, &o, t);
             }
         }
         let none = Labelling::new();
         let t = ends.targets_in(&self.constant, &none, &mut scratch);
-        f(self.joined.len(), (&self.constant, &none), t);
+        f(self.joined.len(), &none, t);
         Ok(())
     }
 }

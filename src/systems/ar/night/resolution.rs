@@ -65,7 +65,7 @@ pub struct Resolution {
 impl Resolution {
     /// Number of created effects in R (|R| - |E|).
     pub fn n_created(&self, u: &Universe) -> usize {
-        self.present.ones().filter(|&i| i >= u.n_declared).count()
+        created(&self.present, u.n_declared)
     }
 
     /// Ids of the succeeded effects, sorted as strings.
@@ -210,18 +210,9 @@ struct Stored {
     ways: Vec<Vec<(u32, u32)>>,
 }
 
-impl Stored {
-    /// Number of created effects among its bits of R.
-    fn n_created(&self, n_declared: usize) -> usize {
-        self.present.ones().filter(|&i| i >= n_declared).count()
-    }
-}
-
-impl Partial {
-    /// Number of created effects among its bits of R.
-    fn n_created(&self, n_declared: usize) -> usize {
-        self.present.ones().filter(|&i| i >= n_declared).count()
-    }
+/// Number of created effects (those from `n_declared` on) among the bits of R.
+fn created(present: &FixedBitSet, n_declared: usize) -> usize {
+    present.ones().filter(|&i| i >= n_declared).count()
 }
 
 /// The entries of `w` that `unite` must lay over a fixed way holding `base`'s targets
@@ -253,6 +244,14 @@ fn difference(w: &SparseWay, base: &SparseWay) -> SparseWay {
     }
 }
 
+/// The final targets of effect `i` in a way that holds `w`'s entries over `base`'s.
+fn over<'a>(w: &'a SparseWay, base: &'a SparseWay, i: u32) -> &'a [Player] {
+    match w.binary_search_by_key(&i, |e| e.0) {
+        Ok(k) => &w[k].1,
+        Err(_) => sparse_get(base, i),
+    }
+}
+
 /// A sparse way's final targets of effect `i` (empty when it has none).
 fn sparse_get(w: &SparseWay, i: u32) -> &[Player] {
     match w.binary_search_by_key(&i, |e| e.0) {
@@ -263,7 +262,7 @@ fn sparse_get(w: &SparseWay, i: u32) -> &[Player] {
 
 /// The least number of created effects of a factor's resolutions.
 fn min_created_partial(n_declared: usize, rs: &[Stored]) -> Option<usize> {
-    rs.iter().map(|r| r.n_created(n_declared)).min()
+    rs.iter().map(|r| created(&r.present, n_declared)).min()
 }
 
 impl From<Vec<Resolution>> for Under {
@@ -352,13 +351,8 @@ impl Under {
             *numbers.entry(t).or_insert(next)
         };
         for (base, mut f) in factors {
-            // A way's targets of effect i.
-            let targets = |w: &SparseWay, i: u32| -> Vec<Player> {
-                match w.binary_search_by_key(&i, |e| e.0) {
-                    Ok(k) => w[k].1.clone(),
-                    Err(_) => sparse_get(&base, i).to_vec(),
-                }
-            };
+            // A way's targets of effect i: its own entry, else the base's.
+            let targets = |w: &SparseWay, i: u32| -> Vec<Player> { over(w, &base, i).to_vec() };
             let mut present = f[0].present.clone();
             let mut succeeded = f[0].succeeded.clone();
             for r in &f[1..] {
@@ -373,21 +367,18 @@ impl Under {
                 .collect();
             mentioned.sort_unstable();
             mentioned.dedup();
-            let first: Vec<Vec<Player>> = mentioned
-                .iter()
-                .map(|&i| targets(&f[0].ways[0], i))
-                .collect();
+            let way0 = &f[0].ways[0];
             let mut varies = vec![false; mentioned.len()];
             for w in f.iter().flat_map(|r| &r.ways) {
                 for (k, &i) in mentioned.iter().enumerate() {
-                    if !varies[k] && targets(w, i) != first[k] {
+                    if !varies[k] && over(w, &base, i) != over(way0, &base, i) {
                         varies[k] = true;
                     }
                 }
             }
             for (k, &i) in mentioned.iter().enumerate() {
                 if !varies[k] {
-                    fixed.ways[0][i as usize].clone_from(&first[k]);
+                    fixed.ways[0][i as usize] = targets(way0, i);
                 }
             }
             let varying_effects: Vec<u32> = mentioned
@@ -414,11 +405,12 @@ impl Under {
                     .present
                     .ones()
                     .chain(r.succeeded.ones())
-                    .chain(
-                        r.ways
+                    .chain(r.ways.iter().filter_map(|w| {
+                        let mut has = varying_effects
                             .iter()
-                            .flat_map(|w| whole(w).first().map(|e| e.0 as usize)),
-                    )
+                            .filter(|&&i| !over(w, &base, i).is_empty());
+                        has.next().map(|&i| i as usize)
+                    }))
                     .min();
                 touched = match (touched, here) {
                     (Some(a), Some(b)) => Some(a.min(b)),
@@ -427,7 +419,7 @@ impl Under {
             }
             f.sort_by_cached_key(|r| {
                 (
-                    r.n_created(u.n_declared),
+                    created(&r.present, u.n_declared),
                     sorted_ids(u, r.succeeded.ones()),
                     r.present.clone(),
                 )
@@ -604,7 +596,7 @@ impl Under {
                     .map(|rs| {
                         let b = min_created_partial(p.n_declared, rs);
                         rs.iter()
-                            .filter(|r| Some(r.n_created(p.n_declared)) == b)
+                            .filter(|r| Some(created(&r.present, p.n_declared)) == b)
                             .collect()
                     })
                     .collect();
@@ -634,7 +626,7 @@ impl Under {
                 let best = min_created_partial(p.n_declared, rs);
                 n.saturating_mul(
                     rs.iter()
-                        .filter(|r| Some(r.n_created(p.n_declared)) == best)
+                        .filter(|r| Some(created(&r.present, p.n_declared)) == best)
                         .map(|r| r.ways.len())
                         .sum(),
                 )
@@ -737,10 +729,10 @@ impl Under {
             std::ops::ControlFlow::<()>::Continue(())
         });
         let key = |r: &Resolution| {
-            let created = r.present.ones().filter(|&i| i >= p.n_declared).count();
+            let n_created = created(&r.present, p.n_declared);
             let mut ids: Vec<u32> = r.succeeded.ones().map(|i| p.rank[i]).collect();
             ids.sort_unstable();
-            (created, ids, r.present.clone())
+            (n_created, ids, r.present.clone())
         };
         all.sort_by_cached_key(key);
         all.dedup();
