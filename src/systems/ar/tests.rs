@@ -728,7 +728,7 @@ fn pieces_with_deflections_multiply_to_the_flat_answer(
     ) -> Result<crate::systems::ar::answer::pieces::PartAnswer, Interrupted>,
 ) {
     use crate::systems::ar::answer::pieces::PartAnswer;
-    let (mut split, mut varying, mut by_cut) = (0, 0, 0);
+    let (mut split, mut varying, mut by_cut, mut scoped) = (0, 0, 0, 0);
     for (seed, ens, u) in deflection_nights() {
         let flat = encode::analyse(&u, &Budget::new()).expect("not interrupted");
         match analyse_part(&u, &Budget::new()).expect("not interrupted") {
@@ -763,6 +763,14 @@ fn pieces_with_deflections_multiply_to_the_flat_answer(
                         .as_ref()
                         .is_some_and(|c| c.optimal.iter().any(|(_, rs)| rs.is_product()))
                 };
+                let tables = |a: &Analysis| {
+                    a.cuts
+                        .as_ref()
+                        .is_some_and(|c| c.optimal.iter().any(|(_, rs)| rs.is_scoped()))
+                };
+                if s.parts.iter().any(tables) {
+                    scoped += 1;
+                }
                 if s.parts.iter().any(products) {
                     by_cut += 1;
                     let whole = Night {
@@ -797,10 +805,10 @@ fn pieces_with_deflections_multiply_to_the_flat_answer(
         assert_eq!(d, sat, "seed {seed}");
         engine::self_check(&n, &d).expect("every piece's entries are acceptable");
     }
-    eprintln!("{split} split, {varying} varying, {by_cut} by cut");
+    eprintln!("{split} split, {varying} varying, {by_cut} by cut, {scoped} scoped");
     assert!(
-        split > 30 && varying > 10 && by_cut > 5,
-        "{split} split, {varying} varying, {by_cut} by cut"
+        split > 30 && varying > 10 && by_cut > 5 && scoped > 5,
+        "{split} split, {varying} varying, {by_cut} by cut, {scoped} scoped"
     );
 }
 

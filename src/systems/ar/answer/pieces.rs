@@ -19,8 +19,8 @@ use super::expand;
 use super::factor::{Factored, Night, Part, Refined};
 use crate::systems::ar::night::model::Player;
 use crate::systems::ar::night::resolution::{
-    cut_cost, restrict, Analysis, Cut, CutAnalysis, Partial, Resolution, SparseWay, TargetMap,
-    Under,
+    cut_cost, restrict, Analysis, Cut, CutAnalysis, Partial, Resolution, SparseWay, TableRows,
+    TargetMap, Under, UnitRows,
 };
 use crate::systems::ar::night::universe::{Ix, Origin, Universe};
 use crate::systems::spec::{Budget, Interrupted};
@@ -811,7 +811,7 @@ fn piece_by_cut(
     // names (its players are known only once every cut is walked).
     type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
     let mut reached = FixedBitSet::with_capacity(u.n_players());
-    let mut walked: Vec<(Cut, Vec<ByResolution>, Vec<SparseWay>)> = Vec::new();
+    let mut walked: Vec<(Cut, Walked)> = Vec::new();
     for pick in crate::odometer::Product::new(sizes) {
         budget.check()?;
         let Some(plan) = plans(&pick)? else {
@@ -822,6 +822,13 @@ fn piece_by_cut(
             for i in &shares[k][x].0 {
                 cut.insert(local[i]);
             }
+        }
+        if plan.is_large() {
+            walked.push((
+                cut,
+                Walked::Scoped(plan.scoped(extra, &mut reached, budget)?),
+            ));
+            continue;
         }
         let mut by: Vec<ByResolution> = vec![BTreeMap::new(); plan.joined.len() + 1];
         // Each group's first targets (one list per action of the group).
@@ -879,7 +886,7 @@ fn piece_by_cut(
                 None => Vec::new(),
             });
         }
-        walked.push((cut, by, bases));
+        walked.push((cut, Walked::Product(by, bases)));
     }
     let also: Vec<Player> = reached.ones().map(|q| q as Player).collect();
     let (pu, players) = u.piece(keep, &also);
@@ -891,8 +898,74 @@ fn piece_by_cut(
             *q = players.binary_search(q).expect("named in the piece") as Player;
         }
     };
-    for (cut, by, bases) in walked {
+    // A labelling's bits of R (created effects) and S in the piece's effects.
+    let bits = |o: &Labelling, present: &mut FixedBitSet, succeeded: &mut FixedBitSet| {
+        for &(v, b) in o {
+            if v >= 2 * n || !b {
+                continue;
+            }
+            let Some(&k) = local.get(&(v % n)) else {
+                continue;
+            };
+            if v < n {
+                succeeded.insert(k);
+            } else if k >= n_declared {
+                present.insert(k);
+            }
+        }
+    };
+    for (cut, walked) in walked {
         budget.check()?;
+        let (by, bases) = match walked {
+            Walked::Product(by, bases) => (by, bases),
+            Walked::Scoped(sc) => {
+                let mut present = FixedBitSet::with_capacity(keep.len());
+                let mut succeeded = FixedBitSet::with_capacity(keep.len());
+                (0..n_declared).for_each(|k| present.insert(k));
+                for o in sc.single.iter().copied().chain([extra]) {
+                    bits(o, &mut present, &mut succeeded);
+                }
+                let mut way: TargetMap = vec![Vec::new(); keep.len()];
+                for (i, mut ps) in sc.constant {
+                    local_players(&mut ps);
+                    way[local[&i]] = ps;
+                }
+                let units = sc
+                    .units
+                    .iter()
+                    .map(|&(labels, rows)| UnitRows {
+                        labels: labels.to_vec(),
+                        rows: rows
+                            .iter()
+                            .map(|o| {
+                                let mut p = FixedBitSet::with_capacity(keep.len());
+                                let mut s = FixedBitSet::with_capacity(keep.len());
+                                bits(o, &mut p, &mut s);
+                                (p, s)
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                let tables = sc
+                    .tables
+                    .into_iter()
+                    .map(|mut t| {
+                        t.targets.iter_mut().for_each(local_players);
+                        t.effects
+                            .iter_mut()
+                            .for_each(|i| *i = local[&(*i as usize)] as u32);
+                        t
+                    })
+                    .collect();
+                let fixed = Resolution {
+                    present,
+                    succeeded,
+                    ways: vec![way],
+                };
+                optimal.push((cut, Under::scoped(&pu, fixed, units, tables)));
+                continue;
+            }
+        };
         let factors_here: Vec<(SparseWay, Vec<Partial>)> = by
             .into_iter()
             .zip(bases)
@@ -932,6 +1005,37 @@ fn piece_by_cut(
     )))
 }
 
+/// A joined group of units whose product has more labellings than this makes its cut
+/// answered as scoped tables ([`Plan::scoped`], [`Under::scoped`]) instead of walked
+/// labelling by labelling. Tests take every joined group of more than two that way.
+#[cfg(not(test))]
+const SCOPED_FROM: f64 = 4096.0;
+#[cfg(test)]
+const SCOPED_FROM: f64 = 2.0;
+
+/// One optimal cut's resolutions as units and tables ([`Plan::scoped`]), in universe
+/// effects and players.
+struct ScopedCut<'a> {
+    /// The units of several labellings, sorted by their labels.
+    units: Vec<(&'a [usize], &'a [Labelling])>,
+    /// The one labelling of every other unit (its labels hold in every labelling).
+    single: Vec<&'a Labelling>,
+    /// Each table, its units numbers in `units`, its effects and targets the universe's.
+    tables: Vec<TableRows>,
+    /// The actions whose final targets no unit of several labellings decides, with them.
+    constant: Vec<(Ix, Vec<Player>)>,
+}
+
+/// One optimal cut of [`piece_by_cut`] walked: each joined group's resolutions with their
+/// ways as differences from its base, or the cut as scoped tables.
+enum Walked<'a> {
+    Product(
+        Vec<BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>>,
+        Vec<SparseWay>,
+    ),
+    Scoped(ScopedCut<'a>),
+}
+
 /// Drops the labellings listed one by one in `shares` (their units are found): only the
 /// cuts are read after.
 fn clear_rows(shares: &mut [Vec<(Vec<Ix>, Vec<Source>)>]) {
@@ -954,6 +1058,10 @@ struct Plan<'a> {
     joined: Vec<(Vec<Ix>, Vec<&'a [Labelling]>)>,
     /// The live actions whose final targets nothing varying decides (ascending).
     constant: Vec<Ix>,
+    /// Every unit of the cut: its labels and its labellings.
+    units: Vec<(&'a [usize], &'a [Labelling])>,
+    /// Every other action with the units that decide its final targets (ascending).
+    scopes: Vec<(Ix, Vec<usize>)>,
 }
 
 impl Plan<'_> {
@@ -1000,6 +1108,103 @@ impl Plan<'_> {
     }
 }
 
+impl<'a> Plan<'a> {
+    /// Whether some joined group has more than [`SCOPED_FROM`] labellings.
+    fn is_large(&self) -> bool {
+        self.joined
+            .iter()
+            .any(|(_, options)| options.iter().fold(1f64, |n, o| n * o.len() as f64) > SCOPED_FROM)
+    }
+
+    /// The cut's resolutions as units and tables: each action's final targets under every
+    /// choice of one labelling per unit of its scope (the units that decide them), with
+    /// `extra` put in; the players they end at marked in `reached`. Exact for the reason
+    /// [`Plan::walk`] is: an action's final targets read no label outside its scope.
+    fn scoped(
+        &self,
+        extra: &Labelling,
+        reached: &mut FixedBitSet,
+        budget: &Budget,
+    ) -> Result<ScopedCut<'a>, Interrupted> {
+        let ends = Ends {
+            u: self.u,
+            fixed_s: &self.s,
+            fixed_live: &self.live,
+            fixed_last: &self.last,
+        };
+        let mut scratch = ends.scratch();
+        let mut multi: Vec<usize> = (0..self.units.len())
+            .filter(|&j| self.units[j].1.len() > 1)
+            .collect();
+        multi.sort_by_key(|&j| self.units[j].0);
+        let number: BTreeMap<usize, usize> =
+            multi.iter().enumerate().map(|(k, &j)| (j, k)).collect();
+        let single: Vec<&Labelling> = self
+            .units
+            .iter()
+            .filter(|(_, o)| o.len() == 1)
+            .map(|(_, o)| &o[0])
+            .collect();
+        let mut by_scope: BTreeMap<Vec<usize>, Vec<Ix>> = BTreeMap::new();
+        let mut constant = self.constant.clone();
+        for (i, scope) in &self.scopes {
+            let sc: Vec<usize> = scope
+                .iter()
+                .filter_map(|j| number.get(j).copied())
+                .collect();
+            if sc.is_empty() {
+                constant.push(*i);
+            } else {
+                by_scope.entry(sc).or_default().push(*i);
+            }
+        }
+        constant.sort_unstable();
+        let mut mark = |ts: &[Vec<Player>]| {
+            ts.iter()
+                .flatten()
+                .for_each(|&q| reached.insert(q as usize));
+        };
+        let fixed = ends.targets_in(&constant, extra, &mut scratch);
+        mark(&fixed);
+        let units: Vec<(&[usize], &[Labelling])> = multi.iter().map(|&j| self.units[j]).collect();
+        let mut tables = Vec::with_capacity(by_scope.len());
+        for (sc, mut actions) in by_scope {
+            actions.sort_unstable();
+            let sizes: Vec<usize> = sc.iter().map(|&k| units[k].1.len()).collect();
+            let cells = sizes
+                .iter()
+                .fold(actions.len() as u64, |n, &s| n * s as u64);
+            budget.charge("scoped final targets", 32 * cells)?;
+            let mut targets = Vec::with_capacity(cells as usize);
+            for (c, pick) in crate::odometer::Product::new(sizes).enumerate() {
+                if c % 4096 == 0 {
+                    budget.check()?;
+                }
+                let mut o: Labelling = sc
+                    .iter()
+                    .zip(&pick)
+                    .flat_map(|(&k, &x)| units[k].1[x].iter().copied())
+                    .collect();
+                o.extend(extra.iter().copied());
+                let t = ends.targets_in(&actions, &o, &mut scratch);
+                mark(&t);
+                targets.extend(t);
+            }
+            tables.push(TableRows {
+                units: sc,
+                effects: actions.iter().map(|&i| i as u32).collect(),
+                targets,
+            });
+        }
+        Ok(ScopedCut {
+            units,
+            single,
+            tables,
+            constant: constant.into_iter().zip(fixed).collect(),
+        })
+    }
+}
+
 /// The [`Plan`] of one optimal cut (`pick`: one share per factor); `None` when a final
 /// target there depends on a deflection outside the group.
 fn plan<'a>(
@@ -1022,6 +1227,8 @@ fn plan<'a>(
     // Every unit of the cut, numbered; which unit holds each varying label.
     let mut owner: BTreeMap<usize, usize> = BTreeMap::new();
     let mut options: Vec<&'a [Labelling]> = Vec::new();
+    let mut unit_labels: Vec<&'a [usize]> = Vec::new();
+    let mut scopes: Vec<(Ix, Vec<usize>)> = Vec::new();
     let mut first_of: Vec<usize> = Vec::with_capacity(here.len());
     for us in &here {
         for &(v, b) in &us.fixed {
@@ -1037,6 +1244,7 @@ fn plan<'a>(
                 owner.insert(v, options.len());
             }
             options.push(o);
+            unit_labels.push(&us.labels[j]);
         }
     }
     // Each action's unit (its liveness label's, else its success label's, else its
@@ -1104,6 +1312,11 @@ fn plan<'a>(
                 .or(deciders.first())
                 .copied()
                 .unwrap_or(first_of[k]);
+            let mut scope = deciders.clone();
+            scope.push(h);
+            scope.sort_unstable();
+            scope.dedup();
+            scopes.push((i, scope));
             for j in deciders {
                 uf.union(h, j);
             }
@@ -1127,6 +1340,7 @@ fn plan<'a>(
         })
         .collect();
     constant.sort_unstable();
+    scopes.sort_unstable();
     Ok(Some(Plan {
         s,
         live,
@@ -1134,6 +1348,8 @@ fn plan<'a>(
         u,
         joined,
         constant,
+        units: unit_labels.into_iter().zip(options).collect(),
+        scopes,
     }))
 }
 

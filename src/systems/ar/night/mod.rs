@@ -13,5 +13,6 @@ pub mod model;
 pub mod parse;
 pub mod resolution;
 pub mod roles;
+pub mod scoped;
 pub mod shrink;
 pub mod universe;

@@ -8,10 +8,13 @@
 //! of factors over disjoint effects, kept canonical (what every resolution of a factor
 //! shares moved to one fixed resolution, the rest held with ways over the factor's own
 //! effects only, each as its difference from the factor's first way, laid over the fixed
-//! one, and each list of targets a number in one table), and read as the list it stands
-//! for.
+//! one, and each list of targets a number in one table), or units and tables
+//! ([`super::scoped`]) where an action's final targets depend on several units, and read
+//! as the list it stands for.
 
 use super::model::{ActionKind, Player};
+use super::scoped::{created, Scoped};
+pub use super::scoped::{TableRows, UnitRows};
 use super::universe::Universe;
 use crate::systems::spec::Interrupted;
 use fixedbitset::FixedBitSet;
@@ -165,6 +168,7 @@ pub struct Under {
 enum Form {
     Listed(Vec<Resolution>),
     Product(Box<Factors>),
+    Scoped(Box<Scoped>),
 }
 
 /// A product's factors and what its canonical order needs without the universe.
@@ -208,11 +212,6 @@ struct Stored {
     succeeded: FixedBitSet,
     /// Distinct, sorted.
     ways: Vec<Vec<(u32, u32)>>,
-}
-
-/// Number of created effects (those from `n_declared` on) among the bits of R.
-fn created(present: &FixedBitSet, n_declared: usize) -> usize {
-    present.ones().filter(|&i| i >= n_declared).count()
 }
 
 /// The entries of `w` that `unite` must lay over a fixed way holding `base`'s targets
@@ -472,20 +471,45 @@ impl Under {
             }
             r.ways.sort();
         }
-        let mut order: Vec<usize> = (0..u.len()).collect();
-        order.sort_by(|&a, &b| u.effects[a].id.cmp(&u.effects[b].id));
-        let mut rank = vec![0u32; u.len()];
-        for (k, &i) in order.iter().enumerate() {
-            rank[i] = k as u32;
-        }
         Under {
             form: Form::Product(Box::new(Factors {
                 fixed,
                 varying: varying.into_iter().map(|(_, f)| f).collect(),
                 targets: targets.into_iter().map(|(t, _)| t).collect(),
                 n_declared: u.n_declared,
-                rank: rank.into(),
+                rank: ranks(u),
             })),
+            expanded: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The resolutions of `units` and `tables` over the fixed resolution `fixed` (its R,
+    /// S and one whole way, the tables' effects empty in it): see
+    /// [`super::scoped`]. `units` are sorted by their labels, each unit's labellings in
+    /// an order both engines share, so that two engines with the same units hold equal
+    /// answers.
+    pub fn scoped(
+        u: &Universe,
+        fixed: Resolution,
+        units: Vec<UnitRows>,
+        tables: Vec<TableRows>,
+    ) -> Under {
+        let Resolution {
+            present,
+            succeeded,
+            mut ways,
+        } = fixed;
+        let way = ways.pop().expect("one way");
+        Under {
+            form: Form::Scoped(Box::new(Scoped::new(
+                u.n_declared,
+                ranks(u),
+                present,
+                succeeded,
+                way,
+                units,
+                tables,
+            ))),
             expanded: std::sync::OnceLock::new(),
         }
     }
@@ -497,13 +521,24 @@ impl Under {
         match (&self.form, &other.form) {
             (Form::Listed(a), Form::Listed(b)) => a == b,
             (Form::Product(a), Form::Product(b)) => a == b,
+            (Form::Scoped(a), Form::Scoped(b)) => a == b,
             _ => false,
         }
     }
 
+    /// Whether the resolutions are held as units and tables ([`Under::scoped`]).
+    #[cfg(test)]
+    pub fn is_scoped(&self) -> bool {
+        matches!(self.form, Form::Scoped(_))
+    }
+
     /// Whether the resolutions are held as a product of several factors.
     pub fn is_product(&self) -> bool {
-        matches!(&self.form, Form::Product(p) if !p.varying.is_empty())
+        match &self.form {
+            Form::Listed(_) => false,
+            Form::Product(p) => !p.varying.is_empty(),
+            Form::Scoped(s) => s.len() > 1,
+        }
     }
 
     /// Every resolution, canonical (a product is expanded once and kept).
@@ -519,6 +554,7 @@ impl Under {
                 .varying
                 .iter()
                 .fold(1usize, |n, f| n.saturating_mul(f.len())),
+            Form::Scoped(s) => s.len(),
         }
     }
 
@@ -534,6 +570,7 @@ impl Under {
             Form::Product(p) => p.varying.iter().fold(1usize, |n, f| {
                 n.saturating_mul(f.iter().map(|r| r.ways.len()).sum())
             }),
+            Form::Scoped(s) => s.n_ways(false),
         }
     }
 
@@ -559,6 +596,13 @@ impl Under {
                 }
                 std::ops::ControlFlow::Continue(())
             }
+            Form::Scoped(s) => s.for_each(false, |present, succeeded, ways, _| {
+                f(&Resolution {
+                    present,
+                    succeeded,
+                    ways,
+                })
+            }),
         }
     }
 
@@ -585,7 +629,7 @@ impl Under {
             };
         match &self.form {
             Form::Listed(rs) => listed(rs, &mut f),
-            Form::Product(_) if ordered => match self.expanded.get() {
+            Form::Product(_) | Form::Scoped(_) if ordered => match self.expanded.get() {
                 Some(all) => listed(all, &mut f),
                 None => listed(&self.expand(), &mut f),
             },
@@ -608,6 +652,14 @@ impl Under {
                 }
                 std::ops::ControlFlow::Continue(())
             }
+            Form::Scoped(s) => s.for_each(true, |present, succeeded, ways, count| {
+                let r = Resolution {
+                    present,
+                    succeeded,
+                    ways,
+                };
+                f(&r, count)
+            }),
         }
     }
 
@@ -631,6 +683,7 @@ impl Under {
                         .sum(),
                 )
             }),
+            Form::Scoped(s) => s.n_ways(true),
         }
     }
 
@@ -638,14 +691,10 @@ impl Under {
     pub fn first(&self, k: usize) -> std::borrow::Cow<'_, [Resolution]> {
         match &self.form {
             Form::Listed(rs) => std::borrow::Cow::Borrowed(&rs[..k.min(rs.len())]),
-            Form::Product(_) if k == 0 => std::borrow::Cow::Owned(Vec::new()),
-            Form::Product(_) => match self.expanded.get() {
+            _ if k == 0 => std::borrow::Cow::Owned(Vec::new()),
+            _ => match self.expanded.get() {
                 Some(all) => std::borrow::Cow::Borrowed(&all[..k.min(all.len())]),
-                None => {
-                    let mut all = self.expand();
-                    all.truncate(k);
-                    std::borrow::Cow::Owned(all)
-                }
+                None => std::borrow::Cow::Owned(self.least(k)),
             },
         }
     }
@@ -660,6 +709,7 @@ impl Under {
                 .map(|rs| min_created_partial(p.n_declared, rs))
                 .sum::<Option<usize>>()
                 .map(|m| m + p.fixed.n_created(u)),
+            Form::Scoped(s) => (s.len() > 0).then(|| s.min_created()),
         }
     }
 
@@ -708,7 +758,7 @@ impl std::ops::Deref for Under {
     fn deref(&self) -> &[Resolution] {
         match &self.form {
             Form::Listed(rs) => rs,
-            Form::Product(_) => self.expanded.get_or_init(|| self.expand()),
+            Form::Product(_) | Form::Scoped(_) => self.expanded.get_or_init(|| self.expand()),
         }
     }
 }
@@ -716,27 +766,84 @@ impl std::ops::Deref for Under {
 impl Under {
     /// Every resolution of a product in canonical order (a list: a copy).
     fn expand(&self) -> Vec<Resolution> {
-        let p = match &self.form {
-            Form::Listed(rs) => return rs.clone(),
-            Form::Product(p) => p,
-        };
+        if let Form::Listed(rs) = &self.form {
+            return rs.clone();
+        }
         if let Some(all) = self.expanded.get() {
             return all.clone();
         }
-        let mut all = Vec::with_capacity(self.len());
-        let _ = self.for_each(|r| {
-            all.push(r.clone());
-            std::ops::ControlFlow::<()>::Continue(())
-        });
+        self.least(usize::MAX)
+    }
+
+    /// The first `k` resolutions of a product in canonical order, found in one pass that
+    /// keeps no more than `k` of them (a cut of a large piece has 10^5).
+    fn least(&self, k: usize) -> Vec<Resolution> {
+        let (n_declared, rank) = match &self.form {
+            Form::Listed(rs) => return rs[..k.min(rs.len())].to_vec(),
+            Form::Product(p) => (p.n_declared, p.rank.clone()),
+            Form::Scoped(s) => (s.n_declared(), s.rank()),
+        };
+        // Canonical order: created effects, then the succeeded ids as strings, then R
+        // (distinct resolutions have distinct keys).
         let key = |r: &Resolution| {
-            let n_created = created(&r.present, p.n_declared);
-            let mut ids: Vec<u32> = r.succeeded.ones().map(|i| p.rank[i]).collect();
+            let n_created = created(&r.present, n_declared);
+            let mut ids: Vec<u32> = r.succeeded.ones().map(|i| rank[i]).collect();
             ids.sort_unstable();
             (n_created, ids, r.present.clone())
         };
-        all.sort_by_cached_key(key);
+        type Key = (usize, Vec<u32>, FixedBitSet);
+        let mut best: std::collections::BinaryHeap<(Key, ByKey)> = Default::default();
+        let _ = self.for_each(|r| {
+            let kr = key(r);
+            if best.len() < k {
+                best.push((kr, ByKey(r.clone())));
+            } else if best.peek().is_some_and(|(top, _)| kr < *top) {
+                best.pop();
+                best.push((kr, ByKey(r.clone())));
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        let mut all: Vec<Resolution> = best
+            .into_sorted_vec()
+            .into_iter()
+            .map(|(_, r)| r.0)
+            .collect();
         all.dedup();
         all
+    }
+}
+
+/// Each effect's rank when the ids are sorted as strings.
+fn ranks(u: &Universe) -> std::sync::Arc<[u32]> {
+    let mut order: Vec<usize> = (0..u.len()).collect();
+    order.sort_by(|&a, &b| u.effects[a].id.cmp(&u.effects[b].id));
+    let mut rank = vec![0u32; u.len()];
+    for (k, &i) in order.iter().enumerate() {
+        rank[i] = k as u32;
+    }
+    rank.into()
+}
+
+/// A resolution in a heap ordered by its key alone ([`Under::least`]: keys are distinct).
+struct ByKey(Resolution);
+
+impl PartialEq for ByKey {
+    fn eq(&self, _: &ByKey) -> bool {
+        true
+    }
+}
+
+impl Eq for ByKey {}
+
+impl PartialOrd for ByKey {
+    fn partial_cmp(&self, other: &ByKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ByKey {
+    fn cmp(&self, _: &ByKey) -> std::cmp::Ordering {
+        std::cmp::Ordering::Equal
     }
 }
 
@@ -754,6 +861,7 @@ impl PartialEq for Under {
         match (&self.form, &other.form) {
             (Form::Listed(a), Form::Listed(b)) => a == b,
             (Form::Product(a), Form::Product(b)) if a == b => true,
+            (Form::Scoped(a), Form::Scoped(b)) if a == b => true,
             // Different factorings of one product: compared expanded, one cut at a time
             // (the expansions are not kept).
             _ => self.len() == other.len() && self.expand() == other.expand(),
