@@ -639,6 +639,19 @@ impl Learner {
         self.add_violated(lits, true, budget)
     }
 
+    /// The choices the labelling found last was reached by (the literals the search
+    /// set freely, level by level): every labelling with them all is that labelling,
+    /// since the nogoods force the rest of it from them.
+    pub fn decisions(&self) -> Vec<Lit> {
+        (2..=self.level())
+            .filter_map(|k| {
+                let &l = self.trail.get(self.lim[k - 1])?;
+                (self.lvl[var(l)] as usize == k && matches!(self.reason[var(l)], Reason::None))
+                    .then_some(l)
+            })
+            .collect()
+    }
+
     /// A new variable, tried first with `phase`: the next search labels it too.
     pub fn add_var(&mut self, phase: bool) -> usize {
         let v = self.val.len();

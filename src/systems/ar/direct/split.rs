@@ -816,6 +816,8 @@ impl Ctx<'_> {
             .chain(lasts.iter().map(|&(_, v)| v))
             .filter(|&v| !given[v])
             .collect();
+        let mut is_projected = vec![false; given.len()];
+        projected.iter().for_each(|&v| is_projected[v] = true);
         // Two bits a label ([`Rows`]).
         let bytes = 16 * (2 * m + lasts.len()).div_ceil(64) as u64;
         let mut out = Rows::default();
@@ -839,7 +841,16 @@ impl Ctx<'_> {
                     )
                     .collect();
                 out.push(&labels);
-                let block = projected.iter().map(|&v| lit(v, !l.is_true(v))).collect();
+                // Blocked on its choices when they are all labels that may vary: the
+                // labellings with them are this one, and every other labelling with its
+                // labels has them too. A nogood of a few choices, where one of every
+                // label makes 10^4 labellings slow to propagate.
+                let choices = l.decisions();
+                let block = if choices.iter().all(|&d| is_projected[(d >> 1) as usize]) {
+                    choices.into_iter().map(neg).collect()
+                } else {
+                    projected.iter().map(|&v| lit(v, !l.is_true(v))).collect()
+                };
                 l.block(block, budget)?;
             }
             Ok(true)
