@@ -810,6 +810,22 @@ fn piece_by_cut(
     // and in universe players; and the players the actions end at, which the piece
     // names (its players are known only once every cut is walked).
     type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
+    // A labelling's bits of R (created effects) and S in the piece's effects.
+    let bits = |o: &Labelling, present: &mut FixedBitSet, succeeded: &mut FixedBitSet| {
+        for &(v, b) in o {
+            if v >= 2 * n || !b {
+                continue;
+            }
+            let Some(&k) = local.get(&(v % n)) else {
+                continue;
+            };
+            if v < n {
+                succeeded.insert(k);
+            } else if k >= n_declared {
+                present.insert(k);
+            }
+        }
+    };
     let mut reached = FixedBitSet::with_capacity(u.n_players());
     let mut walked: Vec<(Cut, Walked)> = Vec::new();
     for pick in crate::odometer::Product::new(sizes) {
@@ -839,19 +855,7 @@ fn piece_by_cut(
             for k in 0..n_declared {
                 present.insert(k);
             }
-            for &(v, b) in o {
-                if v >= 2 * n || !b {
-                    continue;
-                }
-                let Some(&k) = local.get(&(v % n)) else {
-                    continue;
-                };
-                if v < n {
-                    succeeded.insert(k);
-                } else if k >= n_declared {
-                    present.insert(k);
-                }
-            }
+            bits(o, &mut present, &mut succeeded);
             // `targets` left every action that is not live (cut, or created and absent)
             // empty, wherever its liveness label is.
             t.iter().flatten().for_each(|&q| reached.insert(q as usize));
@@ -896,22 +900,6 @@ fn piece_by_cut(
     let local_players = |ps: &mut Vec<Player>| {
         for q in ps.iter_mut() {
             *q = players.binary_search(q).expect("named in the piece") as Player;
-        }
-    };
-    // A labelling's bits of R (created effects) and S in the piece's effects.
-    let bits = |o: &Labelling, present: &mut FixedBitSet, succeeded: &mut FixedBitSet| {
-        for &(v, b) in o {
-            if v >= 2 * n || !b {
-                continue;
-            }
-            let Some(&k) = local.get(&(v % n)) else {
-                continue;
-            };
-            if v < n {
-                succeeded.insert(k);
-            } else if k >= n_declared {
-                present.insert(k);
-            }
         }
     };
     for (cut, walked) in walked {
@@ -1076,12 +1064,7 @@ impl Plan<'_> {
         budget: &Budget,
         mut f: impl FnMut(usize, &Labelling, Vec<Vec<Player>>),
     ) -> Result<(), Interrupted> {
-        let ends = Ends {
-            u: self.u,
-            fixed_s: &self.s,
-            fixed_live: &self.live,
-            fixed_last: &self.last,
-        };
+        let ends = self.ends();
         let mut scratch = ends.scratch();
         for (g, (es, options)) in self.joined.iter().enumerate() {
             let sizes: Vec<usize> = options.iter().map(|o| o.len()).collect();
@@ -1109,6 +1092,16 @@ impl Plan<'_> {
 }
 
 impl<'a> Plan<'a> {
+    /// What decides final targets under this cut outside the labels walked.
+    fn ends(&self) -> Ends<'_> {
+        Ends {
+            u: self.u,
+            fixed_s: &self.s,
+            fixed_live: &self.live,
+            fixed_last: &self.last,
+        }
+    }
+
     /// Whether some joined group has more than [`SCOPED_FROM`] labellings.
     fn is_large(&self) -> bool {
         self.joined
@@ -1126,12 +1119,7 @@ impl<'a> Plan<'a> {
         reached: &mut FixedBitSet,
         budget: &Budget,
     ) -> Result<ScopedCut<'a>, Interrupted> {
-        let ends = Ends {
-            u: self.u,
-            fixed_s: &self.s,
-            fixed_live: &self.live,
-            fixed_last: &self.last,
-        };
+        let ends = self.ends();
         let mut scratch = ends.scratch();
         let mut multi: Vec<usize> = (0..self.units.len())
             .filter(|&j| self.units[j].1.len() > 1)
