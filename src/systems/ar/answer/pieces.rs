@@ -806,10 +806,6 @@ fn piece_by_cut(
         .filter(|&&i| matches!(u.effects[i].origin, Origin::Declared(_)))
         .count();
     let local: BTreeMap<Ix, usize> = keep.iter().enumerate().map(|(k, &i)| (i, k)).collect();
-    // Under each optimal cut, each joined unit group's resolutions, their ways sparse
-    // and in universe players; and the players the actions end at, which the piece
-    // names (its players are known only once every cut is walked).
-    type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
     // A labelling's bits of R (created effects) and S in the piece's effects.
     let bits = |o: &Labelling, present: &mut FixedBitSet, succeeded: &mut FixedBitSet| {
         for &(v, b) in o {
@@ -826,6 +822,9 @@ fn piece_by_cut(
             }
         }
     };
+    // Under each optimal cut, each joined unit group's resolutions, their ways sparse
+    // and in universe players; and the players the actions end at, which the piece
+    // names (its players are known only once every cut is walked).
     let mut reached = FixedBitSet::with_capacity(u.n_players());
     let mut walked: Vec<(Cut, Walked)> = Vec::new();
     for pick in crate::odometer::Product::new(sizes) {
@@ -1014,13 +1013,13 @@ struct ScopedCut<'a> {
     constant: Vec<(Ix, Vec<Player>)>,
 }
 
+/// A joined group's resolutions under one cut, by (R, S), with their ways.
+type ByResolution = BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>;
+
 /// One optimal cut of [`piece_by_cut`] walked: each joined group's resolutions with their
 /// ways as differences from its base, or the cut as scoped tables.
 enum Walked<'a> {
-    Product(
-        Vec<BTreeMap<(FixedBitSet, FixedBitSet), Vec<SparseWay>>>,
-        Vec<SparseWay>,
-    ),
+    Product(Vec<ByResolution>, Vec<SparseWay>),
     Scoped(ScopedCut<'a>),
 }
 
@@ -1052,7 +1051,31 @@ struct Plan<'a> {
     scopes: Vec<(Ix, Vec<usize>)>,
 }
 
-impl Plan<'_> {
+/// Calls `f` with every choice of one labelling of each of `options` (the last varying
+/// fastest), united, with `extra` put in.
+fn each_choice(
+    options: &[&[Labelling]],
+    extra: &[(usize, bool)],
+    budget: &Budget,
+    mut f: impl FnMut(&Labelling),
+) -> Result<(), Interrupted> {
+    let sizes: Vec<usize> = options.iter().map(|o| o.len()).collect();
+    for (k, pick) in crate::odometer::Product::new(sizes).enumerate() {
+        if k % 4096 == 0 {
+            budget.check()?;
+        }
+        let mut o: Labelling = options
+            .iter()
+            .zip(&pick)
+            .flat_map(|(o, &x)| o[x].iter().copied())
+            .collect();
+        o.extend(extra.iter().copied());
+        f(&o);
+    }
+    Ok(())
+}
+
+impl<'a> Plan<'a> {
     /// Calls `f` with every labelling of every joined group (the group's number and the
     /// labelling, `extra` put into the first group's) and the final targets (universe
     /// players) of the group's actions under it, in the order of its actions; then once
@@ -1067,31 +1090,18 @@ impl Plan<'_> {
         let ends = self.ends();
         let mut scratch = ends.scratch();
         for (g, (es, options)) in self.joined.iter().enumerate() {
-            let sizes: Vec<usize> = options.iter().map(|o| o.len()).collect();
-            for (k, sub) in crate::odometer::Product::new(sizes).enumerate() {
-                if k % 4096 == 0 {
-                    budget.check()?;
-                }
-                let mut o: Labelling = options
-                    .iter()
-                    .zip(&sub)
-                    .flat_map(|(o, &x)| o[x].iter().copied())
-                    .collect();
-                if g == 0 {
-                    o.extend(extra.iter().copied());
-                }
-                let t = ends.targets_in(es, &o, &mut scratch);
-                f(g, &o, t);
-            }
+            let extra: &[(usize, bool)] = if g == 0 { extra } else { &[] };
+            each_choice(options, extra, budget, |o| {
+                let t = ends.targets_in(es, o, &mut scratch);
+                f(g, o, t);
+            })?;
         }
         let none = Labelling::new();
         let t = ends.targets_in(&self.constant, &none, &mut scratch);
         f(self.joined.len(), &none, t);
         Ok(())
     }
-}
 
-impl<'a> Plan<'a> {
     /// What decides final targets under this cut outside the labels walked.
     fn ends(&self) -> Ends<'_> {
         Ends {
@@ -1158,26 +1168,17 @@ impl<'a> Plan<'a> {
         let mut tables = Vec::with_capacity(by_scope.len());
         for (sc, mut actions) in by_scope {
             actions.sort_unstable();
-            let sizes: Vec<usize> = sc.iter().map(|&k| units[k].1.len()).collect();
-            let cells = sizes
+            let cells = sc
                 .iter()
-                .fold(actions.len() as u64, |n, &s| n * s as u64);
+                .fold(actions.len() as u64, |n, &k| n * units[k].1.len() as u64);
             budget.charge("scoped final targets", 32 * cells)?;
             let mut targets = Vec::with_capacity(cells as usize);
-            for (c, pick) in crate::odometer::Product::new(sizes).enumerate() {
-                if c % 4096 == 0 {
-                    budget.check()?;
-                }
-                let mut o: Labelling = sc
-                    .iter()
-                    .zip(&pick)
-                    .flat_map(|(&k, &x)| units[k].1[x].iter().copied())
-                    .collect();
-                o.extend(extra.iter().copied());
-                let t = ends.targets_in(&actions, &o, &mut scratch);
+            let options: Vec<&[Labelling]> = sc.iter().map(|&k| units[k].1).collect();
+            each_choice(&options, extra, budget, |o| {
+                let t = ends.targets_in(&actions, o, &mut scratch);
                 mark(&t);
                 targets.extend(t);
-            }
+            })?;
             tables.push(TableRows {
                 units: sc,
                 effects: actions.iter().map(|&i| i as u32).collect(),
@@ -1300,14 +1301,14 @@ fn plan<'a>(
                 .or(deciders.first())
                 .copied()
                 .unwrap_or(first_of[k]);
-            let mut scope = deciders.clone();
+            for &j in &deciders {
+                uf.union(h, j);
+            }
+            let mut scope = deciders;
             scope.push(h);
             scope.sort_unstable();
             scope.dedup();
             scopes.push((i, scope));
-            for j in deciders {
-                uf.union(h, j);
-            }
             home.push((i, h));
         }
     }
