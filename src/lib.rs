@@ -9,6 +9,7 @@
 mod cancel;
 #[cfg(feature = "cli")]
 mod cli;
+mod eliminate;
 mod facade;
 mod graph;
 mod harness;

@@ -10,10 +10,12 @@
 //! A conjunction of formulas over disjoint variables has as models exactly the combinations
 //! of each one's models, so the projected models under the cube are the product of each
 //! group's projected models, times the values ρ fixes, times both values of a projection
-//! variable no open clause mentions. Each group is enumerated on its own projection literals
+//! variable no open clause mentions. A large group is split again the same way after its
+//! unprojected variables are eliminated ([`split_group`]: the same projected models, and
+//! variables that only chain projected ones together no longer join them). Each group is enumerated on its own projection literals
 //! by a solver holding only the group's open clauses, their false literals dropped and the
 //! variables it does not project eliminated where that does not grow them
-//! ([`super::eliminate`]: the same projected models over fewer variables), by
+//! ([`crate::eliminate`]: the same projected models over fewer variables), by
 //! [`enumerate_in_cubes`] (the cube has a model, so every other group has one too). A state
 //! of `n` independent parts with `m` values each costs `n · m` models instead of `m^n`, and
 //! each model costs a search over the group's variables, not the whole formula's. A group
@@ -33,9 +35,9 @@
 
 use std::ops::ControlFlow;
 
-use super::eliminate::eliminate;
 use super::enumerate::{enumerate_in_cubes, EnumerationEnd};
 use super::solver::{Lit, Solver};
+use crate::eliminate::eliminate;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
@@ -392,10 +394,13 @@ pub fn enumerate_factored(
             let (fixed, free, groups) = split_positions(projection, &val, &comp);
             let open = clauses.groups(&val, &comp, groups.iter().map(|g| g.0));
             let mut slots = Vec::with_capacity(groups.len());
-            for ((_, positions), open) in groups.into_iter().zip(open) {
+            let keys = groups
+                .into_iter()
+                .zip(open)
+                .flat_map(|((_, positions), open)| split_group(open, positions, projection));
+            for key in keys {
                 // Another cube may have left this very group (the same open clauses over
                 // the same variables): the same models.
-                let key = (open, positions);
                 let slot = match known.get(&key) {
                     Some((rows, group)) => Slot::Known(Arc::clone(rows), *group),
                     None => match fresh.get(&key) {
@@ -521,6 +526,75 @@ fn split_positions(
     (fixed, free, groups)
 }
 
+/// A group's open clauses (as [`Clauses::groups`] lists them) from this many on are split
+/// again after elimination ([`split_group`]); a smaller group is enumerated as it is.
+/// Tests split every group.
+#[cfg(not(test))]
+const SPLIT_AGAIN_FROM: usize = 512;
+#[cfg(test)]
+const SPLIT_AGAIN_FROM: usize = 1;
+
+/// A large group (`open`, `positions`) split into the parts its open clauses fall into
+/// once the variables it does not project are eliminated ([`eliminate`]: the same
+/// projected models). Variables that only say how others are reached (a chain of gates
+/// between two projected variables) join them in the open clauses, but not after
+/// elimination, where only the constraints between projected variables are left. Each
+/// part is a group of its own (its clauses as [`Clauses::groups`] lists them); a
+/// projected variable left in no clause is a part with no clauses (both values, as the
+/// group has a model); parts with no projected variable are dropped (they have a model
+/// and decide nothing projected). A group that does not fall apart is returned as it is.
+fn split_group(open: Vec<u32>, positions: Vec<usize>, projection: &[Lit]) -> Vec<GroupKey> {
+    let clauses: Vec<Vec<u32>> = open
+        .split(|&c| c == u32::MAX)
+        .filter(|c| !c.is_empty())
+        .map(<[u32]>::to_vec)
+        .collect();
+    if clauses.len() < SPLIT_AGAIN_FROM {
+        return vec![(open, positions)];
+    }
+    let keep: FxHashSet<u32> = positions
+        .iter()
+        .map(|&p| projection[p].index() as u32)
+        .collect();
+    let clauses = eliminate(clauses, &keep);
+    let vars = clauses
+        .iter()
+        .flatten()
+        .map(|&c| c / 2)
+        .chain(keep.iter().copied())
+        .max()
+        .map_or(0, |v| v as usize + 1);
+    let mut uf: petgraph::unionfind::UnionFind<u32> = petgraph::unionfind::UnionFind::new(vars);
+    for c in &clauses {
+        for w in c.windows(2) {
+            uf.union(w[0] / 2, w[1] / 2);
+        }
+    }
+    // Parts in order of their first position.
+    let mut part_of: rustc_hash::FxHashMap<u32, usize> = Default::default();
+    let mut parts: Vec<GroupKey> = Vec::new();
+    for &p in &positions {
+        let root = uf.find(projection[p].index() as u32);
+        let k = *part_of.entry(root).or_insert_with(|| {
+            parts.push((Vec::new(), Vec::new()));
+            parts.len() - 1
+        });
+        parts[k].1.push(p);
+    }
+    if parts.len() < 2 {
+        return vec![(open, positions)];
+    }
+    for c in clauses {
+        // An empty clause cannot occur: the group has a model.
+        let Some(&first) = c.first() else { continue };
+        if let Some(&k) = part_of.get(&uf.find(first / 2)) {
+            parts[k].0.extend(c);
+            parts[k].0.push(u32::MAX);
+        }
+    }
+    parts
+}
+
 /// The projected models of one group (its open clauses and projection positions), by a
 /// solver of its own ([`Group::of`]) that stops with `flag`.
 fn enumerate_group(
@@ -628,6 +702,39 @@ mod tests {
         // 64 cubes with c = d (3 · 2 rows), 64 with c ∨ d (3 · 3 rows).
         assert_eq!(total, 64 * 6 + 64 * 9);
         assert_eq!(ab_groups.len(), 1, "one group, one number: {ab_groups:?}");
+    }
+
+    #[test]
+    fn parts_joined_only_through_unprojected_variables_are_enumerated_apart() {
+        // (a ∨ c) and (b ∨ d), with x ↔ a and (¬x ∨ b ∨ y), x and y not projected: the
+        // open clauses join all four, but y is pure and then x only restates a, so
+        // eliminating them leaves a and b unrelated: 9 models as two factors of 3 rows.
+        let mut s = Solver::new();
+        let (a, b, c, d, x, y) = (
+            s.new_lit(),
+            s.new_lit(),
+            s.new_lit(),
+            s.new_lit(),
+            s.new_lit(),
+            s.new_lit(),
+        );
+        s.add_clause(&[a, c]);
+        s.add_clause(&[b, d]);
+        s.add_clause(&[!a, x]);
+        s.add_clause(&[a, !x]);
+        s.add_clause(&[!x, b, y]);
+        let mut shapes = Vec::new();
+        let e = enumerate_factored(&mut s, &[], &[a, b, c, d], 1, |p| {
+            shapes.push(
+                p.factors
+                    .iter()
+                    .map(|f| (f.positions.clone(), f.rows.len()))
+                    .collect::<Vec<_>>(),
+            );
+            ControlFlow::Continue(())
+        });
+        assert_eq!(e, EnumerationEnd::Complete);
+        assert_eq!(shapes, vec![vec![(vec![0, 2], 3), (vec![1, 3], 3)]]);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! or core-guided ([`lexmin_cores`]), backbones ([`backbone`]) and projected model
 //! enumeration ([`enumerate_projected`], [`enumerate_in_cubes`]; as a union of products of
 //! independent parts, [`enumerate_factored`], whose parts have their unprojected variables
-//! eliminated by resolution first, `eliminate.rs`).
+//! eliminated by resolution first, `crate::eliminate`).
 //!
 //! Invariants shared by every procedure here:
 //! * all extra constraints a procedure needs only while it runs are passed as assumptions
@@ -21,14 +21,13 @@
 mod backbone;
 mod card;
 mod coremin;
-mod eliminate;
 mod enumerate;
 mod factor;
 mod fold;
 mod lexmin;
 mod solver;
 #[cfg(test)]
-mod test_util;
+pub(crate) mod test_util;
 
 pub use backbone::backbone;
 pub use card::Totalizer;

@@ -1523,7 +1523,10 @@ impl Units {
                 m.dedup();
                 m
             };
-            let options: Vec<Labelling> = mine
+            // In the order of their labels' values (labels ascending): the same order
+            // whatever other labels the rows held, so that two engines that factor the
+            // same labellings differently list each unit alike.
+            let mut options: Vec<Labelling> = mine
                 .iter()
                 .map(|key| {
                     unit.iter()
@@ -1531,6 +1534,7 @@ impl Units {
                         .collect()
                 })
                 .collect();
+            options.sort_unstable();
             units.push(options);
             blocks.push(unit.iter().map(|&k| vary[k]).collect());
             table = next;

@@ -44,7 +44,12 @@
 //!    *cube*, its values propagated and the part grouped again as in step 3 (nogoods and
 //!    derivations only), and its labellings are the product of those groups' (the same
 //!    argument as below: under a choice the cost is fixed). A deflection-heavy part with
-//!    10^5 labellings over 20 cuts is then a few hundred labellings found.
+//!    10^5 labellings over 20 cuts is then a few hundred labellings found. A cube is
+//!    grouped over its open nogoods with every variable that is not a label (nor a
+//!    trigger's guard, which grounded creation reads) eliminated by resolution
+//!    ([`quantified`]): the same labellings, but the variables that say where a slot ends
+//!    no longer join labels whose values do not depend on each other, and each group is
+//!    searched over far fewer variables.
 //!
 //! Why the product is exact: with values that hold in every optimal labelling put in,
 //! every nogood lives inside one group, and so does every derivation of a created effect
@@ -908,6 +913,7 @@ impl Ctx<'_> {
             let mut at = facts.clone();
             at.extend(cut_vars.iter().map(|&v| lit(v, model[v])));
             let b = propagate(vars, &clauses, &at, budget)?;
+            let clauses = quantified(w, lasts, &clauses, &b);
             let g = self.group(w, lasts, &b, &clauses, None)?;
             // The fixed labels of effects in no group (a group's labellings carry both
             // labels of each of its effects).
@@ -1057,6 +1063,40 @@ fn model_share(w: &Written, spec: &Spec, model: &[bool], levels: usize) -> Vec<u
         }
     }
     share
+}
+
+/// The nogoods a part's fixed values `b` leave open, their fixed literals dropped, with
+/// every variable that is not a label eliminated by resolution where that does not grow
+/// them ([`crate::eliminate`]): not a success or liveness variable, a `last` variable or
+/// a trigger's guard (which grounded creation reads). They have, on those variables,
+/// exactly the labellings the part's nogoods have with `b`: the auxiliary variables that
+/// say where a slot ends no longer join labels that do not decide each other.
+fn quantified(
+    w: &Written,
+    lasts: &[(Player, usize)],
+    clauses: &[Vec<Lit>],
+    b: &[Option<bool>],
+) -> Vec<Vec<Lit>> {
+    // Codes `2 · variable + positive` are the learner's literals with the last bit flipped.
+    let keep: rustc_hash::FxHashSet<u32> = (0..2 * w.m())
+        .chain(lasts.iter().map(|&(_, v)| v))
+        .chain(w.triggers.iter().flatten().map(|&(_, t)| (t >> 1) as usize))
+        .map(|v| v as u32)
+        .collect();
+    let open: Vec<Vec<u32>> = clauses
+        .iter()
+        .filter(|c| !c.iter().any(|&x| value(b, x) == Some(true)))
+        .map(|c| {
+            c.iter()
+                .filter(|&&x| value(b, x).is_none())
+                .map(|&x| x ^ 1)
+                .collect()
+        })
+        .collect();
+    crate::eliminate::eliminate(open, &keep)
+        .into_iter()
+        .map(|c| c.into_iter().map(|x| x ^ 1).collect())
+        .collect()
 }
 
 /// Unit propagation of `facts` through `clauses`, to a fixpoint: values that hold in

@@ -47,7 +47,7 @@ pub struct UnitRows {
 
 /// One table as its builder hands it over.
 pub struct TableRows {
-    /// The units it reads (indices into the units, ascending).
+    /// The units it reads (indices into the units, in any order: they are sorted here).
     pub units: Vec<usize>,
     /// The effects whose final targets it gives (ascending).
     pub effects: Vec<u32>,
@@ -158,10 +158,28 @@ impl Scoped {
         let number = |t: &Vec<Player>| lists.binary_search(t).expect("listed") as u32;
         let mut tables: Vec<Table> = tables
             .iter()
-            .map(|t| Table {
-                units: t.units.iter().map(|&j| j as u32).collect(),
-                effects: t.effects.clone(),
-                cells: t.targets.iter().map(number).collect(),
+            .map(|t| {
+                // Its units ascending, whatever order the builder read them in: the cells
+                // reordered to match (the first unit still varying slowest).
+                let e = t.effects.len();
+                let mut order: Vec<usize> = (0..t.units.len()).collect();
+                order.sort_by_key(|&i| t.units[i]);
+                let size = |i: usize| units[t.units[i]].n;
+                let mut stride = vec![1usize; t.units.len()];
+                for i in (0..t.units.len().saturating_sub(1)).rev() {
+                    stride[i] = stride[i + 1] * size(i + 1);
+                }
+                let mut cells = Vec::with_capacity(t.targets.len());
+                for pick in crate::odometer::Product::new(order.iter().map(|&i| size(i)).collect())
+                {
+                    let old: usize = pick.iter().zip(&order).map(|(&d, &i)| d * stride[i]).sum();
+                    cells.extend(t.targets[old * e..(old + 1) * e].iter().map(number));
+                }
+                Table {
+                    units: order.iter().map(|&i| t.units[i] as u32).collect(),
+                    effects: t.effects.clone(),
+                    cells,
+                }
             })
             .collect();
         tables.sort_unstable();
@@ -319,6 +337,11 @@ mod tests {
     /// succeeding) or not, in two labellings each that differ only in a cycle's last
     /// member. Effect 0's targets depend on unit 0; effect 3's on units 0 and 1.
     fn example(tables_reversed: bool) -> Scoped {
+        example_read(tables_reversed, false)
+    }
+
+    /// [`example`], with effect 3's table reading its units as (1, 0) when `swapped`.
+    fn example_read(tables_reversed: bool, swapped: bool) -> Scoped {
         let n = 4;
         let unit0 = UnitRows {
             labels: vec![2],
@@ -354,6 +377,26 @@ mod tests {
                 vec![7],
                 vec![8],
             ],
+        };
+        // The same table over units (1, 0): unit 0 fastest now, so choices (unit 1, unit 0)
+        // in order (0,0) (0,1) (1,0) (1,1) (2,0) ...
+        let t1 = if swapped {
+            TableRows {
+                units: vec![1, 0],
+                effects: vec![3],
+                targets: vec![
+                    vec![],
+                    vec![],
+                    vec![],
+                    vec![],
+                    vec![7],
+                    vec![7],
+                    vec![7],
+                    vec![8],
+                ],
+            }
+        } else {
+            t1
         };
         let way = vec![vec![], vec![1], vec![], vec![]];
         let mut tables = vec![t0, t1];
@@ -405,5 +448,11 @@ mod tests {
     #[test]
     fn built_alike_is_equal_whatever_the_order_of_its_tables() {
         assert_eq!(example(false), example(true));
+    }
+
+    #[test]
+    fn built_alike_is_equal_whatever_order_a_table_reads_its_units_in() {
+        assert_eq!(example(false), example_read(false, true));
+        assert_eq!(example(true), example_read(true, true));
     }
 }

@@ -10,13 +10,18 @@
 //! variables kept, exactly the models of the formula given; a variable with one polarity
 //! only (pure) is the case with no resolvents.
 //!
+//! A clause that another one subsumes is dropped before each round (the same models):
+//! the variables it held may then be eliminated.
+//!
 //! Invariants: a kept variable is never eliminated; a variable is eliminated only when its
 //! resolvents are no more than the clauses they replace and none is longer than
 //! [`MAX_RESOLVENT`]; the output's clauses are sorted, free of repeated literals and of
 //! tautologies; an empty resolvent is kept (the formula has no model).
 //!
-//! Literals are codes `2 · variable + positive`, as [`super::factor`]'s clause lists write
-//! them.
+//! Literals are codes `2 · variable + positive`, as the SAT layer's factored enumeration
+//! writes them. Shared by both ?AR engines' enumerations (each on its own clauses: the
+//! SAT layer's groups, the direct engine's parts under a choice of what is cut), like
+//! [`crate::units`]. Knows nothing about games.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -33,9 +38,10 @@ pub fn eliminate(clauses: Vec<Vec<u32>>, keep: &FxHashSet<u32>) -> Vec<Vec<u32>>
     let mut store: Vec<Option<Vec<u32>>> = Vec::with_capacity(clauses.len());
     let mut occurs: FxHashMap<u32, Vec<usize>> = Default::default();
     let mut seen: FxHashSet<Vec<u32>> = Default::default();
-    let mut add = |c: Vec<u32>,
-                   store: &mut Vec<Option<Vec<u32>>>,
-                   occurs: &mut FxHashMap<u32, Vec<usize>>| {
+    let add = |c: Vec<u32>,
+               store: &mut Vec<Option<Vec<u32>>>,
+               occurs: &mut FxHashMap<u32, Vec<usize>>,
+               seen: &mut FxHashSet<Vec<u32>>| {
         if !seen.insert(c.clone()) {
             return;
         }
@@ -50,7 +56,7 @@ pub fn eliminate(clauses: Vec<Vec<u32>>, keep: &FxHashSet<u32>) -> Vec<Vec<u32>>
         if c.windows(2).any(|w| w[0] ^ 1 == w[1]) {
             continue;
         }
-        add(c, &mut store, &mut occurs);
+        add(c, &mut store, &mut occurs, &mut seen);
     }
     let live = |store: &[Option<Vec<u32>>], occurs: &FxHashMap<u32, Vec<usize>>, l: u32| {
         occurs
@@ -59,6 +65,8 @@ pub fn eliminate(clauses: Vec<Vec<u32>>, keep: &FxHashSet<u32>) -> Vec<Vec<u32>>
     };
     let mut gone: FxHashSet<u32> = Default::default();
     for _ in 0..ROUNDS {
+        // Clauses another one subsumes say nothing more: dropped, their variables may go.
+        subsume(&mut store, &occurs, &mut seen);
         let mut vars: Vec<u32> = occurs
             .keys()
             .map(|&l| l / 2)
@@ -85,7 +93,7 @@ pub fn eliminate(clauses: Vec<Vec<u32>>, keep: &FxHashSet<u32>) -> Vec<Vec<u32>>
                 store[c] = None;
             }
             for r in resolvents {
-                add(r, &mut store, &mut occurs);
+                add(r, &mut store, &mut occurs, &mut seen);
             }
             gone.insert(v);
             any = true;
@@ -95,6 +103,46 @@ pub fn eliminate(clauses: Vec<Vec<u32>>, keep: &FxHashSet<u32>) -> Vec<Vec<u32>>
         }
     }
     store.into_iter().flatten().collect()
+}
+
+/// Drops every clause of `store` that another one subsumes (holds all of its literals):
+/// the same models. A clause dropped is forgotten by `seen`, so that a resolvent equal to
+/// it later is kept.
+fn subsume(
+    store: &mut [Option<Vec<u32>>],
+    occurs: &FxHashMap<u32, Vec<usize>>,
+    seen: &mut FxHashSet<Vec<u32>>,
+) {
+    let mut order: Vec<usize> = (0..store.len()).filter(|&i| store[i].is_some()).collect();
+    order.sort_by_key(|&i| store[i].as_ref().map_or(0, Vec::len));
+    for i in order {
+        let Some(c) = store[i].clone() else {
+            continue;
+        };
+        // Every clause c subsumes holds c's literal that occurs least.
+        let Some(rarest) = c
+            .iter()
+            .min_by_key(|&&l| occurs.get(&l).map_or(0, Vec::len))
+        else {
+            continue;
+        };
+        for &j in occurs.get(rarest).into_iter().flatten() {
+            let Some(d) = &store[j] else {
+                continue;
+            };
+            if j == i || d.len() < c.len() || !sorted_subset(&c, d) {
+                continue;
+            }
+            seen.remove(d);
+            store[j] = None;
+        }
+    }
+}
+
+/// Whether every element of `a` is in `b` (both ascending).
+fn sorted_subset(a: &[u32], b: &[u32]) -> bool {
+    let mut rest = b.iter();
+    a.iter().all(|x| rest.by_ref().any(|y| y == x))
 }
 
 /// The non-tautological resolvents on variable `neg / 2` of the clauses `pos` (with it)
@@ -203,6 +251,14 @@ mod tests {
         let mut after = eliminate(clauses, &keep);
         after.sort();
         assert_eq!(after, vec![vec![0, 7], vec![1, 6]]);
+    }
+
+    #[test]
+    fn a_subsumed_clause_is_dropped() {
+        // (x0 ∨ x1) subsumes (x0 ∨ x1 ∨ x2), everything kept: only the first is left.
+        let clauses = vec![vec![1, 3, 5], vec![1, 3]];
+        let all: FxHashSet<u32> = [0, 1, 2].into_iter().collect();
+        assert_eq!(eliminate(clauses, &all), vec![vec![1, 3]]);
     }
 
     #[test]
