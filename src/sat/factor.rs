@@ -12,7 +12,8 @@
 //! group's projected models, times the values ρ fixes, times both values of a projection
 //! variable no open clause mentions. A large group is split again the same way after its
 //! unprojected variables are eliminated ([`split_group`]: the same projected models, and
-//! variables that only chain projected ones together no longer join them). Each group is enumerated on its own projection literals
+//! variables that only chain projected ones together no longer join them). Each group is
+//! enumerated on its own projection literals
 //! by a solver holding only the group's open clauses, their false literals dropped and the
 //! variables it does not project eliminated where that does not grow them
 //! ([`crate::eliminate`]: the same projected models over fewer variables), by
