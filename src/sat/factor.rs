@@ -376,6 +376,8 @@ pub fn enumerate_factored(
     // The rows and number of every group met so far, by its open clauses and projection
     // positions.
     let mut known: rustc_hash::FxHashMap<GroupKey, (Rows, usize)> = Default::default();
+    // The parts of every large group met so far ([`split_group`]).
+    let mut splits: rustc_hash::FxHashMap<GroupKey, Vec<GroupKey>> = Default::default();
     let flag = solver.interrupt_flag();
     for batch in cubes.chunks(BATCH) {
         // Each cube's fixed values, free factors and groups; the groups not met before,
@@ -395,10 +397,24 @@ pub fn enumerate_factored(
             let (fixed, free, groups) = split_positions(projection, &val, &comp);
             let open = clauses.groups(&val, &comp, groups.iter().map(|g| g.0));
             let mut slots = Vec::with_capacity(groups.len());
-            let keys = groups
-                .into_iter()
-                .zip(open)
-                .flat_map(|((_, positions), open)| split_group(open, positions, projection));
+            let mut keys: Vec<GroupKey> = Vec::with_capacity(groups.len());
+            for ((_, positions), open) in groups.into_iter().zip(open) {
+                if open.iter().filter(|&&c| c == u32::MAX).count() < SPLIT_AGAIN_FROM {
+                    keys.push((open, positions));
+                    continue;
+                }
+                // A large group met before is split as it was then (without eliminating
+                // again: many cubes leave the same large group).
+                let key = (open, positions);
+                match splits.get(&key) {
+                    Some(parts) => keys.extend(parts.iter().cloned()),
+                    None => {
+                        let parts = split_group(key.0.clone(), key.1.clone(), projection);
+                        keys.extend(parts.iter().cloned());
+                        splits.insert(key, parts);
+                    }
+                }
+            }
             for key in keys {
                 // Another cube may have left this very group (the same open clauses over
                 // the same variables): the same models.
