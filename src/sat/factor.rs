@@ -551,7 +551,8 @@ const SPLIT_AGAIN_FROM: usize = 512;
 #[cfg(test)]
 const SPLIT_AGAIN_FROM: usize = 1;
 
-/// A large group (`open`, `positions`) split into the parts its open clauses fall into
+/// A group (`open`, `positions`; the caller takes those of [`SPLIT_AGAIN_FROM`] open
+/// clauses or more) split into the parts its open clauses fall into
 /// once the variables it does not project are eliminated ([`eliminate`]: the same
 /// projected models). Variables that only say how others are reached (a chain of gates
 /// between two projected variables) join them in the open clauses, but not after
@@ -566,9 +567,6 @@ fn split_group(open: Vec<u32>, positions: Vec<usize>, projection: &[Lit]) -> Vec
         .filter(|c| !c.is_empty())
         .map(<[u32]>::to_vec)
         .collect();
-    if clauses.len() < SPLIT_AGAIN_FROM {
-        return vec![(open, positions)];
-    }
     let keep: FxHashSet<u32> = positions
         .iter()
         .map(|&p| projection[p].index() as u32)
